@@ -1,0 +1,99 @@
+"""The one function from document text to diagnostics, shared by the CLI and the server.
+
+Invariant: `analyse_text` never raises for any input text. A bug in one check becomes an
+`internal-error` diagnostic on that object, so one bad rule cannot hide the others' findings
+or take the server down.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+
+from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.analysis.objects import K8sObject, find_objects
+from vap_lsp.analysis.placement import head_span
+from vap_lsp.analysis.policy_checks import check_policy
+from vap_lsp.schema.store import default_version, normalize_version
+from vap_lsp.text import LineIndex, Span
+from vap_lsp.yaml.detect import decode_bytes
+from vap_lsp.yaml.model import ProblemKind, YamlFile, YamlProblem
+from vap_lsp.yaml.parse import parse_yaml
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    # None selects the newest bundled version.
+    kubernetes_version: str | None = None
+
+    def resolved_version(self) -> str:
+        if self.kubernetes_version is None:
+            return default_version()
+        return normalize_version(self.kubernetes_version)
+
+
+@dataclass
+class FileAnalysis:
+    yaml: YamlFile
+    objects: list[K8sObject]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def lines(self) -> LineIndex:
+        return self.yaml.lines
+
+
+_PROBLEM_SEVERITY = {
+    ProblemKind.SYNTAX: Severity.ERROR,
+    ProblemKind.NOT_TEXT: Severity.ERROR,
+    ProblemKind.TOO_LARGE: Severity.ERROR,
+    ProblemKind.DUPLICATE_KEY: Severity.ERROR,
+    # A template is not broken YAML; it is not a manifest yet. Say so once, calmly.
+    ProblemKind.TEMPLATE: Severity.INFORMATION,
+}
+
+
+def _problem_diagnostic(problem: YamlProblem) -> Diagnostic:
+    return Diagnostic(problem.span, _PROBLEM_SEVERITY[problem.kind], problem.kind.value, problem.message)
+
+
+def analyse_text(text: str, settings: AnalysisSettings | None = None) -> FileAnalysis:
+    settings = settings or AnalysisSettings()
+    version = settings.resolved_version()
+    yaml_file = parse_yaml(text)
+    diagnostics = [_problem_diagnostic(p) for p in yaml_file.problems]
+    for doc in yaml_file.documents:
+        diagnostics.extend(_problem_diagnostic(p) for p in doc.problems)
+    objects = find_objects(yaml_file)
+    for obj in objects:
+        try:
+            diagnostics.extend(check_policy(obj, yaml_file.lines, version))
+        except Exception as exc:  # pragma: no cover - a safety net, exercised by fuzzing
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            diagnostics.append(
+                Diagnostic(
+                    head_span(obj.node, yaml_file.lines),
+                    Severity.WARNING,
+                    "internal-error",
+                    f"vap-lsp could not finish analysing this object ({type(exc).__name__}: {exc} "
+                    f"at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it",
+                )
+            )
+    diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.severity, d.message))
+    return FileAnalysis(yaml_file, objects, diagnostics)
+
+
+def analyse_bytes(data: bytes, settings: AnalysisSettings | None = None) -> FileAnalysis:
+    text, problem = decode_bytes(data)
+    if text is None:
+        assert problem is not None
+        empty = YamlFile("", LineIndex(""), [], [problem])
+        return FileAnalysis(empty, [], [_problem_diagnostic(problem)])
+    return analyse_text(text, settings)
+
+
+def diagnose(text: str, settings: AnalysisSettings | None = None) -> list[Diagnostic]:
+    return analyse_text(text, settings).diagnostics
+
+
+__all__ = ["AnalysisSettings", "FileAnalysis", "Span", "analyse_bytes", "analyse_text", "diagnose"]

@@ -1,0 +1,70 @@
+"""Kubernetes objects found in a YAML file.
+
+Every mapping document with `apiVersion` and `kind` is an object, policy or not: CRDs,
+ConfigMaps and sample objects matter to later analyses. `kind: List` (and `*List` kinds) are
+unwrapped the way kubectl does, keeping each item's own node so positions stay exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vap_lsp.yaml.model import MappingNode, Node, Path, ScalarNode, SequenceNode, YamlFile, deref
+
+
+@dataclass(eq=False)
+class K8sObject:
+    node: MappingNode
+    document: int  # index of the YAML document
+    # Where the object sits inside its document: () for a top-level object, ("items", i) in a List.
+    location: Path
+    api_version: str
+    kind: str
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        return self.api_version.rpartition("/")[2]
+
+    @property
+    def name(self) -> str | None:
+        meta = deref(self.node.get("metadata"))
+        if isinstance(meta, MappingNode):
+            name = deref(meta.get("name"))
+            if isinstance(name, ScalarNode):
+                return name.value
+        return None
+
+
+def _str_field(node: MappingNode, key: str) -> str | None:
+    value = deref(node.get(key))
+    if isinstance(value, ScalarNode) and value.value:
+        return value.value
+    return None
+
+
+def _objects_in(node: Node | None, document: int, location: Path, depth: int = 0) -> list[K8sObject]:
+    node = deref(node)
+    if not isinstance(node, MappingNode):
+        return []
+    api_version = _str_field(node, "apiVersion")
+    kind = _str_field(node, "kind")
+    if api_version is None or kind is None:
+        return []
+    items = deref(node.get("items"))
+    if kind.endswith("List") and isinstance(items, SequenceNode) and depth < 4:
+        found: list[K8sObject] = []
+        for i, item in enumerate(items.items):
+            found.extend(_objects_in(item, document, (*location, "items", i), depth + 1))
+        return found
+    return [K8sObject(node, document, location, api_version, kind)]
+
+
+def find_objects(yaml_file: YamlFile) -> list[K8sObject]:
+    objects: list[K8sObject] = []
+    for doc in yaml_file.documents:
+        objects.extend(_objects_in(doc.root, doc.index, ()))
+    return objects

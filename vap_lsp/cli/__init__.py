@@ -1,0 +1,1 @@
+"""Command-line adapter: argument parsing and output formats only; analysis lives below."""

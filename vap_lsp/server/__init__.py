@@ -1,0 +1,1 @@
+"""LSP adapter (pygls): transport, document sync, conversion. No analysis lives here."""

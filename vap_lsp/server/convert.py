@@ -1,0 +1,22 @@
+"""Engine records to lsprotocol types."""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from vap_lsp.analysis.diagnostics import Diagnostic
+from vap_lsp.text import LineIndex
+
+
+def to_lsp_diagnostic(d: Diagnostic, lines: LineIndex) -> lsp.Diagnostic:
+    start = lines.position(d.span.start)
+    end = lines.position(d.span.end)
+    data = {"field": d.field} if d.field else None
+    return lsp.Diagnostic(
+        range=lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character)),
+        message=d.message,
+        severity=lsp.DiagnosticSeverity(int(d.severity)),
+        code=d.code,
+        source=d.source,
+        data=data,
+    )

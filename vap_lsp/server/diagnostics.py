@@ -1,0 +1,99 @@
+"""Document sync and diagnostics publishing.
+
+Invariants:
+- analysis runs in a worker thread, never on the event loop, so the server keeps answering;
+- each URI has at most one pending analysis; a newer version cancels the older one;
+- results are published only if the document still has the version that was analysed,
+  so stale diagnostics never overwrite fresher ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+from vap_lsp.analysis.engine import FileAnalysis, analyse_text
+from vap_lsp.server.convert import to_lsp_diagnostic
+
+if TYPE_CHECKING:
+    from vap_lsp.server.app import VapLanguageServer
+
+log = logging.getLogger(__name__)
+
+
+class DiagnosticsScheduler:
+    def __init__(self, server: VapLanguageServer) -> None:
+        self.server = server
+        self._pending: dict[str, asyncio.Task[None]] = {}
+        # Latest analysis per URI with the document version it describes (features read these).
+        self.analyses: dict[str, tuple[int | None, FileAnalysis]] = {}
+
+    def schedule(self, uri: str, *, immediate: bool = False) -> None:
+        previous = self._pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        delay = 0.0 if immediate else self.server.settings.debounce_seconds
+        self._pending[uri] = asyncio.get_running_loop().create_task(self._run(uri, delay))
+
+    def schedule_all(self) -> None:
+        for uri in list(self.server.workspace.text_documents):
+            self.schedule(uri, immediate=True)
+
+    def forget(self, uri: str) -> None:
+        task = self._pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.analyses.pop(uri, None)
+        self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    async def _run(self, uri: str, delay: float) -> None:
+        try:
+            if delay:
+                await asyncio.sleep(delay)
+            document = self.server.workspace.get_text_document(uri)
+            version, text = document.version, document.source
+            settings = self.server.settings.analysis
+            loop = asyncio.get_running_loop()
+            analysis = await loop.run_in_executor(self.server.thread_pool, analyse_text, text, settings)
+            current = self.server.workspace.text_documents.get(uri)
+            if current is None or current.version != version:
+                return  # closed or edited meanwhile: a newer run is (or was) scheduled
+            self.analyses[uri] = (version, analysis)
+            diagnostics = [to_lsp_diagnostic(d, analysis.lines) for d in analysis.diagnostics]
+            self.server.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("analysis of %s failed", uri)
+        finally:
+            task = self._pending.get(uri)
+            if task is asyncio.current_task():
+                del self._pending[uri]
+
+    async def idle(self) -> None:
+        """Wait until no analysis is pending (used by tests and shutdown)."""
+        while self._pending:
+            await asyncio.gather(*self._pending.values(), return_exceptions=True)
+
+
+def register(server: VapLanguageServer) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: VapLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ls.diagnostics.schedule(params.text_document.uri, immediate=True)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: VapLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        ls.diagnostics.schedule(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: VapLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        ls.diagnostics.schedule(params.text_document.uri, immediate=True)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: VapLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.diagnostics.forget(params.text_document.uri)

@@ -1,0 +1,42 @@
+"""Server settings, read from initializationOptions and workspace/didChangeConfiguration.
+
+Both carry the same shape: `{"vapLsp": {"kubernetesVersion": "1.33", "debounceMs": 150}}`
+(the top-level `vapLsp` wrapper is optional in initializationOptions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from vap_lsp.analysis.engine import AnalysisSettings
+from vap_lsp.schema.store import normalize_version
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    analysis: AnalysisSettings = AnalysisSettings()
+    debounce_seconds: float = 0.15
+
+
+def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[ServerSettings, list[str]]:
+    """Returns the new settings and human-readable problems (bad values keep the old setting)."""
+    current = current or ServerSettings()
+    problems: list[str] = []
+    if not isinstance(raw, dict):
+        return current, problems
+    section = raw.get("vapLsp", raw)
+    if not isinstance(section, dict):
+        return current, problems
+    analysis = current.analysis
+    debounce = current.debounce_seconds
+    version = section.get("kubernetesVersion")
+    if version is not None:
+        try:
+            analysis = AnalysisSettings(normalize_version(str(version)))
+        except ValueError as exc:
+            problems.append(f"vapLsp.kubernetesVersion: {exc}")
+    delay = section.get("debounceMs")
+    if isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 10_000:
+        debounce = float(delay) / 1000.0
+    return ServerSettings(analysis, debounce), problems

@@ -1,0 +1,119 @@
+"""Source positions.
+
+Invariant: inside vap-lsp every position is a code-point offset into the file's Python `str`
+(a `Span` is a half-open pair of such offsets). Only the adapters convert: the LSP layer to
+(line, UTF-16 code unit) and the CLI to 1-based (line, column in characters). Keeping one unit
+inside means no layer can mix them up.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Half-open range [start, end) of code-point offsets into a file's text."""
+
+    start: int
+    end: int
+
+    def contains(self, offset: int) -> bool:
+        return self.start <= offset <= self.end
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """LSP position: 0-based line and UTF-16 code unit within that line."""
+
+    line: int
+    character: int
+
+
+@dataclass(frozen=True, slots=True)
+class LineCol:
+    """0-based line and 0-based column counted in code points."""
+
+    line: int
+    column: int
+
+
+def _utf16_len(s: str) -> int:
+    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+
+
+class LineIndex:
+    """Maps offsets to lines and back; built once per text version.
+
+    Line breaks are those YAML and LSP agree on: `\\n`, `\\r\\n` and a lone `\\r`.
+    """
+
+    __slots__ = ("_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        i = 0
+        n = len(text)
+        find_n = text.find
+        while True:
+            j = find_n("\n", i)
+            r = find_n("\r", i)
+            if j < 0 and r < 0:
+                break
+            if r >= 0 and (j < 0 or r < j):
+                nxt = r + 2 if r + 1 < n and text[r + 1] == "\n" else r + 1
+            else:
+                nxt = j + 1
+            starts.append(nxt)
+            i = nxt
+        self._starts = starts
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+    def line_start(self, line: int) -> int:
+        line = max(0, min(line, len(self._starts) - 1))
+        return self._starts[line]
+
+    def line_end(self, line: int) -> int:
+        """Offset of the end of `line`, excluding its line break."""
+        if line + 1 < len(self._starts):
+            end = self._starts[line + 1]
+            while end > self._starts[line] and self.text[end - 1] in "\r\n":
+                end -= 1
+            return end
+        return len(self.text)
+
+    def line_of(self, offset: int) -> int:
+        offset = max(0, min(offset, len(self.text)))
+        return bisect.bisect_right(self._starts, offset) - 1
+
+    def line_col(self, offset: int) -> LineCol:
+        offset = max(0, min(offset, len(self.text)))
+        line = self.line_of(offset)
+        return LineCol(line, offset - self._starts[line])
+
+    def position(self, offset: int) -> Position:
+        """Offset to LSP position (UTF-16 code units)."""
+        offset = max(0, min(offset, len(self.text)))
+        line = self.line_of(offset)
+        start = self._starts[line]
+        return Position(line, _utf16_len(self.text[start:offset]))
+
+    def offset(self, pos: Position) -> int:
+        """LSP position to offset; clamps past-the-end lines and characters like editors do."""
+        if pos.line < 0:
+            return 0
+        if pos.line >= len(self._starts):
+            return len(self.text)
+        start = self._starts[pos.line]
+        end = self.line_end(pos.line)
+        units = 0
+        i = start
+        while i < end and units < pos.character:
+            units += 2 if ord(self.text[i]) > 0xFFFF else 1
+            i += 1
+        return i

@@ -1,0 +1,1 @@
+"""Position-tracking YAML layer: text in, `YamlFile` out. Knows nothing of Kubernetes."""
