@@ -1,0 +1,119 @@
+"""Benchmark: cold start and diagnostics latency (printed, never asserted).
+
+Measures, on a generated multi-policy file of about 1000 lines:
+- cold start: spawning `vap-lsp serve` until the first diagnostics for an opened document;
+- diagnostics after an edit through the real server (debounce 0), p50/p95 over N edits;
+- the engine alone (`analyse_text`), p50/p95.
+
+Usage: python benchmarks/bench_diagnostics.py [--lines 1000] [--edits 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vap_lsp.analysis.engine import AnalysisSettings, analyse_text  # noqa: E402
+
+URI = "file:///bench/policies.yaml"
+
+
+def generate(lines: int) -> str:
+    """Concatenate the valid examples, renamed, until the text has at least `lines` lines."""
+    sources = sorted((ROOT / "examples" / "valid").glob("*.yaml"))
+    parts: list[str] = []
+    i = 0
+    while sum(p.count("\n") for p in parts) < lines:
+        text = sources[i % len(sources)].read_text(encoding="utf-8")
+        parts.append(text.replace("name: ", f"name: b{i}-", 2).rstrip("\n") + "\n---\n")
+        i += 1
+    return "".join(parts)
+
+
+def pct(samples: list[float], p: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+async def server_run(text: str, edits: int) -> tuple[float, list[float]]:
+    client = LanguageClient("vap-lsp-bench", "1")
+    published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
+
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
+        published.put_nowait(params)
+
+    async def wait_version(version: int) -> None:
+        while True:
+            params = await published.get()
+            if params.version == version:
+                return
+
+    start = time.perf_counter()
+    await client.start_io(sys.executable, "-m", "vap_lsp", "serve")
+    await client.initialize_async(
+        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), initialization_options={"debounceMs": 0})
+    )
+    client.initialized(lsp.InitializedParams())
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(URI, "yaml", 1, text)))
+    await wait_version(1)
+    cold = time.perf_counter() - start
+
+    latencies: list[float] = []
+    line_count = text.count("\n")
+    for version in range(2, edits + 2):
+        line = (version * 37) % line_count
+        change = lsp.TextDocumentContentChangePartial(
+            range=lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)), text="# edit\n"
+        )
+        t0 = time.perf_counter()
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(lsp.VersionedTextDocumentIdentifier(URI, version), [change])
+        )
+        await wait_version(version)
+        latencies.append(time.perf_counter() - t0)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return cold, latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lines", type=int, default=1000)
+    parser.add_argument("--edits", type=int, default=40)
+    args = parser.parse_args()
+    text = generate(args.lines)
+    print(f"file: {text.count(chr(10))} lines, {text.count('kind: ')} objects")
+
+    settings = AnalysisSettings()
+    analyse_text(text, settings)  # warm the schema caches
+    engine = []
+    for _ in range(args.edits):
+        t0 = time.perf_counter()
+        analyse_text(text, settings)
+        engine.append(time.perf_counter() - t0)
+    print(
+        f"engine analyse_text: p50 {statistics.median(engine) * 1000:.1f} ms, p95 {pct(engine, 95) * 1000:.1f} ms"
+    )
+
+    cold, latencies = asyncio.run(server_run(text, args.edits))
+    print(f"server cold start to first diagnostics: {cold * 1000:.0f} ms")
+    print(
+        f"server diagnostics after an edit: p50 {statistics.median(latencies) * 1000:.1f} ms, "
+        f"p95 {pct(latencies, 95) * 1000:.1f} ms over {len(latencies)} edits"
+    )
+
+
+if __name__ == "__main__":
+    main()

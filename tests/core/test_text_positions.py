@@ -1,0 +1,35 @@
+"""Offsets ↔ LSP positions: UTF-16 code units, every kind of line break."""
+
+from __future__ import annotations
+
+from vap_lsp.text import LineIndex, LineCol, Position
+
+
+def test_ascii_round_trip() -> None:
+    idx = LineIndex("ab\ncd\n")
+    assert idx.position(4) == Position(1, 1)
+    assert idx.offset(Position(1, 1)) == 4
+    assert idx.line_col(4) == LineCol(1, 1)
+
+
+def test_astral_characters_count_two_utf16_units() -> None:
+    text = "x: 😀é\n"
+    idx = LineIndex(text)
+    after_emoji = text.index("é")
+    assert idx.position(after_emoji) == Position(0, 5)  # "x: " = 3, emoji = 2
+    assert idx.offset(Position(0, 5)) == after_emoji
+    assert idx.line_col(after_emoji) == LineCol(0, 4)  # characters, as the CLI prints them
+
+
+def test_crlf_and_lone_cr_are_line_breaks() -> None:
+    idx = LineIndex("a\r\nb\rc\n")
+    assert [idx.line_start(i) for i in range(idx.line_count)] == [0, 3, 5, 7]
+    assert idx.line_end(0) == 1
+    assert idx.position(5) == Position(2, 0)
+
+
+def test_positions_past_the_end_are_clamped() -> None:
+    idx = LineIndex("ab\ncd")
+    assert idx.offset(Position(0, 99)) == 2
+    assert idx.offset(Position(9, 0)) == 5
+    assert idx.position(99) == Position(1, 2)
