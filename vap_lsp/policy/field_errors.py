@@ -2,13 +2,24 @@
 
 Validation rules produce `FieldError`s against a path into plain data; the analysis layer maps
 the path to a YAML node. Rules therefore never see positions, and their messages are exactly
-the server's `<path>: <type>: <value>: <detail>`.
+the server's `<path>: <type>: <value>: <detail>` (apimachinery `pkg/util/validation/field/errors.go`,
+`Error.Error` / `Error.ErrorBody`).
+
+Bad values are printed the way Go prints the value the server passes in:
+
+* a Go `string` → `%q`;
+* a *named* string type (`FailurePolicyType`, `OperationType`, …) → up to Kubernetes 1.33 `%#v`
+  (same as `%q`), from 1.34 `json.Marshal` (HTML-safe JSON escaping) — wrap it in `GoNamed`;
+* `int`/`bool` → `%v`;
+* slices → up to 1.33 `%#v` (`[]string{"a", "b"}`), from 1.34 JSON (`["a","b"]`) — `GoSlice`;
+* nil → up to 1.33 `"null"` (quoted: the string "null" printed with `%q`), from 1.34 `null`.
+
+apimachinery changed `ErrorBody` from `%#v` to `json.Marshal` in v0.34 (Kubernetes 1.34).
 """
 
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,32 +28,58 @@ from vap_lsp.yaml.model import Path
 
 
 class ErrorType(enum.Enum):
-    # Rendered names, as field.ErrorType.String() prints them.
-    NOT_FOUND = "Not found"
-    REQUIRED = "Required value"
-    DUPLICATE = "Duplicate value"
-    INVALID = "Invalid value"
-    NOT_SUPPORTED = "Unsupported value"
-    FORBIDDEN = "Forbidden"
-    TOO_LONG = "Too long"
-    TOO_MANY = "Too many"
-    INTERNAL = "Internal error"
-    TYPE_INVALID = "Invalid value"  # apimachinery's TypeInvalid renders like Invalid
+    """apimachinery's `field.ErrorType`; the value is the machine-readable code."""
+
+    NOT_FOUND = "FieldValueNotFound"
+    REQUIRED = "FieldValueRequired"
+    DUPLICATE = "FieldValueDuplicate"
+    INVALID = "FieldValueInvalid"
+    NOT_SUPPORTED = "FieldValueNotSupported"
+    FORBIDDEN = "FieldValueForbidden"
+    TOO_LONG = "FieldValueTooLong"
+    TOO_MANY = "FieldValueTooMany"
+    TOO_FEW = "FieldValueTooFew"
+    TOO_SHORT = "FieldValueTooShort"
+    INTERNAL = "InternalError"
+    TYPE_INVALID = "FieldValueTypeInvalid"
 
     @property
     def code(self) -> str:
-        return {
-            ErrorType.NOT_FOUND: "FieldValueNotFound",
-            ErrorType.REQUIRED: "FieldValueRequired",
-            ErrorType.DUPLICATE: "FieldValueDuplicate",
-            ErrorType.INVALID: "FieldValueInvalid",
-            ErrorType.NOT_SUPPORTED: "FieldValueNotSupported",
-            ErrorType.FORBIDDEN: "FieldValueForbidden",
-            ErrorType.TOO_LONG: "FieldValueTooLong",
-            ErrorType.TOO_MANY: "FieldValueTooMany",
-            ErrorType.INTERNAL: "InternalError",
-            ErrorType.TYPE_INVALID: "FieldValueTypeInvalid",
-        }[self]
+        return self.value
+
+    @property
+    def label(self) -> str:
+        """The text `ErrorType.String()` returns."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    ErrorType.NOT_FOUND: "Not found",
+    ErrorType.REQUIRED: "Required value",
+    ErrorType.DUPLICATE: "Duplicate value",
+    ErrorType.INVALID: "Invalid value",
+    ErrorType.NOT_SUPPORTED: "Unsupported value",
+    ErrorType.FORBIDDEN: "Forbidden",
+    ErrorType.TOO_LONG: "Too long",
+    ErrorType.TOO_MANY: "Too many",
+    ErrorType.TOO_FEW: "Too few",
+    ErrorType.TOO_SHORT: "Too short",
+    ErrorType.INTERNAL: "Internal error",
+    ErrorType.TYPE_INVALID: "Invalid value",
+}
+
+
+# ErrorBody prints only the type name (and detail) for these, never the value.
+_VALUELESS = frozenset(
+    {ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG, ErrorType.TOO_SHORT, ErrorType.INTERNAL}
+)
+
+
+class ValueStyle(enum.Enum):
+    """How `ErrorBody` prints non-basic bad values."""
+
+    GO_SYNTAX = "go-syntax"  # Kubernetes ≤ 1.33: fmt `%#v`
+    JSON = "json"  # Kubernetes ≥ 1.34: encoding/json
 
 
 class Omitted:
@@ -50,6 +87,30 @@ class Omitted:
 
 
 OMIT = Omitted()
+
+
+@dataclass(frozen=True)
+class GoNamed:
+    """A value of a named Go string type (e.g. `admissionregistration.FailurePolicyType`)."""
+
+    value: str
+
+
+@dataclass(frozen=True)
+class GoSlice:
+    """A Go slice of strings or of a named string type; `elem_type` as `%#v` prints it."""
+
+    elem_type: str
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GoStructSlice:
+    """A Go slice of structs whose fields are all strings (e.g. `[]AuditAnnotation`)."""
+
+    type_name: str  # e.g. "admissionregistration.AuditAnnotation"
+    fields: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
 
 
 def path_string(path: Path) -> str:
@@ -63,24 +124,98 @@ def path_string(path: Path) -> str:
     return out
 
 
-def _go_quote(s: str) -> str:
-    # Go's %q: JSON escaping is close; Go keeps non-ASCII printable runes as-is.
-    return json.dumps(s, ensure_ascii=False)
+_GO_SHORT_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+}
 
 
-def render_value(value: Any) -> str:
-    """Render a bad value the way apimachinery's ErrorBody does for common types."""
+def go_quote(s: str) -> str:
+    """Go's `strconv.Quote` (what `%q` prints)."""
+    out = ['"']
+    for ch in s:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ch == " " or (ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF):
+            out.append(ch)
+        elif ch in _GO_SHORT_ESCAPES:
+            out.append(_GO_SHORT_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        elif 0xD800 <= ord(ch) <= 0xDFFF:
+            out.append("\\ufffd")
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    out.append('"')
+    return "".join(out)
+
+
+_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def go_json_string(s: str) -> str:
+    """A string as Go's `encoding/json` marshals it (HTML-safe escaping of `<`, `>`, `&`)."""
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch in _JSON_ESCAPES:
+            out.append(_JSON_ESCAPES[ch])
+        elif o < 0x20 or ch in "<>&" or o in (0x2028, 0x2029):
+            out.append(f"\\u{o:04x}")
+        elif 0xD800 <= o <= 0xDFFF:
+            out.append("\\ufffd")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def render_value(value: Any, style: ValueStyle = ValueStyle.JSON) -> str:
+    """Render a bad value the way apimachinery's ErrorBody does."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return _go_quote(value)
+        return go_quote(value)
     if value is None:
-        return "null"
+        return '"null"' if style is ValueStyle.GO_SYNTAX else "null"
     if isinstance(value, (int, float)):
         return str(value)
+    if isinstance(value, GoNamed):
+        return go_quote(value.value) if style is ValueStyle.GO_SYNTAX else go_json_string(value.value)
+    if isinstance(value, GoSlice):
+        if style is ValueStyle.GO_SYNTAX:
+            return f"[]{value.elem_type}{{" + ", ".join(go_quote(v) for v in value.items) + "}"
+        return "[" + ",".join(go_json_string(v) for v in value.items) + "]"
+    if isinstance(value, GoStructSlice):
+        if style is ValueStyle.GO_SYNTAX:
+            rows = (
+                value.type_name
+                + "{"
+                + ", ".join(f"{f}:{go_quote(v)}" for f, v in zip(value.fields, row, strict=True))
+                + "}"
+                for row in value.rows
+            )
+            return f"[]{value.type_name}{{" + ", ".join(rows) + "}"
+        json_rows = (
+            "{"
+            + ",".join(
+                f"{go_json_string(f)}:{go_json_string(v)}" for f, v in zip(value.fields, row, strict=True)
+            )
+            + "}"
+            for row in value.rows
+        )
+        return "[" + ",".join(json_rows) + "]"
     if isinstance(value, (list, tuple)):
-        return "[]string{" + ", ".join(_go_quote(str(v)) for v in value) + "}"
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        items = tuple(str(v) for v in value)
+        return render_value(GoSlice("string", items), style)
+    return repr(value)
 
 
 @dataclass(frozen=True)
@@ -89,32 +224,63 @@ class FieldError:
     path: Path
     bad_value: Any = OMIT
     detail: str = ""
+    # NotSupported: the supported values, rendered as the detail `supported values: "a", "b"`.
     supported: Sequence[str] | None = field(default=None)
     # Where the diagnostic should sit when the path exists: on the key, or on the value.
     on_key: bool = False
+    # False for checks the API server does not make (shown as warnings by the caller).
+    server_error: bool = True
+    # The path as the server prints it, when it differs from where the error belongs
+    # (the server once printed `spec.matchResouces`).
+    rendered_path: Path | None = None
+    value_style: ValueStyle = ValueStyle.JSON
 
     @property
     def field(self) -> str:
-        return path_string(self.path)
+        return path_string(self.rendered_path if self.rendered_path is not None else self.path)
+
+    def full_detail(self) -> str:
+        if self.type is ErrorType.NOT_SUPPORTED and self.supported:
+            return "supported values: " + ", ".join(go_quote(v) for v in self.supported)
+        return self.detail
 
     def body(self) -> str:
         t = self.type
-        if t in (ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG, ErrorType.INTERNAL):
-            s = t.value
-        elif t is ErrorType.TOO_MANY:
-            s = t.value
-            if not isinstance(self.bad_value, Omitted):
-                s += f": {render_value(self.bad_value)}"
-        else:
-            s = t.value
-            if not isinstance(self.bad_value, Omitted):
-                s += f": {render_value(self.bad_value)}"
-        if t is ErrorType.NOT_SUPPORTED and self.supported is not None:
-            s += ": supported values: " + ", ".join(_go_quote(v) for v in self.supported)
-            return s
-        if self.detail:
-            s += f": {self.detail}"
+        s = t.label
+        if t not in _VALUELESS and not isinstance(self.bad_value, Omitted):
+            s += f": {render_value(self.bad_value, self.value_style)}"
+        detail = self.full_detail()
+        if detail:
+            s += f": {detail}"
         return s
 
     def message(self) -> str:
-        return f"{self.field}: {self.body()}" if self.path else self.body()
+        return f"{self.field}: {self.body()}"
+
+
+# Constructors mirroring apimachinery's field.Required / Invalid / ... .
+
+
+def required(path: Path, detail: str = "", *, on_key: bool = True) -> FieldError:
+    return FieldError(ErrorType.REQUIRED, path, "", detail, on_key=on_key)
+
+
+def forbidden(path: Path, detail: str, *, on_key: bool = True) -> FieldError:
+    return FieldError(ErrorType.FORBIDDEN, path, "", detail, on_key=on_key)
+
+
+def invalid(path: Path, value: Any, detail: str, *, on_key: bool = False) -> FieldError:
+    return FieldError(ErrorType.INVALID, path, value, detail, on_key=on_key)
+
+
+def duplicate(path: Path, value: Any, *, server_error: bool = True) -> FieldError:
+    return FieldError(ErrorType.DUPLICATE, path, value, server_error=server_error)
+
+
+def not_supported(path: Path, value: Any, supported: Sequence[str]) -> FieldError:
+    return FieldError(ErrorType.NOT_SUPPORTED, path, value, supported=tuple(supported))
+
+
+def too_many(path: Path, actual: int, maximum: int) -> FieldError:
+    detail = f"must have at most {maximum} {'item' if maximum == 1 else 'items'}"
+    return FieldError(ErrorType.TOO_MANY, path, actual, detail, on_key=True)
