@@ -104,7 +104,8 @@ def main() -> None:
         analyse_text(text, settings)
         engine.append(time.perf_counter() - t0)
     print(
-        f"engine analyse_text: p50 {statistics.median(engine) * 1000:.1f} ms, p95 {pct(engine, 95) * 1000:.1f} ms"
+        f"engine analyse_text: p50 {statistics.median(engine) * 1000:.1f} ms, "
+        f"p95 {pct(engine, 95) * 1000:.1f} ms"
     )
 
     cold, latencies = asyncio.run(server_run(text, args.edits))

@@ -32,14 +32,16 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_text_output_is_path_line_col_severity_message_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_text_output_is_path_line_col_severity_message_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _write(tmp_path, "binding.yaml", BAD_BINDING)
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out
     assert out == (
-        f"{path}:7:22: error: spec.validationActions: Invalid value: []string{{\"Deny\", \"Warn\"}}: must not contain "
-        "both Deny and Warn (repeating the same validation failure information in the API response and headers "
-        "serves no purpose) [FieldValueInvalid]\n"
+        f'{path}:7:22: error: spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain '
+        "both Deny and Warn (repeating the same validation failure information in the API response and "
+        "headers serves no purpose) [FieldValueInvalid]\n"
     )
 
 
@@ -77,7 +79,9 @@ def test_clean_file_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert capsys.readouterr().out == ""
 
 
-def test_missing_path_exits_two_but_checks_the_rest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_path_exits_two_but_checks_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _write(tmp_path, "binding.yaml", BAD_BINDING)
     assert main(["check", str(path), str(tmp_path / "nope.yaml")]) == 2
     captured = capsys.readouterr()
@@ -93,7 +97,9 @@ def test_folders_recurse_into_yaml_files_only_and_skip_hidden_folders(
     _write(tmp_path, "a/notes.txt", BAD_BINDING)
     _write(tmp_path, ".git/three.yaml", BAD_BINDING)
     assert main(["check", "--format", "json", str(tmp_path)]) == 1
-    paths = [Path(f["path"]).relative_to(tmp_path).as_posix() for f in json.loads(capsys.readouterr().out)["files"]]
+    paths = [
+        Path(f["path"]).relative_to(tmp_path).as_posix() for f in json.loads(capsys.readouterr().out)["files"]
+    ]
     assert paths == ["a/one.yaml", "a/b/two.yml"]
 
 
@@ -111,13 +117,17 @@ def test_binary_file_gets_one_clear_error(tmp_path: Path, capsys: pytest.Capture
     assert diag["code"] == "not-text"
 
 
-def test_unknown_kubernetes_version_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_kubernetes_version_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _write(tmp_path, "ok.yaml", BAD_BINDING)
     assert main(["check", "--kubernetes-version", "1.2", str(path)]) == 2
     assert "1.2" in capsys.readouterr().err
 
 
-def test_bundled_examples_valid_have_no_diagnostics_and_broken_have_errors(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bundled_examples_valid_have_no_diagnostics_and_broken_have_errors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["check", "--format", "json", str(EXAMPLES / "valid")]) == 0
     assert all(not f["diagnostics"] for f in json.loads(capsys.readouterr().out)["files"])
     assert main(["check", "--format", "json", str(EXAMPLES / "broken")]) == 1
@@ -126,5 +136,7 @@ def test_bundled_examples_valid_have_no_diagnostics_and_broken_have_errors(capsy
 
 
 def test_console_entry_point_and_version() -> None:
-    result = subprocess.run([sys.executable, "-m", "vap_lsp", "--version"], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "vap_lsp", "--version"], capture_output=True, text=True, check=True
+    )
     assert result.stdout.startswith("vap-lsp ")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vap_lsp.text import LineIndex, LineCol, Position
+from vap_lsp.text import LineCol, LineIndex, Position
 
 
 def test_ascii_round_trip() -> None:

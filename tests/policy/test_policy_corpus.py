@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (expected server messages are long and kept on one line each)
 """Defaults + validation over every policy document of the shared corpus.
 
 The corpus (../shared/corpus relative to the project root) holds real-world manifests. Most are
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_known_bad import KNOWN_BAD
 from ruamel.yaml import YAML
 
 from vap_lsp.policy.defaults import apply_defaults
@@ -20,105 +20,6 @@ from vap_lsp.policy.kinds import recognise
 from vap_lsp.policy.rules import validate
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-
-_NO_ACTIONS = "spec.validationActions: Required value: at least one validation action is required"
-_KYVERNO_PARTIAL_VAP = [
-    "spec.matchConstraints: Required value",
-    "spec.validations: Required value: validations or auditAnnotations must contain at least one item",
-    "spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item",
-]
-_KYVERNO_PARTIAL_VAPB = ["spec.policyName: Required value", _NO_ACTIONS]
-_CHAINSAW = (
-    "kyverno__kyverno/test/conformance/chainsaw/generate-validating-admission-policy/validatingpolicy/"
-)
-
-# file → the server errors it must produce (first 120 characters of each message).
-KNOWN_BAD: dict[str, list[str]] = {
-    # Bindings written for v1alpha1 of Kubernetes 1.26, before validationActions (1.27) became required.
-    **{
-        f"jpbetz__validation-admission-policy-examples/{d}/vapb.yaml": [_NO_ACTIONS]
-        for d in (
-            "brokenbinding",
-            "complex",
-            "crd",
-            "failclosed",
-            "failopen",
-            "immutability",
-            "matching",
-            "metadata",
-            "noparams",
-            "pods",
-            "policyvalidationerrors",
-            "request",
-            "scale",
-        )
-    },
-    "jpbetz__validation-admission-policy-examples/configmap/vapb-configmap.yaml": [_NO_ACTIONS],
-    "jpbetz__validation-admission-policy-examples/multicrd/setup/vapb.yaml": [_NO_ACTIONS],
-    **{
-        f"douglasmakey__k8s-validating-admission-policy/{f}.yaml": [_NO_ACTIONS]
-        for f in (
-            "force-ha-for-all",
-            "force-ha-object-binding",
-            "force-ha-policy",
-            "latest-policy",
-            "prod-ready-policy",
-        )
-    },
-    "kubescape__cel-admission-library/docs/validating-admission-policies/"
-    "deny-pods-without-app-label-policy-binding.yaml": [_NO_ACTIONS],
-    # kyverno CLI test inputs: a binding without validationActions / parameterNotFoundAction, a rule
-    # without operations.
-    "kyverno__kyverno/test/cli/test-validating-admission-policy/with-params/policy.yaml": [
-        "spec.paramRef.parameterNotFoundAction: Required value",
-        _NO_ACTIONS,
-    ],
-    "kyverno__kyverno/test/cli/test-validating-admission-policy/match-namespaces/policy.yaml": [
-        "spec.matchConstraints.resourceRules[0].operations: Required value"
-    ],
-    # chainsaw assertion fragments (partial objects matched against generated ones), not manifests.
-    **{
-        f"{_CHAINSAW}{d}/validatingadmissionpolicy.yaml": _KYVERNO_PARTIAL_VAP
-        for d in ("autogen-enabled", "generation-config/default", "generation-config/disabled")
-    },
-    **{
-        f"{_CHAINSAW}{d}/validatingadmissionpolicybinding.yaml": _KYVERNO_PARTIAL_VAPB
-        for d in ("autogen-enabled", "generation-config/default", "generation-config/disabled")
-    },
-    # celtest inputs: compiled directly by a test, never created through the API (no name, no matchConstraints).
-    "kubernetes__kubernetes/staging/src/k8s.io/apiserver/pkg/admission/testing/celtest/testdata/"
-    "mutating-admission-policy.yaml": [
-        "metadata.name: Required value: name or generateName is required",
-        "spec.matchConstraints: Required value",
-        "spec.reinvocationPolicy: Required value",
-    ],
-    "kubernetes__kubernetes/staging/src/k8s.io/apiserver/pkg/admission/testing/celtest/testdata/"
-    "validating-admission-policy.yaml": [
-        "metadata.name: Required value: name or generateName is required",
-        "spec.matchConstraints: Required value",
-        'spec.auditAnnotations[0].key: Invalid value: "pod-name": requires metadata.name be non-empty',
-    ],
-    # Listed in SOURCES.md: paramKind written with group/version instead of apiVersion.
-    "kubernetes__website/content/en/examples/access/deployment-replicas-policy.yaml": [
-        "spec.paramKind.apiVersion: Required value"
-    ],
-    # v1 binding with a paramRef but no parameterNotFoundAction (required since v1beta1).
-    "kubernetes__website/content/en/examples/validatingadmissionpolicy/binding-with-param-prod.yaml": [
-        "spec.paramRef.parameterNotFoundAction: Required value"
-    ],
-    # Listed in SOURCES.md: a fragment containing `...`, not a complete manifest.
-    "kubernetes__website/content/en/examples/validatingadmissionpolicy/failure-policy-ignore.yaml": [
-        "metadata.name: Required value: name or generateName is required",
-        "spec.failurePolicy: Required value",
-        "spec.matchConstraints: Required value",
-        "spec.validations: Required value: validations or auditAnnotations must contain at least one item",
-        "spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item",
-    ],
-    # Upper-case letters in metadata.name.
-    "pfnet__kaptest/internal/tester/testdata/vap-standard-resources.yaml": [
-        'metadata.name: Invalid value: "deployment-replicas-with-matchCondition": a lowercase RFC 1123 subdomain'
-    ],
-}
 
 
 def _documents(path: Path) -> list[Any]:

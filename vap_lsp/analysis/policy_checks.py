@@ -80,7 +80,9 @@ def check_policy(obj: K8sObject, lines: LineIndex, kubernetes_version: str) -> l
     definition = served.schema_set.definition_for_kind(POLICY_GROUP, version, obj.kind)
     if definition is not None:
         for issue in check_structure(obj.node, served.schema_set, definition):
-            diagnostics.append(Diagnostic(issue.span, Severity.ERROR, issue.code, issue.message, field=issue.field))
+            diagnostics.append(
+                Diagnostic(issue.span, Severity.ERROR, issue.code, issue.message, field=issue.field)
+            )
 
     try:
         data = to_python(obj.node)
@@ -93,7 +95,9 @@ def check_policy(obj: K8sObject, lines: LineIndex, kubernetes_version: str) -> l
     for error in validate(kind, version, defaulted, served.version):
         span = span_for_path(obj.node, error.path, lines, on_key=error.on_key)
         severity = Severity.ERROR if error.server_error else Severity.WARNING
-        diagnostics.append(Diagnostic(span, severity, error.type.code, error.message(), field=error.field or None))
+        diagnostics.append(
+            Diagnostic(span, severity, error.type.code, error.message(), field=error.field or None)
+        )
     return diagnostics
 
 

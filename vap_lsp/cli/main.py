@@ -51,7 +51,9 @@ def collect_files(paths: Sequence[str], errors: list[str]) -> list[Path]:
 
 def _check(args: argparse.Namespace) -> int:
     try:
-        settings = AnalysisSettings(normalize_version(args.kubernetes_version) if args.kubernetes_version else None)
+        settings = AnalysisSettings(
+            normalize_version(args.kubernetes_version) if args.kubernetes_version else None
+        )
     except ValueError as exc:
         print(f"vap-lsp: {exc}", file=sys.stderr)
         return 2
@@ -105,12 +107,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     check = sub.add_parser("check", help="report what the API server would reject, per file and line")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursing into *.yaml, *.yml)")
+    check.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files or folders (recursing into *.yaml, *.yml)"
+    )
     check.add_argument("--format", choices=sorted(FORMATTERS), default="text")
     check.add_argument(
         "--kubernetes-version",
         metavar="X.Y",
-        help=f"Kubernetes version to check against ({', '.join(available_versions())}; default {default_version()})",
+        help=f"Kubernetes version to check against ({', '.join(available_versions())}; "
+        f"default {default_version()})",
     )
     check.set_defaults(func=_check)
 

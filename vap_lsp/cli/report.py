@@ -102,7 +102,12 @@ def format_sarif(reports: list[FileReport]) -> str:
                 "level": _SARIF_LEVEL[d.severity],
                 "message": {"text": d.message},
                 "locations": [
-                    {"physicalLocation": {"artifactLocation": {"uri": r.path.replace("\\", "/")}, "region": region}}
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": r.path.replace("\\", "/")},
+                            "region": region,
+                        }
+                    }
                 ],
             }
             if d.field:

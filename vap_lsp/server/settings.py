@@ -6,7 +6,7 @@ Both carry the same shape: `{"vapLsp": {"kubernetesVersion": "1.33", "debounceMs
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vap_lsp.analysis.engine import AnalysisSettings
@@ -15,7 +15,7 @@ from vap_lsp.schema.store import normalize_version
 
 @dataclass(frozen=True)
 class ServerSettings:
-    analysis: AnalysisSettings = AnalysisSettings()
+    analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     debounce_seconds: float = 0.15
 
 

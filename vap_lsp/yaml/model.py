@@ -66,7 +66,11 @@ class ScalarNode(Node):
 
     @property
     def is_null(self) -> bool:
-        return self.style is ScalarStyle.PLAIN and self.tag is None and self.value in ("", "~", "null", "Null", "NULL")
+        return (
+            self.style is ScalarStyle.PLAIN
+            and self.tag is None
+            and self.value in ("", "~", "null", "Null", "NULL")
+        )
 
 
 @dataclass(eq=False)
@@ -171,7 +175,7 @@ def to_python(node: Node | None, budget: int = DEFAULT_EXPANSION_BUDGET) -> Any:
     def conv(n: Node | None, depth: int) -> Any:
         remaining[0] -= 1
         if remaining[0] < 0 or depth > 10_000:
-            raise ExpansionLimit("YAML alias expansion exceeds the budget of %d nodes" % budget)
+            raise ExpansionLimit(f"YAML alias expansion exceeds the budget of {budget} nodes")
         if n is None:
             return None
         if isinstance(n, AliasNode):

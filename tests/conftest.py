@@ -1,0 +1,6 @@
+"""Make shared test data modules (tests/*.py) importable from every test folder."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
