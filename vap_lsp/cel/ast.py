@@ -188,9 +188,14 @@ class CelIssue:
     severity: str = "error"
 
     def render(self, source: str, description: str = "<input>") -> str:
-        """cel-go ``Error.ToDisplayString`` format, so messages read like the API server's."""
-        line, col, line_start = _line_col(source, self.start)
+        """cel-go ``Error.ToDisplayString`` format, so messages read like the API server's.
+
+        ``start < 0`` is cel-go's ``NoLocation`` (limits errors): ``<input>:-1:0``.
+        """
         head = "ERROR" if self.severity == "error" else self.severity.upper()
+        if self.start < 0:
+            return f"{head}: {description}:-1:0: {self.message}"
+        line, col, line_start = _line_col(source, self.start)
         text = f"{head}: {description}:{line}:{col + 1}: {self.message}"
         if not source:
             return text
@@ -213,6 +218,14 @@ class ParsedExpr:
     errors: list[CelIssue]
     source: str
     macro_calls: dict[int, Call] = field(default_factory=dict)
+    #: id → the offset cel-go records for the node (operator token, ``.`` of a
+    #: select, ``(`` of a call, ``[``/``{`` of literals, ``:`` of entries; macro
+    #: generated nodes: the ``(`` of the macro call).  Checker errors use these.
+    positions: dict[int, int] = field(default_factory=dict)
+
+    def location(self, node: Node) -> int:
+        """Offset at which cel-go would report an issue about ``node``."""
+        return self.positions.get(node.id, node.start)
 
     @property
     def ok(self) -> bool:
@@ -220,7 +233,7 @@ class ParsedExpr:
 
     def render_errors(self, description: str = "<input>") -> str:
         """All issues in cel-go's ``Issues.String()`` layout (sorted by position)."""
-        issues = sorted(self.errors, key=lambda e: _line_col(self.source, e.start)[:2])
+        issues = sorted(self.errors, key=lambda e: e.start)
         return "\n".join(i.render(self.source, description) for i in issues)
 
     def walk(self) -> Iterator[Node]:
