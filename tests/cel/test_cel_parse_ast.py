@@ -300,6 +300,8 @@ def test_macro_set_is_configurable() -> None:
     assert dump(ok("x.all(e, e)", macros=frozenset()).ast) == "(.all x e e)"
     assert dump(ok("has(a.b)", macros=frozenset({"has"})).ast) == "(has a b)"
     assert dump(ok("x.map(e, e)", macros=frozenset({"map(3)"})).ast) == "(.map x e e)"
+    bound = ok("cel.bind(x, 1, x)", macros=frozenset({"bind(3)"})).ast
+    assert isinstance(bound, Comprehension)
 
 
 def test_macro_call_is_recorded() -> None:

@@ -42,6 +42,7 @@ __all__ = [
     "MacroError",
     "MacroSpec",
     "find_macro",
+    "macro_key",
     "resolve_macros",
 ]
 
@@ -399,6 +400,8 @@ _SPECS: list[MacroSpec] = [
     MacroSpec("bind", 3, True, _bind),
 ]
 _BY_KEY: dict[str, MacroSpec] = {("cel.bind(3)" if s.function == "bind" else s.key): s for s in _SPECS}
+#: cel-go registers cel.bind as the receiver macro ``bind`` (target must be ``cel``).
+_ALIASES = {"bind(3)": "cel.bind(3)"}
 
 STANDARD_MACROS = frozenset(
     {"has(1)", "all(2)", "exists(2)", "exists_one(2)", "existsOne(2)", "map(2)", "map(3)", "filter(2)"}
@@ -432,7 +435,7 @@ def resolve_macros(names: Iterable[str]) -> MacroTable:
     table: MacroTable = {}
     for name in names:
         if "(" in name:
-            spec = _BY_KEY.get(name)
+            spec = _BY_KEY.get(_ALIASES.get(name, name))
             specs = [spec] if spec is not None else []
         else:
             fn = "bind" if name == "cel.bind" else name
@@ -440,6 +443,11 @@ def resolve_macros(names: Iterable[str]) -> MacroTable:
         for s in specs:
             table[(s.function, s.arg_count, s.receiver)] = s
     return table
+
+
+def macro_key(function: str, arg_count: int) -> str:
+    """Key of a macro in the enabled-set notation, e.g. from a declaration table."""
+    return f"{function}({arg_count})"
 
 
 def find_macro(table: MacroTable, function: str, argc: int, receiver: bool) -> MacroSpec | None:
