@@ -1,0 +1,239 @@
+"""Recognise input we must not analyse as YAML: non-text bytes and Helm/Go templates.
+
+Both get exactly one file-level problem instead of a cascade of misleading YAML or policy
+errors: a binary file is not a broken policy, and a Helm chart is only a policy after
+`helm template` has rendered it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import re
+from collections.abc import Sequence
+
+from vap_lsp.text import LineIndex, Span
+from vap_lsp.yaml.model import ProblemKind, YamlProblem
+
+__all__ = ["decode_bytes", "find_template_action", "template_problem"]
+
+# Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
+_BOMS: tuple[tuple[bytes, str, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
+
+
+def _not_text(message: str, offset: int = 0) -> YamlProblem:
+    return YamlProblem(ProblemKind.NOT_TEXT, Span(offset, offset), "not a text file: " + message)
+
+
+def decode_bytes(data: bytes) -> tuple[str | None, YamlProblem | None]:
+    """Bytes of a file -> (text, None), or (None, NOT_TEXT problem naming the byte offset).
+
+    YAML streams are UTF-8, or UTF-16/32 when they start with a byte order mark; the BOM is
+    stripped so offsets count from the first real character. NUL bytes are never valid YAML and
+    are the usual sign of a binary file. The problem's span is the character offset reached
+    before the bad byte (useful only when the caller shows the file anyway).
+    """
+    encoding, label, skip = "utf-8", "UTF-8", 0
+    for bom, enc, lab in _BOMS:
+        if data.startswith(bom):
+            encoding, label, skip = enc, lab, len(bom)
+            break
+    body = data[skip:]
+    if encoding == "utf-8":
+        nul = body.find(b"\0")
+        if nul >= 0:
+            chars = len(body[:nul].decode("utf-8", errors="replace"))
+            return None, _not_text(f"contains NUL bytes (first at byte {skip + nul})", chars)
+    try:
+        text = body.decode(encoding)
+    except UnicodeDecodeError as exc:
+        chars = len(body[: exc.start].decode(encoding, errors="replace"))
+        return None, _not_text(f"invalid {label} at byte {skip + exc.start}", chars)
+    nul = text.find("\0")
+    if nul >= 0:
+        byte = skip + len(text[:nul].encode(encoding))
+        return None, _not_text(f"contains NUL bytes (first at byte {byte})", nul)
+    return text, None
+
+
+# ---------------------------------------------------------------------------------------------
+# Templates
+
+_ACTION = re.compile(r"\{\{")
+_ACTION_END = "}}"
+
+
+def _line_start(text: str, p: int) -> int:
+    return max(text.rfind("\n", 0, p), text.rfind("\r", 0, p)) + 1
+
+
+def _covered(spans: Sequence[tuple[int, int]], starts: Sequence[int], p: int) -> bool:
+    """Is p inside one of the sorted, non-overlapping spans?"""
+    i = bisect.bisect_right(starts, p) - 1
+    return i >= 0 and spans[i][0] <= p < spans[i][1]
+
+
+def _in_comment_heuristic(text: str, p: int) -> bool:
+    """Is p after a `#` comment start on its line? Tracks quotes on that line only.
+
+    Used where the YAML did not parse, so token boundaries are unknown.
+    """
+    i = _line_start(text, p)
+    quote = ""
+    while i < p:
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'" and (i == 0 or text[i - 1] in " \t:[{,-" or i == _line_start(text, i)):
+            quote = ch
+        elif ch == "#" and (i == _line_start(text, i) or text[i - 1] in " \t"):
+            return True
+        i += 1
+    return False
+
+
+def _in_quotes_heuristic(text: str, p: int) -> bool:
+    """Is p inside a quoted string that opens and closes on its line (unparsed input)?"""
+    i = _line_start(text, p)
+    quote = ""
+    while i < p:
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'" and (i == 0 or text[i - 1] in " \t:[{,-" or i == _line_start(text, i)):
+            quote = ch
+        i += 1
+    if not quote:
+        return False
+    j = p
+    n = len(text)
+    while j < n and text[j] not in "\r\n":
+        if quote == '"' and text[j] == "\\":
+            j += 2
+            continue
+        if text[j] == quote:
+            return True
+        j += 1
+    return False
+
+
+_BLOCK_HEADER = re.compile(r"[|>][-+0-9]*[ \t]*(#.*)?$")
+
+
+def _indent(text: str, line_start: int) -> int:
+    i = line_start
+    while i < len(text) and text[i] == " ":
+        i += 1
+    return i - line_start
+
+
+def _in_block_scalar_heuristic(text: str, p: int, max_lines: int = 2000) -> bool:
+    """Is p (unparsed input) in the body of a `|`/`>` block scalar, judged by indentation?"""
+    ls = _line_start(text, p)
+    ind = _indent(text, ls)
+    if ls + ind < p and text[ls + ind : p].strip():
+        return False  # the action is not the first thing on its line: not a body line of interest
+    for _ in range(max_lines):
+        if ls == 0:
+            return False
+        prev_end = ls - 1
+        if text[prev_end] == "\n" and prev_end > 0 and text[prev_end - 1] == "\r":
+            prev_end -= 1
+        ls = _line_start(text, prev_end)
+        line = text[ls:prev_end]
+        if not line.strip():
+            continue
+        if _indent(text, ls) >= ind:
+            continue
+        return _BLOCK_HEADER.search(line.rstrip()) is not None
+    return False
+
+
+def _covered_any(regions: Sequence[tuple[int, int]], p: int) -> bool:
+    return any(s <= p < e for s, e in regions)
+
+
+def find_template_action(
+    text: str,
+    string_spans: Sequence[tuple[int, int]],
+    scalar_spans: Sequence[tuple[int, int]],
+    tokenised: Sequence[tuple[int, int]],
+) -> Span | None:
+    """Span of the first `{{ ... }}` outside comments if this file is a Go/Helm template, else None.
+
+    `string_spans` are the sorted source spans of the quoted and block scalars the scanner
+    produced, `scalar_spans` those of all scalars including plain ones, `tokenised` the regions
+    of the text the scanner got through (everything, when the file parsed). An action inside a
+    quoted or block scalar is a CEL message or similar, not templating. An action in a plain
+    scalar, or in YAML structure (`{{ .x }}` scans as two flow mappings), is templating.
+    Comments never count. Where the scanner did not get (after a syntax error), quotes, comments
+    and block scalars are judged line by line.
+
+    Deliberate choice: a file whose only actions sit inside strings is not called a template
+    even when it fails to parse, so a policy with a `"{{ }}"` message that is being edited shows
+    its real syntax error.
+    """
+    if "{{" not in text:
+        return None
+    s_starts = [s for s, _ in string_spans]
+    a_starts = [s for s, _ in scalar_spans]
+    first: Span | None = None  # the first action outside comments; the one we report
+    for m in _ACTION.finditer(text):
+        p = m.start()
+        close = text.find(_ACTION_END, p + 2)
+        if close < 0:
+            break
+        span = Span(p, close + 2)
+        if _covered_any(tokenised, p):
+            if _covered(string_spans, s_starts, p):
+                first = first or span
+                continue
+            if not _covered(scalar_spans, a_starts, p) and _hash_comment_before(
+                text, p, scalar_spans, a_starts
+            ):
+                continue
+            return first or span
+        if _in_comment_heuristic(text, p):
+            continue
+        if _in_quotes_heuristic(text, p) or _in_block_scalar_heuristic(text, p):
+            first = first or span
+            continue
+        return first or span
+    return None
+
+
+def _hash_comment_before(
+    text: str, p: int, scalar_spans: Sequence[tuple[int, int]], a_starts: Sequence[int]
+) -> bool:
+    """In tokenised text: is there a comment-starting `#` (outside every scalar) before p?"""
+    i = _line_start(text, p)
+    while True:
+        q = text.find("#", i, p)
+        if q < 0:
+            return False
+        if (q == _line_start(text, q) or text[q - 1] in " \t") and not _covered(scalar_spans, a_starts, q):
+            return True
+        i = q + 1
+
+
+def template_problem(lines: LineIndex, span: Span) -> YamlProblem:
+    """The single TEMPLATE problem for a file whose first action is at `span`."""
+    line = lines.line_of(span.start) + 1
+    return YamlProblem(
+        ProblemKind.TEMPLATE,
+        span,
+        f"file is a Helm/Go template ({{{{ ... }}}} at line {line}); "
+        "render it first (e.g. helm template) to check it",
+    )

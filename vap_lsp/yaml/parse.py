@@ -1,0 +1,512 @@
+"""YAML text -> position-tracking model (`vap_lsp.yaml.model`), never raising.
+
+We read parser *events* and compose nodes ourselves instead of using ruamel's composer, because
+the composer replaces an alias by the shared node (losing the `*name` token and inviting
+exponential expansion), drops the explicit-tag text, and recurses per nesting level. Our
+composer is an explicit stack: time and memory stay O(text) for alias bombs and deep nesting.
+
+Two event sources, one composer:
+
+* ruamel.yaml's pure-Python scanner/parser is the reference. Its error messages are the ones
+  we report, and we hook its scanner to learn exact scalar-token starts, tag tokens and the
+  indentation a block scalar was scanned at.
+* libyaml through PyYAML's `CParser` (PyYAML comes with cel-python) is a fast path, about 20x
+  faster; ruamel alone needs over a second for a 10,000-line file. Marks from both count code
+  points. libyaml events lack token details, so we recover them from the text (properties
+  skipped, block indentation from the enclosing block collection); the offsets computed from
+  them are checked against the decoded value like every other scalar map. From the first
+  document libyaml rejects, parsing continues with ruamel, so all syntax errors come from ruamel.
+
+Error policy: ruamel stops at the first error. Documents completed before it are kept, the
+broken document gets exactly one problem (and no root, so later layers do not pile follow-up
+errors on a half-read tree), and parsing resumes at the next `---` line at column 0.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml import tokens as tk
+from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.parser import Parser
+from ruamel.yaml.reader import Reader
+from ruamel.yaml.scanner import Scanner
+
+from vap_lsp.text import LineIndex, Span
+from vap_lsp.yaml.detect import find_template_action, template_problem
+from vap_lsp.yaml.model import (
+    AliasNode,
+    MappingNode,
+    Node,
+    ProblemKind,
+    ScalarNode,
+    ScalarStyle,
+    SequenceNode,
+    YamlDocument,
+    YamlFile,
+    YamlProblem,
+)
+from vap_lsp.yaml.scalars import scalar_offsets
+
+__all__ = ["MAX_DEPTH", "parse_yaml"]
+
+# Deeper collections are refused: consumers walk the tree recursively, and Python's default
+# recursion limit (1000 frames) must survive a few frames per level plus the server's own stack.
+# Real policies nest about 15 levels.
+MAX_DEPTH = 200
+
+_STYLES = {
+    None: ScalarStyle.PLAIN,
+    "": ScalarStyle.PLAIN,
+    "'": ScalarStyle.SINGLE,
+    '"': ScalarStyle.DOUBLE,
+    "|": ScalarStyle.LITERAL,
+    ">": ScalarStyle.FOLDED,
+}
+
+# Characters YAML forbids in a stream (ruamel's Reader.NON_PRINTABLE).
+_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_DOC_START_LINE = re.compile(r"^---(?=[ \t\r\n]|$)", re.MULTILINE)
+
+
+def _load_libyaml() -> Any:
+    try:
+        return importlib.import_module("yaml._yaml")  # PyYAML's libyaml binding
+    except ImportError:  # pragma: no cover - PyYAML without libyaml: ruamel only
+        return None
+
+
+_LIBYAML: Any = _load_libyaml()
+
+
+class _TooDeep(Exception):
+    pass
+
+
+class _Scanner(Scanner):
+    """ruamel's scanner, remembering what the composer needs but the events do not carry."""
+
+    def __init__(self, loader: Any) -> None:
+        super().__init__(loader)
+        self.last_scalar: Any = None  # the ScalarToken of the next ScalarEvent, if any
+        self.last_tag: Any = None  # the TagToken of the next tagged node event
+        self.block_indents: dict[int, int] = {}  # block scalar start -> scanner indent
+
+    def get_token(self) -> Any:
+        token = super().get_token()
+        if isinstance(token, tk.ScalarToken):
+            self.last_scalar = token
+        elif isinstance(token, tk.TagToken):
+            self.last_tag = token
+        return token
+
+    def scan_block_scalar(self, style: Any, rt: Any = False) -> Any:
+        indent = self.indent
+        token = super().scan_block_scalar(style, rt)
+        self.block_indents[token.start_mark.index] = indent
+        return token
+
+
+class _Loader:
+    """The minimal object ruamel's Reader/Scanner/Parser expect to find each other through."""
+
+    comment_handling = None
+    processing_version = (1, 2)
+
+    def __init__(self, text: str) -> None:
+        self.doc_infos = [types.SimpleNamespace()]
+        self._resolver = self
+        self._reader = Reader(text, self)
+        self._scanner = _Scanner(self)
+        self._parser = Parser(self)
+
+
+@dataclass
+class _Frame:
+    node: MappingNode | SequenceNode
+    anchor: str | None
+    indent: int  # scanner indentation inside this collection (block) or inherited (flow)
+    key: Node | None = None
+    end: int = -1
+
+
+@dataclass
+class _Run:
+    """Result of composing text[base:] until its end or the first error."""
+
+    documents: list[YamlDocument] = field(default_factory=list)
+    error: YamlProblem | None = None
+    error_offset: int = -1
+    broken_start: int = -1  # start of the broken document
+    scalar_spans: list[tuple[int, int, bool]] = field(default_factory=list)  # (start, end, string?)
+    tokenised_until: int = 0
+    stopped_at: int = -1  # set when composing stopped early (after `max_docs` documents)
+
+
+def _problem_span(text: str, p: int) -> Span:
+    p = max(0, min(p, len(text)))
+    if p < len(text) and text[p] not in "\r\n":
+        return Span(p, p + 1)
+    return Span(p, p)
+
+
+def _skip_properties(text: str, p: int, limit: int) -> tuple[int, str | None]:
+    """From a node's start, skip `&anchor`/`!tag` properties; return (content start, tag text)."""
+    tag: str | None = None
+    n = min(limit, len(text))
+    while p < n:
+        ch = text[p]
+        if ch in " \t\r\n":
+            p += 1
+        elif ch == "#" and (p == 0 or text[p - 1] in " \t\r\n"):
+            while p < n and text[p] not in "\r\n":
+                p += 1
+        elif ch == "&" or ch == "!":
+            q = p + 1
+            if ch == "!" and q < n and text[q] == "<":
+                q = text.find(">", q)
+                q = n if q < 0 else q + 1
+            while q < n and text[q] not in " \t\r\n,[]{}":
+                q += 1
+            if ch == "!":
+                tag = text[p:q]
+            p = q
+        else:
+            break
+    return p, tag
+
+
+class _Composer:
+    """Builds documents from one event source over text[base:] (offsets made absolute)."""
+
+    def __init__(self, text: str, base: int, first_index: int, fast: bool, max_docs: int = 0) -> None:
+        self.text = text
+        self.base = base
+        self.max_docs = max_docs
+        self.index = first_index
+        self.fast = fast
+        self.run = _Run()
+        sub = text[base:] if base else text
+        self.scanner: _Scanner | None = None
+        self.events: Callable[[], Any]
+        if fast:
+            self.events = _LIBYAML.CParser(sub).get_event
+            self.position: Callable[[], int] = lambda: len(text)
+        else:
+            loader = _Loader(sub)
+            self.scanner = loader._scanner
+            self.events = loader._parser.get_event
+            reader = loader._reader
+            self.position = lambda: int(reader.index) + base
+
+    def _tag(self, e: Any) -> str | None:
+        """Explicit tag as written (None when implicit)."""
+        if e.tag is None:
+            return None
+        if self.scanner is not None:
+            tok = self.scanner.last_tag
+            self.scanner.last_tag = None
+            if tok is not None:
+                return self.text[tok.start_mark.index + self.base : tok.end_mark.index + self.base]
+        s = e.start_mark.index + self.base
+        return _skip_properties(self.text, s, e.end_mark.index + self.base)[1] or str(e.tag)
+
+    def _scalar(self, e: Any, parent_indent: int) -> ScalarNode:
+        b = self.base
+        start, end = e.start_mark.index + b, e.end_mark.index + b
+        style = _STYLES.get(e.style, ScalarStyle.PLAIN)
+        value: str = e.value
+        tag: str | None = None
+        token_start = -1
+        if self.scanner is not None:
+            tag = self._tag(e)
+            tok = self.scanner.last_scalar
+            self.scanner.last_scalar = None
+            if tok is not None and tok.end_mark.index + b == end:
+                token_start = tok.start_mark.index + b
+                parent_indent = self.scanner.block_indents.get(tok.start_mark.index, parent_indent)
+        elif e.anchor is None and e.tag is None:
+            token_start = start if end > start else -1
+        else:
+            token_start, tag = _skip_properties(self.text, start, end)
+            if e.tag is not None and tag is None:
+                tag = str(e.tag)
+            if token_start >= end:
+                token_start = -1  # properties only: an empty scalar
+        if token_start >= 0:
+            offsets, content_start = scalar_offsets(
+                self.text, style, token_start, end, value, parent_indent, strict=self.fast
+            )
+            self.run.scalar_spans.append((token_start, end, style is not ScalarStyle.PLAIN))
+        else:  # empty scalar: no token (`key:` or a lone `&anchor`)
+            offsets, content_start = [end] * (len(value) + 1), end
+        return ScalarNode(
+            span=Span(start, end),
+            tag=tag,
+            anchor=e.anchor,
+            value=value,
+            style=style,
+            offsets=offsets,
+            content_start=content_start,
+        )
+
+    def _place_empty_value(self, node: ScalarNode, key: Node) -> None:
+        """Put an empty mapping value right after its `:`.
+
+        The parsers disagree (ruamel often uses the next token, on a later line); just after
+        the colon is where an editor should point for "value missing".
+        """
+        if node.tag is not None or node.anchor is not None:
+            return
+        text = self.text
+        p = key.span.end
+        while p < len(text) and text[p] in " \t":
+            p += 1
+        if p < len(text) and text[p] == ":":
+            node.span = Span(p + 1, p + 1)
+            node.offsets = [p + 1]
+            node.content_start = p + 1
+
+    def _column(self, p: int) -> int:
+        text = self.text
+        return p - (max(text.rfind("\n", 0, p), text.rfind("\r", 0, p)) + 1)
+
+    def _event_stream(self) -> Iterator[Any]:
+        get = self.events
+        while True:
+            e = get()
+            if e is None:
+                return
+            yield e
+            if type(e).__name__ == "StreamEndEvent":
+                return
+
+    def compose(self) -> _Run:
+        run = self.run
+        b = self.base
+        stack: list[_Frame] = []
+        anchors: dict[str, Node] = {}
+        doc_start = -1
+        root: Node | None = None
+        too_deep: YamlProblem | None = None
+        last_end = b
+
+        def attach(node: Node, end: int) -> None:
+            nonlocal root
+            if not stack:
+                root = node
+                return
+            top = stack[-1]
+            top.end = max(top.end, end)
+            if isinstance(top.node, SequenceNode):
+                top.node.items.append(node)
+            elif top.key is None:
+                top.key = node
+            else:
+                top.node.items.append((top.key, node))
+                top.key = None
+
+        try:
+            for e in self._event_stream():
+                kind = type(e).__name__
+                if kind == "ScalarEvent":
+                    node = self._scalar(e, stack[-1].indent if stack else -1)
+                    if node.span.start == node.span.end and stack and stack[-1].key is not None:
+                        self._place_empty_value(node, stack[-1].key)
+                    if e.anchor is not None:
+                        anchors[e.anchor] = node
+                    attach(node, node.span.end)
+                elif kind == "MappingStartEvent" or kind == "SequenceStartEvent":
+                    s = e.start_mark.index + b
+                    if len(stack) >= MAX_DEPTH:
+                        # Stop here: the document gets this one problem and no root, and the
+                        # rest of it is not worth scanning (ruamel is quadratic in flow depth).
+                        too_deep = YamlProblem(
+                            ProblemKind.TOO_LARGE,
+                            _problem_span(self.text, s),
+                            f"YAML nesting too deep (more than {MAX_DEPTH} levels)",
+                        )
+                        raise _TooDeep(s)
+                    flow = bool(e.flow_style)
+                    tag = self._tag(e)
+                    coll: MappingNode | SequenceNode
+                    if kind == "SequenceStartEvent":
+                        coll = SequenceNode(span=Span(s, s), tag=tag, anchor=e.anchor, flow=flow)
+                    else:
+                        coll = MappingNode(span=Span(s, s), tag=tag, anchor=e.anchor, flow=flow)
+                    first = e.end_mark.index + b  # block collections: the first entry
+                    if first > b and self.text[first - 1] == "-" and self.text[first : first + 1] != "-":
+                        first -= 1  # libyaml ends an indentless sequence's start after its `-`
+                    indent = stack[-1].indent if stack else -1
+                    if not flow:
+                        indent = max(indent, self._column(first))
+                    stack.append(_Frame(coll, e.anchor, indent, end=first))
+                elif kind == "MappingEndEvent" or kind == "SequenceEndEvent":
+                    frame = stack.pop()
+                    coll = frame.node
+                    if frame.key is not None and isinstance(coll, MappingNode):  # not from a parser
+                        coll.items.append((frame.key, ScalarNode(span=Span(frame.end, frame.end))))
+                    end = e.end_mark.index + b if coll.flow else frame.end
+                    coll.span = Span(coll.span.start, max(end, coll.span.start))
+                    # Register only now: an alias inside its own anchor cannot form a cycle.
+                    if frame.anchor is not None:
+                        anchors[frame.anchor] = coll
+                    attach(coll, coll.span.end)
+                elif kind == "AliasEvent":
+                    s, t = e.start_mark.index + b, e.end_mark.index + b
+                    attach(AliasNode(span=Span(s, t), name=e.anchor, target=anchors.get(e.anchor)), t)
+                elif kind == "DocumentStartEvent":
+                    doc_start = e.start_mark.index + b
+                    root, anchors = None, {}
+                    stack.clear()
+                elif kind == "DocumentEndEvent":
+                    end = max(e.end_mark.index + b, doc_start)
+                    if isinstance(root, ScalarNode) and root.span.start == root.span.end and not root.tag:
+                        root = None  # an empty document
+                    doc = YamlDocument(self.index, Span(doc_start, end), root)
+                    run.documents.append(doc)
+                    self.index += 1
+                    doc_start, last_end = -1, end
+                    if self.max_docs and len(run.documents) >= self.max_docs and end > b:
+                        run.stopped_at = end
+                        break
+        except Exception as exc:  # YAMLError, or a parser bug on odd input: same treatment
+            if isinstance(exc, _TooDeep):
+                message, p = "", exc.args[0]
+            elif isinstance(exc, MarkedYAMLError) or hasattr(exc, "problem_mark"):
+                message = str(exc.problem or exc.context or "invalid YAML").strip()  # type: ignore[attr-defined]
+                mark = exc.problem_mark or exc.context_mark  # type: ignore[attr-defined]
+                p = mark.index + b if mark is not None else self.position()
+            else:
+                message, p = (str(exc).strip() or type(exc).__name__), self.position()
+            run.error_offset = min(p, len(self.text))
+            run.broken_start = doc_start if doc_start >= 0 else last_end
+            run.error = too_deep or YamlProblem(
+                ProblemKind.SYNTAX, _problem_span(self.text, p), "YAML syntax error: " + message
+            )
+            run.tokenised_until = run.error_offset
+            if self.scanner is not None:  # scanned but unconsumed tokens still tell strings apart
+                for tok in self.scanner.tokens:
+                    if isinstance(tok, tk.ScalarToken):
+                        s, t = tok.start_mark.index + b, tok.end_mark.index + b
+                        run.scalar_spans.append((s, t, not tok.plain))
+        else:
+            run.tokenised_until = run.stopped_at if run.stopped_at >= 0 else len(self.text)
+        return run
+
+
+def _recovery_point(text: str, lines: LineIndex, error_offset: int, broken_start: int) -> int:
+    """Start of the next `---` line at or after the error's line and after the broken doc start."""
+    frm = max(lines.line_start(lines.line_of(error_offset)), broken_start + 1)
+    m = _DOC_START_LINE.search(text, frm)
+    return m.start() if m else -1
+
+
+def _nearest_document(docs: list[YamlDocument], p: int) -> YamlDocument | None:
+    best: YamlDocument | None = None
+    for d in docs:
+        if d.span.start <= p:
+            best = d
+    return best or (docs[0] if docs else None)
+
+
+def _parse(text: str, use_libyaml: bool) -> YamlFile:
+    lines = LineIndex(text)
+    result = YamlFile(text=text, lines=lines, documents=[])
+    nul = text.find("\0")
+    if nul >= 0:
+        result.problems.append(
+            YamlProblem(
+                ProblemKind.NOT_TEXT,
+                Span(nul, nul + 1),
+                f"not a text file: contains NUL characters (first at offset {nul})",
+            )
+        )
+        return result
+
+    # Characters YAML forbids: parse a copy where they are harmless, then fail their documents.
+    bad = [m.start() for m in _NON_PRINTABLE.finditer(text)]
+    work = _NON_PRINTABLE.sub("\ufffd", text) if bad else text
+
+    documents: list[YamlDocument] = []
+    scalar_spans: list[tuple[int, int, bool]] = []
+    tokenised: list[tuple[int, int]] = []
+    base = 0
+    # libyaml does not count a leading BOM in its marks; leave such (rare) text to ruamel.
+    libyaml = use_libyaml and _LIBYAML is not None and not text.startswith("\ufeff")
+    fast = libyaml
+    max_docs = 0
+    while True:
+        run = _Composer(work, base, len(documents), fast, max_docs).compose()
+        scalar_spans.extend(run.scalar_spans)
+        if fast and run.error is not None and run.error.kind is ProblemKind.SYNTAX:
+            # libyaml rejected something: ruamel re-reads the last document libyaml accepted
+            # (libyaml may have ended it differently, e.g. an unindented top-level block
+            # scalar) and the rejected one, and words the error; then libyaml goes on.
+            redo = run.documents[-1:]
+            documents.extend(run.documents[:-1])
+            redo_from = redo[0].span.start if redo else run.broken_start
+            tokenised.append((base, redo_from))
+            base = redo_from
+            fast, max_docs = False, 1 + len(redo)
+            continue
+        documents.extend(run.documents)
+        tokenised.append((base, run.tokenised_until))
+        if run.error is None:
+            if run.stopped_at < 0:
+                break
+            base, fast, max_docs = run.stopped_at, libyaml, 0
+            continue
+        nxt = _recovery_point(text, lines, run.error_offset, run.broken_start)
+        start = max(run.broken_start, base)
+        end = nxt if nxt >= 0 else len(text)
+        documents.append(YamlDocument(len(documents), Span(start, end), None, [run.error]))
+        if nxt < 0:
+            break
+        base, fast, max_docs = nxt, libyaml, 0
+
+    for p in bad:
+        problem = YamlProblem(
+            ProblemKind.SYNTAX,
+            Span(p, p + 1),
+            f"YAML syntax error: unacceptable character #x{ord(text[p]):04x}: "
+            "special characters are not allowed",
+        )
+        doc = _nearest_document(documents, p)
+        if doc is None:
+            if not result.problems:
+                result.problems.append(problem)
+        elif not doc.problems or doc.problems[0].span.start > p:
+            doc.problems[:] = [problem]
+            doc.root = None
+
+    if "{{" in text:
+        strings = sorted((s, t) for s, t, q in scalar_spans if q)
+        scalars = sorted((s, t) for s, t, _ in scalar_spans)
+        action = find_template_action(text, strings, scalars, tokenised)
+        if action is not None:
+            result.problems.append(template_problem(lines, action))
+            return result
+    result.documents = documents
+    return result
+
+
+def parse_yaml(text: str, *, use_libyaml: bool = True) -> YamlFile:
+    """Parse a YAML stream into the position-tracking model. Never raises.
+
+    Syntax errors, forbidden characters and over-deep nesting become per-document
+    `YamlProblem`s; a template or a text with NUL characters yields one file-level problem and
+    no documents. `use_libyaml=False` forces the pure ruamel path (tests compare the two).
+    """
+    try:
+        return _parse(text, use_libyaml)
+    except RecursionError:
+        problem = YamlProblem(ProblemKind.TOO_LARGE, Span(0, 0), "YAML nesting too deep")
+    except Exception as exc:  # a bug in a parser or here must not take the server down
+        problem = YamlProblem(ProblemKind.SYNTAX, Span(0, 0), f"YAML could not be parsed: {exc!r}")
+    return YamlFile(text=text, lines=LineIndex(text), documents=[], problems=[problem])
