@@ -9,6 +9,7 @@ inside means no layer can mix them up.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 
 
@@ -39,6 +40,9 @@ class LineCol:
     column: int
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def _utf16_len(s: str) -> int:
     return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
 
@@ -54,20 +58,7 @@ class LineIndex:
     def __init__(self, text: str) -> None:
         self.text = text
         starts = [0]
-        i = 0
-        n = len(text)
-        find_n = text.find
-        while True:
-            j = find_n("\n", i)
-            r = find_n("\r", i)
-            if j < 0 and r < 0:
-                break
-            if r >= 0 and (j < 0 or r < j):
-                nxt = r + 2 if r + 1 < n and text[r + 1] == "\n" else r + 1
-            else:
-                nxt = j + 1
-            starts.append(nxt)
-            i = nxt
+        starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
         self._starts = starts
 
     @property
