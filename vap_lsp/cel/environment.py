@@ -42,8 +42,10 @@ JSONPATCH = ObjectType(
         "from": FieldDecl(t.STRING, "the source JSON Pointer for move and copy"),
         "value": FieldDecl(DYN, "the value to add, replace or test"),
     },
-    # JSONPatchType.Field accepts every name at compile time; unknown ones fail at runtime.
-    open_field_type=DYN,
+    # JSONPatchType.Field reports every name as found, with a nil type for unknown ones: the
+    # checker then rejects any non-dyn value (`expected type of field 'x' is '' but provided
+    # type is 'int'`), and unknown names fail at runtime.
+    open_field_type=t.UNSPECIFIED,
 )
 
 

@@ -40,6 +40,8 @@ class Kind(enum.Enum):
     TYPE = "type"
     TYPE_PARAM = "type_param"
     UINT = "uint"
+    UNSPECIFIED = "unspecified"
+    """A nil `*types.Type` in cel-go: what Kubernetes' JSONPatch type gives unknown field names."""
 
 
 class Type:
@@ -202,6 +204,7 @@ STRING = _simple(Kind.STRING, "string")
 TIMESTAMP = _simple(Kind.TIMESTAMP, "google.protobuf.Timestamp")
 TYPE = _simple(Kind.TYPE, "type")
 UINT = _simple(Kind.UINT, "uint")
+UNSPECIFIED = _simple(Kind.UNSPECIFIED, "")
 
 
 def list_of(elem: Type) -> Type:
@@ -243,6 +246,7 @@ _FORMAT_ALIASES = {
     Kind.ERROR: "!error!",
     Kind.NULL: "null",
     Kind.TIMESTAMP: "timestamp",
+    Kind.UNSPECIFIED: "",
 }
 
 
