@@ -7,6 +7,7 @@ compilation is a separate pass (vap_lsp.analysis.cel_checks) that reads the same
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
@@ -33,6 +34,7 @@ def _serves(schema_set: SchemaSet, group: str, version: str, kind: str) -> bool:
     return schema_set.definition_for_kind(group, version, kind) is not None
 
 
+@functools.lru_cache(maxsize=256)
 def select_schema(selected: str, group: str, version: str, kind: str) -> tuple[ServedSchema, list[str]]:
     """The schema to check against and the Kubernetes versions that serve this kind at all."""
     schema_set = get_schema_set(selected)

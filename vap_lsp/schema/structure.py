@@ -127,7 +127,9 @@ class _Checker:
 
     # ---- reporting ----------------------------------------------------------------------------
 
-    def _type_error(self, node: Node, got: str, target: str, ctx: _Ctx) -> None:
+    def _type_error(self, node: Node, got: str, schema: JsonDict, ctx: _Ctx) -> None:
+        # The Go type name is only needed for a message, so it is computed only on error.
+        target = self._field_go_type(schema, ctx)
         if ctx.struct is not None:
             where = f"Go struct field {ctx.struct}.{ctx.go_path}"
             msg = f"json: cannot unmarshal {got} into {where} of type {target}"
@@ -161,7 +163,6 @@ class _Checker:
         real = self._deref(node, schema)
         if real is None:
             return
-        field_go_type = self._field_go_type(schema, ctx)
         resolved = self.ss.resolve(schema)
         ref = schema.get("$ref")
         kind, value = self._json_kind(real)
@@ -203,20 +204,20 @@ class _Checker:
         t = resolved.get("type")
         if t == "object" and isinstance(resolved.get("properties"), dict):
             if not isinstance(real, MappingNode):
-                self._type_error(at, kind, field_go_type, ctx)
+                self._type_error(at, kind, schema, ctx)
                 return
             struct_def = ref if isinstance(ref, str) else ctx.definition
             self.check_struct(real, resolved, ctx, struct_def)
         elif t == "object":
             if not isinstance(real, MappingNode):
-                self._type_error(at, kind, field_go_type, ctx)
+                self._type_error(at, kind, schema, ctx)
                 return
             ap = resolved.get("additionalProperties")
             if isinstance(ap, dict):
                 self.check_map(real, ap, ctx)
         elif t == "array":
             if not isinstance(real, SequenceNode):
-                self._type_error(at, kind, field_go_type, ctx)
+                self._type_error(at, kind, schema, ctx)
                 return
             items = resolved.get("items")
             if isinstance(items, dict):
@@ -228,17 +229,17 @@ class _Checker:
             if resolved.get("format") == "byte" and kind == "array":
                 return  # encoding/json fills a []byte from an array of numbers too
             if kind != "string":
-                self._type_error(at, kind, field_go_type, ctx)
+                self._type_error(at, kind, schema, ctx)
         elif t == "integer":
             if kind != "number":
-                self._type_error(at, kind, field_go_type, ctx)
+                self._type_error(at, kind, schema, ctx)
             elif not self._fits_int(value, str(resolved.get("format") or "int64")):
-                self._type_error(at, f"number {_json_number_text(value)}", field_go_type, ctx)
+                self._type_error(at, f"number {_json_number_text(value)}", schema, ctx)
         elif t == "number":
             if kind != "number":
-                self._type_error(at, kind, field_go_type, ctx)
+                self._type_error(at, kind, schema, ctx)
         elif t == "boolean" and kind != "bool":
-            self._type_error(at, kind, field_go_type, ctx)
+            self._type_error(at, kind, schema, ctx)
 
     def _field_go_type(self, schema: JsonDict, ctx: _Ctx) -> str:
         """Go type of the value being decoded (a list element's type for items)."""
@@ -365,7 +366,7 @@ def check_structure(root: Node, schema_set: SchemaSet, definition: str) -> list[
     if not isinstance(real, MappingNode):
         kind, _ = checker._json_kind(real)
         if kind != "null":
-            checker._type_error(root, kind, go_type({"$ref": definition}), ctx)
+            checker._type_error(root, kind, {"$ref": definition}, ctx)
         return checker.issues
     # apiVersion/kind are read first by the server's TypeMeta sniffing, into an anonymous struct.
     for key_node, value in real.items:
