@@ -65,7 +65,9 @@ async def server_run(text: str, edits: int) -> tuple[float, list[float]]:
         lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), initialization_options={"debounceMs": 0})
     )
     client.initialized(lsp.InitializedParams())
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text)))
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    )
     await wait_version(1)
     cold = time.perf_counter() - start
 
@@ -78,7 +80,9 @@ async def server_run(text: str, edits: int) -> tuple[float, list[float]]:
         )
         t0 = time.perf_counter()
         client.text_document_did_change(
-            lsp.DidChangeTextDocumentParams(lsp.VersionedTextDocumentIdentifier(version=version, uri=URI), [change])
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(version=version, uri=URI), [change]
+            )
         )
         await wait_version(version)
         latencies.append(time.perf_counter() - t0)
