@@ -1,0 +1,69 @@
+"""`vap-lsp serve --tcp HOST:PORT` answers LSP over a socket (for editors that prefer TCP)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _read_message(sock: socket.socket) -> dict[str, object]:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(4096)
+        assert chunk, "server closed the connection"
+        data += chunk
+    header, _, body = data.partition(b"\r\n\r\n")
+    length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+    while len(body) < length:
+        body += sock.recv(4096)
+    result: dict[str, object] = json.loads(body[:length])
+    return result
+
+
+def test_initialize_over_tcp() -> None:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vap_lsp", "serve", "--tcp", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "server did not listen"
+                time.sleep(0.1)
+        with sock:
+            body = json.dumps(
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+            ).encode()
+            sock.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            reply = _read_message(sock)
+            assert reply["id"] == 1
+            result = reply["result"]
+            assert isinstance(result, dict)
+            assert result["serverInfo"]["name"] == "vap-lsp"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def test_bad_tcp_address_is_a_usage_error() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "vap_lsp", "serve", "--tcp", "nonsense"], capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert "HOST:PORT" in result.stderr
