@@ -123,6 +123,7 @@ _LITERAL_TYPES = {
 }
 
 _LOGICAL = frozenset({"_&&_", "_||_"})
+_HINTED = ("undeclared reference", "found no matching overload")
 
 
 def qualified_name(e: Expr) -> str | None:
@@ -227,7 +228,10 @@ class _Checker:
         self.unfiltered = False
         self.quiet = 0
         self.minor = minor_of(env.kubernetes_version)
-        self.homogeneous = env.features.homogeneous_aggregate_literals
+        # `cel.HomogeneousAggregateLiterals()` is a checker option in cel-go 0.16 (Kubernetes
+        # 1.28) and an AST validator from 0.17 on (see validators.py), where the checker joins
+        # mixed element types to `dyn`.
+        self.homogeneous = env.features.homogeneous_aggregate_literals and self.minor < 29
         self._dispatch: dict[type, Callable[[Expr], None]] = {
             Literal: self._literal,  # type: ignore[dict-item]
             Ident: self._ident,  # type: ignore[dict-item]
@@ -447,7 +451,10 @@ class _Checker:
             self._add_hint(before, namespaced_hint)
         fn = self.lookup_function(name)
         if fn is not None:
+            before = len(self.issues)
             self.resolve_or_error(e, fn, target)
+            if namespaced_hint:
+                self._add_hint(before, namespaced_hint)
             return
         self.set_type(e, ERROR)
         hint = namespaced_hint or self._fn_hint(name, e)
@@ -462,10 +469,10 @@ class _Checker:
             self.refs[node.id] = Reference("namespace", node.name.lstrip("."))
 
     def _add_hint(self, since: int, hint: str) -> None:
-        """Append a version hint to the undeclared-reference issues raised since `since`."""
+        """Append a version hint to the unresolved-name issues raised since `since`."""
         for i in range(since, len(self.issues)):
             issue = self.issues[i]
-            if isinstance(issue, CheckIssue) and issue.cel_message.startswith("undeclared reference"):
+            if isinstance(issue, CheckIssue) and issue.cel_message.startswith(_HINTED):
                 issue.message = f"{issue.cel_message}; {hint}"
 
     def _fn_hint(self, name: str, call: Call | None) -> str:
@@ -626,7 +633,7 @@ class _Checker:
         if self.is_assignable(previous, current):
             return t.most_general(previous, current)
         if not self.homogeneous:
-            return DYN
+            return DYN  # mixed literals are then the homogeneous validator's business
         self.type_mismatch(e, previous, current)
         return ERROR
 

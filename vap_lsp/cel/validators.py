@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 import re2
@@ -245,9 +245,12 @@ def _post_order(checked: CheckedExpr) -> Iterator[tuple[Expr, tuple[str, ...]]]:
 
 
 def validate(checked: CheckedExpr, env: Environment) -> list[CelIssue]:
-    """Issues of the literal validators, in cel-go's order; none before compat 1.29."""
-    if not env.features.literal_validators:
-        return []
+    """Issues of the AST validators, in cel-go's order.
+
+    The literal validators exist from compat 1.29; the homogeneous-literal validator in every
+    binary from 1.29 on (`cel.HomogeneousAggregateLiterals()` became a validator in cel-go 0.17;
+    in 1.28 the checker itself enforces it).
+    """
     parsed = checked.parsed
     issues: list[CelIssue] = []
 
@@ -256,6 +259,18 @@ def validate(checked: CheckedExpr, env: Environment) -> list[CelIssue]:
         issues.append(CheckIssue(message, loc, max(node.end, loc), cel_message=message))
 
     nodes = list(_post_order(checked))
+    if env.features.literal_validators:
+        _literal_formats(checked, nodes, report)
+    if env.features.homogeneous_aggregate_literals and env.minor >= 29:
+        _homogeneous(checked, env, nodes, report)
+    return issues
+
+
+def _literal_formats(
+    checked: CheckedExpr,
+    nodes: list[tuple[Expr, tuple[str, ...]]],
+    report: Callable[[Expr, str], None],
+) -> None:
     for fn_name, ok in _FORMAT_CHECKS.items():
         for node, _ in nodes:
             if not isinstance(node, Call) or not node.args:
@@ -268,6 +283,13 @@ def validate(checked: CheckedExpr, env: Environment) -> list[CelIssue]:
             if isinstance(arg, Literal) and not ok(arg):
                 report(arg, f"invalid {fn_name} argument")
 
+
+def _homogeneous(
+    checked: CheckedExpr,
+    env: Environment,
+    nodes: list[tuple[Expr, tuple[str, ...]]],
+    report: Callable[[Expr, str], None],
+) -> None:
     exempt = _HOMOGENEOUS_EXEMPT if env.find_function("format") is not None else frozenset()
     types = checked.types
     for node, calls in nodes:
@@ -302,7 +324,6 @@ def validate(checked: CheckedExpr, env: Environment) -> list[CelIssue]:
                 report(entry.key, _mismatch(key_type, kt))
             if not t.is_equivalent_type(val_type, vt):
                 report(entry.value, _mismatch(val_type, vt))
-    return issues
 
 
 def _mismatch(expected: Type, actual: Type) -> str:
