@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from vap_lsp.analysis.cel_checks import check_cel
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.placement import head_span, span_for_path
@@ -100,6 +101,9 @@ def check_policy(obj: K8sObject, lines: LineIndex, kubernetes_version: str) -> l
         diagnostics.append(
             Diagnostic(span, severity, error.type.code, error.message(), field=error.field or None)
         )
+    spec = defaulted.get("spec")
+    if isinstance(spec, dict):
+        diagnostics.extend(check_cel(obj.node, kind, spec, served.version))
     return diagnostics
 
 

@@ -1,0 +1,94 @@
+"""Which kinds a policy's `object` can be, and their CEL types.
+
+Mirrors the type-check controller (`typechecking.go` `typesToCheck`, reference §4.1): rules
+with a `*` group or version are skipped whole, `*` and subresource entries are dropped, each
+(group, version, resource) is mapped through the REST mapping of the selected Kubernetes
+version, at most 10 kinds per rule, result sorted by group, version, kind.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from vap_lsp.cel.environment import schema_to_type
+from vap_lsp.cel.types import Type
+from vap_lsp.schema.store import SchemaSet, get_schema_set
+
+MAX_TYPES_PER_RULE = 10
+
+# OpenAPI v3 publishes Quantity as `oneOf: [string, number]` with no `type`, which would hide
+# every resources.limits field. The server's type checker resolves built-ins from compiled Go
+# OpenAPI definitions, where Quantity is a plain string (reference §3), so we follow that.
+_STRING_DEFINITIONS = frozenset({"io.k8s.apimachinery.pkg.api.resource.Quantity"})
+
+
+@dataclass(frozen=True, order=True)
+class GVK:
+    group: str
+    version: str
+    kind: str
+
+    def __str__(self) -> str:
+        """As Go's schema.GroupVersionKind.String(): `apps/v1, Kind=Deployment`, `/v1, Kind=Pod`."""
+        return f"{self.group}/{self.version}, Kind={self.kind}"
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def matched_kinds(spec: Mapping[str, Any], schema_set: SchemaSet) -> list[GVK]:
+    constraints = spec.get("matchConstraints")
+    if not isinstance(constraints, Mapping):
+        return []
+    rules = constraints.get("resourceRules")
+    if not isinstance(rules, list):
+        return []
+    found: set[GVK] = set()
+    for rule in rules:
+        if not isinstance(rule, Mapping):
+            continue
+        groups = _strings(rule.get("apiGroups"))
+        versions = _strings(rule.get("apiVersions"))
+        if any("*" in g for g in groups) or any("*" in v for v in versions):
+            continue
+        resources = [r for r in _strings(rule.get("resources")) if "*" not in r and "/" not in r]
+        count = 0
+        for group in sorted(groups):
+            for version in sorted(versions):
+                for resource in sorted(resources):
+                    for g, v, k in schema_set.kinds_for(group, version, resource)[:1]:
+                        gvk = GVK(g, v, k)
+                        if gvk not in found:
+                            found.add(gvk)
+                        count += 1
+                        if count >= MAX_TYPES_PER_RULE:
+                            return sorted(found)
+    return sorted(found)
+
+
+def _resolver(schema_set: SchemaSet) -> Any:
+    def resolve(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref in _STRING_DEFINITIONS:
+            return {"type": "string", "description": schema.get("description", "")}
+        return schema_set.resolve(dict(schema))
+
+    return resolve
+
+
+@functools.lru_cache(maxsize=512)
+def object_type(kubernetes_version: str, gvk: GVK) -> Type | None:
+    """CEL type of `object` for one kind; None when the schema is unknown or untyped (then dyn)."""
+    schema_set = get_schema_set(kubernetes_version)
+    definition = schema_set.definition_for_kind(gvk.group, gvk.version, gvk.kind)
+    if definition is None:
+        return None
+    return schema_to_type({"$ref": definition}, _resolver(schema_set), gvk.kind)
