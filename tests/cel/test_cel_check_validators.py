@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (cel-go messages are long and kept on one line each)
 """cel-go's AST validators (duration/timestamp/regex literals, homogeneous aggregate literals)."""
 
 from __future__ import annotations
@@ -161,3 +162,41 @@ def test_go_regexp() -> None:
     assert not go_regexp_ok("a{1001}")
     assert not go_regexp_ok("\\C")
     assert go_regexp_ok("\\\\C")
+
+
+FORMAT_CASES = [
+    (
+        "'%d'.format(['a'])",
+        [("error during formatting: decimal clause can only be used on integers, was given string", 13)],
+    ),
+    ("'%s %s'.format(['a'])", [("index 1 out of range", 14)]),
+    ("'%s'.format(['a', 'b'])", [("too many arguments supplied to string.format (expected 1, got 2)", 11)]),
+    ("'%z'.format([1])", [('could not parse formatting clause: unrecognized formatting clause "z"', 11)]),
+    (
+        "'%.2'.format([1.5])",
+        [
+            (
+                "could not parse formatting clause: error while parsing precision: could not find end of precision specifier",
+                12,
+            )
+        ],
+    ),
+    ("'%'.format([1])", [("unexpected end of string", 10)]),
+    (
+        "'%s'.format([[1, optional.none()]])",
+        [
+            (
+                "error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given optional_type",
+                30,
+            )
+        ],
+    ),
+    ("'%.2f %x %X %o %b %e %%'.format([1.5, 1, 'a', 2u, true, 1.0])", []),
+    ("'%d'.format([object.x])", []),
+    ("'%d'.format(object.list)", []),  # not a list literal: runtime only
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FORMAT_CASES)
+def test_string_format_validator(text: str, expected: list[tuple[str, int]]) -> None:
+    assert _issues(text) == expected

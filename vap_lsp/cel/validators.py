@@ -1,4 +1,4 @@
-"""cel-go's AST validators that Kubernetes enables from compatibility version 1.29.
+"""cel-go's AST validators that Kubernetes enables (literals from compat 1.29, `format` strings).
 
 Mirrors `google/cel-go cel/validator.go` (v0.26): `ValidateDurationLiterals`,
 `ValidateTimestampLiterals`, `ValidateRegexLiterals`, `ValidateHomogeneousAggregateLiterals`,
@@ -263,6 +263,8 @@ def validate(checked: CheckedExpr, env: Environment) -> list[CelIssue]:
         _literal_formats(checked, nodes, report)
     if env.features.homogeneous_aggregate_literals and env.minor >= 29:
         _homogeneous(checked, env, nodes, report)
+    if env.find_function("format") is not None:
+        _string_format(checked, nodes, report)
     return issues
 
 
@@ -324,6 +326,165 @@ def _homogeneous(
                 report(entry.key, _mismatch(key_type, kt))
             if not t.is_equivalent_type(val_type, vt):
                 report(entry.value, _mismatch(val_type, vt))
+
+
+# --- ext.Strings `format` validator (cel-go ext/formatting.go stringFormatValidator) ----------------
+
+
+class _FormatError(Exception):
+    """A clause/argument disagreement; `node` is the argument cel-go reports it at."""
+
+    def __init__(self, message: str, node: Expr | None = None) -> None:
+        super().__init__(message)
+        self.node = node
+
+
+_STRING_CLAUSE_KINDS = frozenset(
+    {
+        t.Kind.LIST,
+        t.Kind.MAP,
+        t.Kind.INT,
+        t.Kind.UINT,
+        t.Kind.DOUBLE,
+        t.Kind.BOOL,
+        t.Kind.STRING,
+        t.Kind.TIMESTAMP,
+        t.Kind.BYTES,
+        t.Kind.DURATION,
+        t.Kind.TYPE,
+        t.Kind.NULL,
+    }
+)
+_CLAUSES: dict[str, tuple[frozenset[t.Kind], str]] = {
+    "d": (frozenset({t.Kind.INT, t.Kind.UINT}), "decimal clause can only be used on integers"),
+    "f": (frozenset({t.Kind.DOUBLE, t.Kind.STRING}), "fixed-point clause can only be used on doubles"),
+    "e": (frozenset({t.Kind.DOUBLE, t.Kind.STRING}), "scientific clause can only be used on doubles"),
+    "b": (
+        frozenset({t.Kind.INT, t.Kind.UINT, t.Kind.BOOL}),
+        "only integers and bools can be formatted as binary",
+    ),
+    "x": (
+        frozenset({t.Kind.INT, t.Kind.UINT, t.Kind.STRING, t.Kind.BYTES}),
+        "only integers, byte buffers, and strings can be formatted as hex",
+    ),
+    "o": (frozenset({t.Kind.INT, t.Kind.UINT}), "octal clause can only be used on integers"),
+}
+_CLAUSES["X"] = _CLAUSES["x"]
+
+
+def _string_format(
+    checked: CheckedExpr,
+    nodes: list[tuple[Expr, tuple[str, ...]]],
+    report: Callable[[Expr, str], None],
+) -> None:
+    """`'<literal>'.format([<list literal>])`: clauses must suit the argument types."""
+    for node, _ in nodes:
+        if not isinstance(node, Call) or node.function != "format" or node.target is None:
+            continue
+        ref = checked.references.get(node.id)
+        if ref is not None and ref.overload_ids and "string_format" not in ref.overload_ids:
+            continue
+        target = node.target
+        if not (isinstance(target, Literal) and target.kind is LiteralKind.STRING):
+            continue
+        if len(node.args) != 1 or not isinstance(node.args[0], ListExpr):
+            continue
+        args = node.args[0].elements
+        try:
+            requested = _check_format_string(str(target.value), args, checked.types)
+        except _FormatError as err:
+            report(err.node if err.node is not None else node, str(err))
+            continue
+        if len(args) > requested:
+            report(
+                node,
+                f"too many arguments supplied to string.format (expected {requested}, got {len(args)})",
+            )
+
+
+def _type_name(typ: Type) -> str:
+    """cel-go `Type.TypeName()` (runtime names: `list`, `google.protobuf.Timestamp`)."""
+    return typ.name
+
+
+def _check_format_string(text: str, args: list[Expr], types: dict[int, Type]) -> int:
+    """Walk the format string like `parseFormatString`; returns the number of clauses."""
+    i = 0
+    arg_index = 0
+    requested = 0
+    while i < len(text):
+        if text[i] != "%":
+            i += 1
+            continue
+        if i + 1 < len(text) and text[i + 1] == "%":
+            i += 2
+            continue
+        requested += 1
+        if i + 1 >= len(text):
+            raise _FormatError("unexpected end of string")
+        if arg_index >= len(args):
+            raise _FormatError(f"index {arg_index} out of range")
+        i += 1 + _check_clause(text[i + 1 :], args[arg_index], types)
+        arg_index += 1
+    return requested
+
+
+def _check_clause(clause: str, arg: Expr, types: dict[int, Type]) -> int:
+    i = 0
+    if clause[0] == ".":
+        i = 1
+        while True:
+            if i >= len(clause):
+                raise _FormatError(
+                    "could not parse formatting clause: error while parsing precision: "
+                    "could not find end of precision specifier"
+                )
+            if not ("0" <= clause[i] <= "9"):
+                break
+            i += 1
+        if i == 1:
+            raise _FormatError(
+                "could not parse formatting clause: error while parsing precision: error while "
+                'converting precision to integer: strconv.Atoi: parsing "": invalid syntax'
+            )
+    verb = clause[i]
+    i += 1
+    if verb == "s":
+        bad = _verify_string(arg, types)
+        if bad is not None:
+            raise _FormatError(
+                "error during formatting: string clause can only be used on strings, bools, bytes, "
+                "ints, doubles, maps, lists, types, durations, and timestamps, was given "
+                f"{_type_name(types.get(bad.id, t.DYN))}",
+                bad,
+            )
+        return i
+    spec = _CLAUSES.get(verb)
+    if spec is None:
+        raise _FormatError(f'could not parse formatting clause: unrecognized formatting clause "{verb}"')
+    kinds, text = spec
+    typ = types.get(arg.id, t.DYN)
+    if typ.kind is not t.Kind.DYN and typ.kind not in kinds:
+        raise _FormatError(f"error during formatting: {text}, was given {_type_name(typ)}", arg)
+    return i
+
+
+def _verify_string(arg: Expr, types: dict[int, Type]) -> Expr | None:
+    """The (nested) argument a `%s` clause cannot print, or None."""
+    typ = types.get(arg.id, t.DYN)
+    if typ.kind is not t.Kind.DYN and typ.kind not in _STRING_CLAUSE_KINDS:
+        return arg
+    if isinstance(arg, ListExpr):
+        for elem in arg.elements:
+            bad = _verify_string(elem, types)
+            if bad is not None:
+                return bad
+    elif isinstance(arg, MapExpr):
+        for entry in arg.entries:
+            bad = _verify_string(entry.key, types) or _verify_string(entry.value, types)
+            if bad is not None:
+                return bad
+    return None
 
 
 def _mismatch(expected: Type, actual: Type) -> str:
