@@ -47,6 +47,23 @@ def _utf16_len(s: str) -> int:
     return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
 
 
+def _units(ch: str, encoding: str) -> int:
+    code = ord(ch)
+    if encoding == "utf-8":
+        return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+    if encoding == "utf-32":
+        return 1
+    return 2 if code > 0xFFFF else 1
+
+
+def _length(s: str, encoding: str) -> int:
+    if encoding == "utf-16":
+        return _utf16_len(s)
+    if encoding == "utf-32":
+        return len(s)
+    return len(s.encode("utf-8", "surrogatepass"))
+
+
 class LineIndex:
     """Maps offsets to lines and back; built once per text version.
 
@@ -87,14 +104,14 @@ class LineIndex:
         line = self.line_of(offset)
         return LineCol(line, offset - self._starts[line])
 
-    def position(self, offset: int) -> Position:
-        """Offset to LSP position (UTF-16 code units)."""
+    def position(self, offset: int, encoding: str = "utf-16") -> Position:
+        """Offset to LSP position in the negotiated encoding (LSP's default: UTF-16 code units)."""
         offset = max(0, min(offset, len(self.text)))
         line = self.line_of(offset)
         start = self._starts[line]
-        return Position(line, _utf16_len(self.text[start:offset]))
+        return Position(line, _length(self.text[start:offset], encoding))
 
-    def offset(self, pos: Position) -> int:
+    def offset(self, pos: Position, encoding: str = "utf-16") -> int:
         """LSP position to offset; clamps past-the-end lines and characters like editors do."""
         if pos.line < 0:
             return 0
@@ -105,6 +122,6 @@ class LineIndex:
         units = 0
         i = start
         while i < end and units < pos.character:
-            units += 2 if ord(self.text[i]) > 0xFFFF else 1
+            units += _units(self.text[i], encoding)
             i += 1
         return i

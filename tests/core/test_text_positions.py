@@ -33,3 +33,13 @@ def test_positions_past_the_end_are_clamped() -> None:
     assert idx.offset(Position(0, 99)) == 2
     assert idx.offset(Position(9, 0)) == 5
     assert idx.position(99) == Position(1, 2)
+
+
+def test_negotiated_utf8_and_utf32_encodings() -> None:
+    text = "k: é😀x\n"
+    idx = LineIndex(text)
+    x = text.index("x")
+    assert idx.position(x, "utf-8") == Position(0, 3 + 2 + 4)
+    assert idx.position(x, "utf-32") == Position(0, 5)
+    assert idx.offset(Position(0, 9), "utf-8") == x
+    assert idx.offset(Position(0, 5), "utf-32") == x

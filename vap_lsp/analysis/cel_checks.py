@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.matching import GVK, matched_kinds, object_type
+from vap_lsp.analysis.matching import GVK, kind_type, matched_kinds
+from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cel.compile import CompileIssue, CompileResult, compile_expression
 from vap_lsp.cel.environment import (
     Environment,
@@ -194,7 +195,7 @@ def _message(site: ExpressionSite, result: CompileResult, issue: CompileIssue) -
     return f"{site.field}: compilation failed: ERROR: {_position_text(result, issue)}: {issue.message}"
 
 
-def _params_type(version: str, spec: Mapping[str, Any]) -> Type:
+def _params_type(version: str, spec: Mapping[str, Any], workspace: WorkspaceIndex | None) -> Type:
     param_kind = spec.get("paramKind")
     if not isinstance(param_kind, Mapping):
         return DYN
@@ -202,11 +203,15 @@ def _params_type(version: str, spec: Mapping[str, Any]) -> Type:
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return DYN
     group, _, ver = api_version.rpartition("/")
-    return object_type(version, GVK(group, ver, kind)) or DYN
+    return kind_type(version, GVK(group, ver, kind), workspace) or DYN
 
 
 def check_cel(
-    root: MappingNode, policy: PolicyKind, spec: Mapping[str, Any], version: str
+    root: MappingNode,
+    policy: PolicyKind,
+    spec: Mapping[str, Any],
+    version: str,
+    workspace: WorkspaceIndex | None = None,
 ) -> list[Diagnostic]:
     if policy not in (PolicyKind.VAP, PolicyKind.MAP):
         return []
@@ -233,7 +238,9 @@ def check_cel(
             )
 
     if policy is PolicyKind.VAP:
-        diagnostics.extend(_type_check_warnings(sites, spec, version, has_params, has_variables, reported))
+        diagnostics.extend(
+            _type_check_warnings(sites, spec, version, has_params, has_variables, reported, workspace)
+        )
     return diagnostics
 
 
@@ -247,17 +254,18 @@ def _type_check_warnings(
     has_params: bool,
     has_variables: bool,
     reported: set[tuple[Path, int, int, str]],
+    workspace: WorkspaceIndex | None,
 ) -> list[Diagnostic]:
     """What `status.typeChecking` would say: per problem, the kinds it fails for."""
-    kinds = matched_kinds(spec, get_schema_set(version))
+    kinds = matched_kinds(spec, get_schema_set(version), workspace)
     if not kinds:
         return []
-    params_t = _params_type(version, spec) if has_params else DYN
+    params_t = _params_type(version, spec, workspace) if has_params else DYN
     found: dict[
         tuple[Path, int, int, str], tuple[ExpressionSite, CompileResult, CompileIssue, list[GVK]]
     ] = {}
     for gvk in kinds:
-        object_t = object_type(version, gvk) or DYN
+        object_t = kind_type(version, gvk, workspace) or DYN
         ctx = _Context(version, has_params, has_variables, object_t, params_t, "stored", True)
         for site, result in _compile_all(sites, ctx):
             if site.kind not in _TYPE_CHECKED:

@@ -14,6 +14,8 @@ from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.objects import K8sObject, find_objects
 from vap_lsp.analysis.placement import head_span
 from vap_lsp.analysis.policy_checks import check_policy
+from vap_lsp.analysis.references import check_references
+from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.schema.store import default_version, normalize_version
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.detect import decode_bytes
@@ -57,17 +59,37 @@ def _problem_diagnostic(problem: YamlProblem) -> Diagnostic:
     return Diagnostic(problem.span, _PROBLEM_SEVERITY[problem.kind], problem.kind.value, problem.message)
 
 
-def analyse_text(text: str, settings: AnalysisSettings | None = None) -> FileAnalysis:
+def parse_text(text: str) -> tuple[YamlFile, list[K8sObject]]:
+    """The cheap first pass: what a workspace index needs from a file."""
+    yaml_file = parse_yaml(text)
+    return yaml_file, find_objects(yaml_file)
+
+
+def analyse_text(
+    text: str,
+    settings: AnalysisSettings | None = None,
+    *,
+    workspace: WorkspaceIndex | None = None,
+    uri: str | None = None,
+    parsed: tuple[YamlFile, list[K8sObject]] | None = None,
+) -> FileAnalysis:
+    """Diagnostics for one file.
+
+    With a `workspace` and this file's `uri`, the index is first updated with this text, so
+    CRDs and policies of this very file count; `parsed` reuses a first pass's result.
+    """
     settings = settings or AnalysisSettings()
     version = settings.resolved_version()
-    yaml_file = parse_yaml(text)
+    yaml_file, objects = parsed if parsed is not None else parse_text(text)
     diagnostics = [_problem_diagnostic(p) for p in yaml_file.problems]
     for doc in yaml_file.documents:
         diagnostics.extend(_problem_diagnostic(p) for p in doc.problems)
-    objects = find_objects(yaml_file)
+    if workspace is not None and uri is not None:
+        workspace.update(uri, objects)
+        diagnostics.extend(check_references(uri, workspace))
     for obj in objects:
         try:
-            diagnostics.extend(check_policy(obj, yaml_file.lines, version))
+            diagnostics.extend(check_policy(obj, yaml_file.lines, version, workspace))
         except Exception as exc:  # pragma: no cover - a safety net, exercised by fuzzing
             where = traceback.extract_tb(exc.__traceback__)[-1]
             diagnostics.append(
@@ -83,17 +105,32 @@ def analyse_text(text: str, settings: AnalysisSettings | None = None) -> FileAna
     return FileAnalysis(yaml_file, objects, diagnostics)
 
 
-def analyse_bytes(data: bytes, settings: AnalysisSettings | None = None) -> FileAnalysis:
+def analyse_bytes(
+    data: bytes,
+    settings: AnalysisSettings | None = None,
+    *,
+    workspace: WorkspaceIndex | None = None,
+    uri: str | None = None,
+) -> FileAnalysis:
     text, problem = decode_bytes(data)
     if text is None:
         assert problem is not None
         empty = YamlFile("", LineIndex(""), [], [problem])
         return FileAnalysis(empty, [], [_problem_diagnostic(problem)])
-    return analyse_text(text, settings)
+    return analyse_text(text, settings, workspace=workspace, uri=uri)
 
 
 def diagnose(text: str, settings: AnalysisSettings | None = None) -> list[Diagnostic]:
     return analyse_text(text, settings).diagnostics
 
 
-__all__ = ["AnalysisSettings", "FileAnalysis", "Span", "analyse_bytes", "analyse_text", "diagnose"]
+__all__ = [
+    "AnalysisSettings",
+    "FileAnalysis",
+    "Span",
+    "WorkspaceIndex",
+    "analyse_bytes",
+    "analyse_text",
+    "diagnose",
+    "parse_text",
+]

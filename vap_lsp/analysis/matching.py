@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
 from vap_lsp.cel.environment import schema_to_type
 from vap_lsp.cel.types import Type
 from vap_lsp.schema.store import SchemaSet, get_schema_set
@@ -44,7 +45,9 @@ def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def matched_kinds(spec: Mapping[str, Any], schema_set: SchemaSet) -> list[GVK]:
+def matched_kinds(
+    spec: Mapping[str, Any], schema_set: SchemaSet, workspace: WorkspaceIndex | None = None
+) -> list[GVK]:
     constraints = spec.get("matchConstraints")
     if not isinstance(constraints, Mapping):
         return []
@@ -64,7 +67,13 @@ def matched_kinds(spec: Mapping[str, Any], schema_set: SchemaSet) -> list[GVK]:
         for group in sorted(groups):
             for version in sorted(versions):
                 for resource in sorted(resources):
-                    for g, v, k in schema_set.kinds_for(group, version, resource)[:1]:
+                    kinds = schema_set.kinds_for(group, version, resource)[:1]
+                    if not kinds and workspace is not None:
+                        kinds = [
+                            (c.group, c.version, c.kind)
+                            for c in workspace.crd_kinds_for(group, version, resource)
+                        ]
+                    for g, v, k in kinds[:1]:
                         gvk = GVK(g, v, k)
                         if gvk not in found:
                             found.add(gvk)
@@ -92,3 +101,30 @@ def object_type(kubernetes_version: str, gvk: GVK) -> Type | None:
     if definition is None:
         return None
     return schema_to_type({"$ref": definition}, _resolver(schema_set), gvk.kind)
+
+
+# CRD schemas are plain dicts (unhashable); cache their types by identity, keeping the schema
+# alive in the value so an id is never reused while cached.
+_CRD_TYPES: dict[int, tuple[Mapping[str, Any], Type | None]] = {}
+
+
+def _crd_type(crd: CRDVersion) -> Type | None:
+    if crd.schema is None:
+        return None
+    hit = _CRD_TYPES.get(id(crd.schema))
+    if hit is not None and hit[0] is crd.schema:
+        return hit[1]
+    if len(_CRD_TYPES) > 256:
+        _CRD_TYPES.clear()
+    converted = schema_to_type(crd.schema, lambda s: s, crd.kind)
+    _CRD_TYPES[id(crd.schema)] = (crd.schema, converted)
+    return converted
+
+
+def kind_type(kubernetes_version: str, gvk: GVK, workspace: WorkspaceIndex | None = None) -> Type | None:
+    """A built-in kind from the bundled schemas, else a CRD of the workspace."""
+    builtin = object_type(kubernetes_version, gvk)
+    if builtin is not None or workspace is None:
+        return builtin
+    crd = workspace.crd(gvk.group, gvk.version, gvk.kind)
+    return _crd_type(crd) if crd is not None else None

@@ -14,6 +14,7 @@ from vap_lsp.analysis.cel_checks import check_cel
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.placement import head_span, span_for_path
+from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.policy.defaults import apply_defaults
 from vap_lsp.policy.kinds import POLICY_GROUP, PolicyKind, recognise
 from vap_lsp.policy.rules import validate
@@ -58,7 +59,9 @@ def _range_text(versions: list[str]) -> str:
     return f"{versions[0]}–{versions[-1]}"
 
 
-def check_policy(obj: K8sObject, lines: LineIndex, kubernetes_version: str) -> list[Diagnostic]:
+def check_policy(
+    obj: K8sObject, lines: LineIndex, kubernetes_version: str, workspace: WorkspaceIndex | None = None
+) -> list[Diagnostic]:
     recognised = recognise(obj.api_version, obj.kind)
     if recognised is None:
         return []
@@ -103,7 +106,7 @@ def check_policy(obj: K8sObject, lines: LineIndex, kubernetes_version: str) -> l
         )
     spec = defaulted.get("spec")
     if isinstance(spec, dict):
-        diagnostics.extend(check_cel(obj.node, kind, spec, served.version))
+        diagnostics.extend(check_cel(obj.node, kind, spec, served.version, workspace))
     return diagnostics
 
 

@@ -351,7 +351,7 @@ class _Checker:
         result = self.select_field(e, e.operand, e.field, optional=e.optional)
         if e.test_only:
             result = t.BOOL
-        if e.optional:
+        if e.optional and e.id not in self.refs:  # a field reference is more useful for hover
             self.refs[e.id] = Reference("function", "_?._", ("select_optional_field",))
         self.set_type(e, self.subst(result))
 

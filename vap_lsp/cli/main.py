@@ -7,46 +7,20 @@ Exit codes of `check`: 0 no error-severity diagnostic, 1 at least one, 2 usage o
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from vap_lsp import __version__
 from vap_lsp.analysis.diagnostics import Severity
-from vap_lsp.analysis.engine import AnalysisSettings, analyse_bytes
+from vap_lsp.analysis.engine import AnalysisSettings, analyse_bytes, analyse_text, parse_text
+from vap_lsp.analysis.files import collect_files, read_file
+from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cli.report import FORMATTERS, FileReport, summary_line
 from vap_lsp.schema.store import available_versions, default_version, normalize_version
-
-YAML_SUFFIXES = (".yaml", ".yml")
-# Files larger than this are reported, not parsed: no policy is anywhere near it.
-MAX_FILE_BYTES = 16 * 1024 * 1024
-
-
-def _walk(root: Path, errors: list[str]) -> Iterator[Path]:
-    """YAML files below `root`, sorted, hidden folders skipped, symlinked folders not followed."""
-
-    def onerror(exc: OSError) -> None:
-        errors.append(f"{exc.filename}: {exc.strerror}")
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if name.endswith(YAML_SUFFIXES):
-                yield Path(dirpath) / name
-
-
-def collect_files(paths: Sequence[str], errors: list[str]) -> list[Path]:
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            files.extend(_walk(path, errors))
-        elif path.is_file():
-            files.append(path)
-        else:
-            errors.append(f"{raw}: no such file or directory")
-    return files
+from vap_lsp.yaml.detect import decode_bytes
+from vap_lsp.yaml.model import YamlFile
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -58,17 +32,28 @@ def _check(args: argparse.Namespace) -> int:
         print(f"vap-lsp: {exc}", file=sys.stderr)
         return 2
     io_errors: list[str] = []
-    reports: list[FileReport] = []
+    # Two passes: index every file (CRDs, policies, bindings), then analyse each with the index.
+    workspace = WorkspaceIndex()
+    first_pass: list[tuple[Path, bytes, str | None, tuple[YamlFile, list[K8sObject]] | None]] = []
     for path in collect_files(args.paths, io_errors):
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                io_errors.append(f"{path}: skipped, larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-                continue
-            data = path.read_bytes()
-        except OSError as exc:
-            io_errors.append(f"{path}: {exc.strerror or exc}")
+        data = read_file(path, io_errors)
+        if data is None:
             continue
-        analysis = analyse_bytes(data, settings)
+        text, _ = decode_bytes(data)
+        parsed = parse_text(text) if text is not None else None
+        if parsed is not None:
+            workspace.update(str(path), parsed[1])
+        first_pass.append((path, data, text, parsed))
+    # Checking single files says nothing about the rest of the repository: cross-file findings
+    # ("no policy named ...") only when a folder was given.
+    workspace.complete = any(Path(p).is_dir() for p in args.paths)
+
+    reports: list[FileReport] = []
+    for path, data, text, parsed in first_pass:
+        if text is None:
+            analysis = analyse_bytes(data, settings)
+        else:
+            analysis = analyse_text(text, settings, workspace=workspace, uri=str(path), parsed=parsed)
         reports.append(FileReport(str(path), analysis.lines, analysis.diagnostics))
 
     output = FORMATTERS[args.format](reports)

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
+from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 from vap_lsp import __version__
+from vap_lsp.analysis.engine import parse_text
+from vap_lsp.analysis.files import read_file, walk_yaml
+from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.server import diagnostics
 from vap_lsp.server.settings import ServerSettings, parse_settings
+from vap_lsp.yaml.detect import decode_bytes
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +27,42 @@ class VapLanguageServer(LanguageServer):
         super().__init__("vap-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.settings = ServerSettings()
         self.diagnostics = diagnostics.DiagnosticsScheduler(self)
+        # CRDs, policies and bindings of the workspace folders and open documents.
+        self.index = WorkspaceIndex()
+
+    def scan_workspace(self) -> int:
+        """Index every YAML file of the workspace folders (open documents keep their buffer)."""
+        errors: list[str] = []
+        count = 0
+        folders = list(self.workspace.folders.values())
+        for folder in folders:
+            root = uris.to_fs_path(folder.uri)
+            if root is None:
+                continue
+            for path in walk_yaml(Path(root), errors):
+                uri = uris.from_fs_path(str(path)) or str(path)
+                if uri in self.workspace.text_documents:
+                    continue
+                data = read_file(path, errors)
+                text = decode_bytes(data)[0] if data is not None else None
+                if text is not None:
+                    self.index.update(uri, parse_text(text)[1])
+                    count += 1
+        for message in errors[:20]:
+            log.warning("workspace scan: %s", message)
+        # Without a folder (a lone file opened) the rest of the repository is unknown.
+        self.index.complete = bool(folders)
+        return count
+
+    def reindex_from_disk(self, uri: str) -> None:
+        """A closed document counts as what is on disk again (or nothing, if it is gone)."""
+        path = uris.to_fs_path(uri)
+        data = read_file(Path(path), []) if path and Path(path).is_file() else None
+        text = decode_bytes(data)[0] if data is not None else None
+        if text is None:
+            self.index.remove(uri)
+        else:
+            self.index.update(uri, parse_text(text)[1])
 
     def apply_settings(self, raw: Any) -> None:
         self.settings, problems = parse_settings(raw, self.settings)
@@ -37,6 +80,13 @@ def create_server() -> VapLanguageServer:
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: VapLanguageServer, params: lsp.DidChangeConfigurationParams) -> None:
         ls.apply_settings(params.settings)
+        ls.diagnostics.schedule_all()
+
+    @server.feature(lsp.INITIALIZED)
+    async def initialized(ls: VapLanguageServer, params: lsp.InitializedParams) -> None:
+        loop = asyncio.get_running_loop()
+        count = await loop.run_in_executor(ls.thread_pool, ls.scan_workspace)
+        log.info("indexed %d workspace files", count)
         ls.diagnostics.schedule_all()
 
     diagnostics.register(server)

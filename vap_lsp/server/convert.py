@@ -8,9 +8,9 @@ from vap_lsp.analysis.diagnostics import Diagnostic
 from vap_lsp.text import LineIndex
 
 
-def to_lsp_diagnostic(d: Diagnostic, lines: LineIndex) -> lsp.Diagnostic:
-    start = lines.position(d.span.start)
-    end = lines.position(d.span.end)
+def to_lsp_diagnostic(d: Diagnostic, lines: LineIndex, encoding: str = "utf-16") -> lsp.Diagnostic:
+    start = lines.position(d.span.start, encoding)
+    end = lines.position(d.span.end, encoding)
     data = {"field": d.field} if d.field else None
     return lsp.Diagnostic(
         range=lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character)),

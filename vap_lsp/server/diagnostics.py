@@ -10,6 +10,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,7 @@ class DiagnosticsScheduler:
         if task is not None:
             task.cancel()
         self.analyses.pop(uri, None)
+        self.server.reindex_from_disk(uri)
         self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     async def _run(self, uri: str, delay: float) -> None:
@@ -57,12 +59,16 @@ class DiagnosticsScheduler:
             version, text = document.version, document.source
             settings = self.server.settings.analysis
             loop = asyncio.get_running_loop()
-            analysis = await loop.run_in_executor(self.server.thread_pool, analyse_text, text, settings)
+            analysis = await loop.run_in_executor(
+                self.server.thread_pool,
+                functools.partial(analyse_text, text, settings, workspace=self.server.index, uri=uri),
+            )
             current = self.server.workspace.text_documents.get(uri)
             if current is None or current.version != version:
                 return  # closed or edited meanwhile: a newer run is (or was) scheduled
             self.analyses[uri] = (version, analysis)
-            diagnostics = [to_lsp_diagnostic(d, analysis.lines) for d in analysis.diagnostics]
+            encoding = str(self.server.workspace.position_encoding or "utf-16")
+            diagnostics = [to_lsp_diagnostic(d, analysis.lines, encoding) for d in analysis.diagnostics]
             self.server.text_document_publish_diagnostics(
                 lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
             )

@@ -1,0 +1,214 @@
+"""What the other files of a workspace contribute: CRDs, policies and their bindings.
+
+Policies are typed from CRDs found anywhere in the workspace (as the server's type checker
+resolves CRDs through discovery), and bindings are checked against the policies they name.
+The index holds plain data extracted per file, so updating one file is cheap and the index
+never keeps a parsed tree alive.
+
+Invariant: cross-file findings are made only when the index is `complete` (every file of the
+workspace was read); a half-scanned workspace must not produce "policy not found".
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.policy.kinds import PolicyKind, recognise
+from vap_lsp.text import Span
+from vap_lsp.yaml.model import ExpansionLimit, lookup, to_python
+
+CRD_API_GROUP = "apiextensions.k8s.io"
+
+
+@dataclass(frozen=True)
+class CRDVersion:
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    schema: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class PolicyEntry:
+    uri: str
+    kind: PolicyKind
+    name: str
+    span: Span
+    has_param_kind: bool
+
+
+@dataclass(frozen=True)
+class BindingEntry:
+    uri: str
+    kind: PolicyKind
+    name: str
+    policy_name: str
+    span: Span  # of the policyName value
+    has_param_ref: bool
+
+
+@dataclass
+class _FileEntry:
+    crds: list[CRDVersion] = field(default_factory=list)
+    policies: list[PolicyEntry] = field(default_factory=list)
+    bindings: list[BindingEntry] = field(default_factory=list)
+
+
+_BINDING_OF = {PolicyKind.VAPB: PolicyKind.VAP, PolicyKind.MAPB: PolicyKind.MAP}
+
+
+def _crd_versions(data: Mapping[str, Any]) -> list[CRDVersion]:
+    spec = data.get("spec")
+    if not isinstance(spec, Mapping):
+        return []
+    group, names = spec.get("group"), spec.get("names")
+    if not isinstance(group, str) or not isinstance(names, Mapping):
+        return []
+    kind, plural = names.get("kind"), names.get("plural")
+    if not isinstance(kind, str) or not isinstance(plural, str):
+        return []
+    namespaced = spec.get("scope", "Namespaced") == "Namespaced"
+    out: list[CRDVersion] = []
+    versions = spec.get("versions")
+    for v in versions if isinstance(versions, list) else []:
+        if not isinstance(v, Mapping) or not isinstance(v.get("name"), str):
+            continue
+        schema = v.get("schema")
+        # v1beta1 CRDs keep one schema under spec.validation.
+        if not isinstance(schema, Mapping):
+            schema = spec.get("validation")
+        open_api = schema.get("openAPIV3Schema") if isinstance(schema, Mapping) else None
+        out.append(
+            CRDVersion(
+                group,
+                v["name"],
+                kind,
+                plural.lower(),
+                namespaced,
+                open_api if isinstance(open_api, Mapping) else None,
+            )
+        )
+    return out
+
+
+def _string_at(data: Mapping[str, Any], *path: str) -> str | None:
+    cur: Any = data
+    for key in path:
+        if not isinstance(cur, Mapping):
+            return None
+        cur = cur.get(key)
+    return cur if isinstance(cur, str) else None
+
+
+def extract(uri: str, objects: Iterable[K8sObject]) -> _FileEntry:
+    entry = _FileEntry()
+    for obj in objects:
+        if obj.kind == "CustomResourceDefinition" and obj.group == CRD_API_GROUP:
+            try:
+                data = to_python(obj.node, budget=200_000)
+            except ExpansionLimit:
+                continue
+            if isinstance(data, Mapping):
+                entry.crds.extend(_crd_versions(data))
+            continue
+        recognised = recognise(obj.api_version, obj.kind)
+        if recognised is None or obj.name is None:
+            continue
+        kind = recognised[0]
+        spec_node = obj.node.get("spec")
+        try:
+            spec = to_python(spec_node, budget=50_000) if spec_node is not None else None
+        except ExpansionLimit:
+            continue
+        spec = spec if isinstance(spec, Mapping) else {}
+        if kind in (PolicyKind.VAP, PolicyKind.MAP):
+            meta = obj.node.get("metadata")
+            span = meta.span if meta is not None else obj.node.span
+            entry.policies.append(
+                PolicyEntry(uri, kind, obj.name, span, isinstance(spec.get("paramKind"), Mapping))
+            )
+        else:
+            policy_name = _string_at(spec, "policyName")
+            if policy_name is None:
+                continue
+            node, _, found = lookup(obj.node, ("spec", "policyName"))
+            span = node.span if node is not None and len(found) == 2 else obj.node.span
+            entry.bindings.append(
+                BindingEntry(
+                    uri, kind, obj.name, policy_name, span, isinstance(spec.get("paramRef"), Mapping)
+                )
+            )
+    return entry
+
+
+class WorkspaceIndex:
+    """Thread-safe: the server updates it from analysis threads and reads it from features."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, _FileEntry] = {}
+        self._lock = threading.Lock()
+        self.complete = False
+        self.generation = 0
+
+    def update(self, uri: str, objects: Iterable[K8sObject]) -> None:
+        entry = extract(uri, objects)
+        with self._lock:
+            self._files[uri] = entry
+            self.generation += 1
+
+    def remove(self, uri: str) -> None:
+        with self._lock:
+            if self._files.pop(uri, None) is not None:
+                self.generation += 1
+
+    def _entries(self) -> list[_FileEntry]:
+        with self._lock:
+            return list(self._files.values())
+
+    def crd(self, group: str, version: str, kind: str) -> CRDVersion | None:
+        for entry in self._entries():
+            for crd in entry.crds:
+                if crd.group == group and crd.version == version and crd.kind == kind:
+                    return crd
+        return None
+
+    def crd_kinds_for(self, group: str, version: str, resource: str) -> list[CRDVersion]:
+        resource = resource.lower()
+        return [
+            crd
+            for entry in self._entries()
+            for crd in entry.crds
+            if crd.group == group and crd.version == version and crd.plural == resource
+        ]
+
+    def crds(self) -> list[CRDVersion]:
+        return [crd for entry in self._entries() for crd in entry.crds]
+
+    def policies(self, kind: PolicyKind | None = None, name: str | None = None) -> list[PolicyEntry]:
+        return [
+            p
+            for entry in self._entries()
+            for p in entry.policies
+            if (kind is None or p.kind is kind) and (name is None or p.name == name)
+        ]
+
+    def bindings(
+        self, policy_kind: PolicyKind | None = None, policy_name: str | None = None
+    ) -> list[BindingEntry]:
+        return [
+            b
+            for entry in self._entries()
+            for b in entry.bindings
+            if (policy_kind is None or _BINDING_OF[b.kind] is policy_kind)
+            and (policy_name is None or b.policy_name == policy_name)
+        ]
+
+    @staticmethod
+    def policy_kind_of(binding_kind: PolicyKind) -> PolicyKind:
+        return _BINDING_OF[binding_kind]
