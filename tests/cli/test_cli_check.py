@@ -140,3 +140,16 @@ def test_console_entry_point_and_version() -> None:
         [sys.executable, "-m", "vap_lsp", "--version"], capture_output=True, text=True, check=True
     )
     assert result.stdout.startswith("vap-lsp ")
+
+
+def test_cross_file_findings_only_when_a_folder_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    binding = _write(tmp_path, "b/binding.yaml", BAD_BINDING.replace("[Deny, Warn]", "[Deny]"))
+    assert main(["check", "--format", "json", str(binding)]) == 0
+    assert json.loads(capsys.readouterr().out)["files"][0]["diagnostics"] == []
+    assert main(["check", "--format", "json", str(tmp_path)]) == 0  # a warning, not an error
+    (diag,) = json.loads(capsys.readouterr().out)["files"][0]["diagnostics"]
+    assert diag["code"] == "policy-not-found"
+    assert diag["severity"] == "warning"
+    assert diag["message"].startswith('spec.policyName: no ValidatingAdmissionPolicy named "demo-policy"')
