@@ -9,7 +9,9 @@ from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
 
 
-def _vap(validations: str, *, extra: str = "", version: str = "1.34") -> tuple[str, list[Diagnostic]]:
+def _vap(
+    validations: str, *, extra: str = "", version: str = "1.34", hints: bool = False
+) -> tuple[str, list[Diagnostic]]:
     text = (
         textwrap.dedent(
             """\
@@ -30,7 +32,8 @@ def _vap(validations: str, *, extra: str = "", version: str = "1.34") -> tuple[s
         + "  validations:\n"
         + textwrap.indent(textwrap.dedent(validations), "    ")
     )
-    return text, analyse_text(text, AnalysisSettings(version)).diagnostics
+    diagnostics = analyse_text(text, AnalysisSettings(version)).diagnostics
+    return text, [d for d in diagnostics if hints or d.severity is not Severity.HINT]
 
 
 def _at(text: str, d: Diagnostic) -> str:
@@ -191,3 +194,42 @@ def test_mutating_policy_result_types() -> None:
     assert [d.message for d in diags] == [
         "spec.mutations[2].applyConfiguration.expression: must evaluate to Object but got string"
     ]
+
+
+def test_optional_field_without_guard_is_a_hint_and_has_guards_it() -> None:
+    text, diags = _vap('- expression: "object.spec.paused == true"\n', hints=True)
+    (d,) = diags
+    assert d.severity is Severity.HINT
+    assert d.code == "optional-field"
+    assert _at(text, d) == "paused"
+    _, guarded = _vap('- expression: "has(object.spec.paused) && object.spec.paused"\n', hints=True)
+    assert guarded == []
+
+
+def test_old_object_read_on_create_without_guard_is_a_warning() -> None:
+    text, diags = _vap('- expression: "object.spec.replicas >= oldObject.spec.replicas"\n')
+    (d,) = diags
+    assert (d.severity, d.code) == (Severity.WARNING, "old-object-on-create")
+    assert _at(text, d) == "oldObject"
+    _, guarded = _vap(
+        '- expression: "oldObject == null || object.spec.replicas >= oldObject.spec.replicas"\n'
+    )
+    assert guarded == []
+
+
+def test_template_in_message_is_information() -> None:
+    _, diags = _vap('- expression: "true"\n  message: "{{ object.metadata.name }} is not allowed"\n')
+    (d,) = diags
+    assert (d.severity, d.code) == (Severity.INFORMATION, "message-not-cel")
+
+
+def test_match_conditions_are_type_checked_by_vap_lsp_too() -> None:
+    extra = """\
+    matchConditions:
+      - name: typo
+        expression: "object.spec.replica > 0"
+    """
+    _, diags = _vap("- expression: 'true'\n", extra=extra)
+    (d,) = diags
+    assert (d.severity, d.code) == (Severity.WARNING, "cel-type-check-extra")
+    assert "undefined field 'replica'" in d.message

@@ -13,12 +13,14 @@ Every finding is placed on the sub-expression through the scalar's decoded→sou
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from vap_lsp.analysis import advice
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.matching import GVK, kind_type, matched_kinds
+from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cel.compile import CompileIssue, CompileResult, compile_expression
 from vap_lsp.cel.environment import (
@@ -32,82 +34,7 @@ from vap_lsp.cel.types import DYN, Type
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
 from vap_lsp.text import Span
-from vap_lsp.yaml.model import MappingNode, Path, ScalarNode, lookup
-
-# Expression kinds the server compiles after strings.TrimSpace (reference §6.1).
-_TRIMMED = frozenset(
-    {
-        ExpressionKind.MATCH_CONDITION,
-        ExpressionKind.AUDIT_ANNOTATION,
-        ExpressionKind.MAP_APPLY_CONFIGURATION,
-        ExpressionKind.MAP_JSON_PATCH,
-    }
-)
-
-
-@dataclass(frozen=True)
-class ExpressionSite:
-    kind: ExpressionKind
-    path: Path
-    node: ScalarNode
-    name: str | None = None  # a variable's name
-
-    @property
-    def field(self) -> str:
-        out = ""
-        for elem in self.path:
-            out += f"[{elem}]" if isinstance(elem, int) else ("." if out else "") + elem
-        return out
-
-    @property
-    def text(self) -> str:
-        return self.node.value
-
-
-def _items(spec: Mapping[str, Any], key: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    value = spec.get(key)
-    if isinstance(value, list):
-        for i, item in enumerate(value):
-            if isinstance(item, Mapping):
-                yield i, item
-
-
-def _site(
-    root: MappingNode, kind: ExpressionKind, path: Path, name: str | None = None
-) -> ExpressionSite | None:
-    node, _, found = lookup(root, path)
-    if len(found) != len(path) or not isinstance(node, ScalarNode) or not node.value.strip():
-        return None  # blank or missing: the validation rules report it
-    return ExpressionSite(kind, path, node, name)
-
-
-def expression_sites(root: MappingNode, policy: PolicyKind, spec: Mapping[str, Any]) -> list[ExpressionSite]:
-    """Every CEL expression of a VAP or MAP, in the order the server compiles them."""
-    sites: list[ExpressionSite | None] = []
-    for i, _ in _items(spec, "matchConditions"):
-        sites.append(
-            _site(root, ExpressionKind.MATCH_CONDITION, ("spec", "matchConditions", i, "expression"))
-        )
-    for i, var in _items(spec, "variables"):
-        name = var.get("name") if isinstance(var.get("name"), str) else None
-        sites.append(_site(root, ExpressionKind.VARIABLE, ("spec", "variables", i, "expression"), name))
-    if policy is PolicyKind.VAP:
-        for i, _ in _items(spec, "validations"):
-            base: Path = ("spec", "validations", i)
-            sites.append(_site(root, ExpressionKind.VALIDATION, (*base, "expression")))
-            sites.append(_site(root, ExpressionKind.MESSAGE_EXPRESSION, (*base, "messageExpression")))
-        for i, _ in _items(spec, "auditAnnotations"):
-            path: Path = ("spec", "auditAnnotations", i, "valueExpression")
-            sites.append(_site(root, ExpressionKind.AUDIT_ANNOTATION, path))
-    elif policy is PolicyKind.MAP:
-        for i, mutation in _items(spec, "mutations"):
-            base = ("spec", "mutations", i)
-            if isinstance(mutation.get("applyConfiguration"), Mapping):
-                path = (*base, "applyConfiguration", "expression")
-                sites.append(_site(root, ExpressionKind.MAP_APPLY_CONFIGURATION, path))
-            if isinstance(mutation.get("jsonPatch"), Mapping):
-                sites.append(_site(root, ExpressionKind.MAP_JSON_PATCH, (*base, "jsonPatch", "expression")))
-    return [s for s in sites if s is not None]
+from vap_lsp.yaml.model import MappingNode, Path
 
 
 @functools.lru_cache(maxsize=1024)
@@ -168,7 +95,7 @@ def _compile_all(sites: list[ExpressionSite], ctx: _Context) -> list[tuple[Expre
             ctx.version, site.kind, ctx.has_params, ctx.object_t, ctx.params_t, all_vars, ctx.mode,
             ctx.type_check,
         )  # fmt: skip
-        results.append((site, compile_expression(site.text, env, trim=site.kind in _TRIMMED)))
+        results.append((site, compile_expression(site.text, env, trim=site.kind in TRIMMED)))
     return results
 
 
@@ -215,16 +142,16 @@ def check_cel(
 ) -> list[Diagnostic]:
     if policy not in (PolicyKind.VAP, PolicyKind.MAP):
         return []
+    diagnostics: list[Diagnostic] = advice.message_templates(root, spec) if policy is PolicyKind.VAP else []
     sites = expression_sites(root, policy, spec)
     if not sites:
-        return []
+        return diagnostics
     has_params = isinstance(spec.get("paramKind"), Mapping)
     has_variables = policy is PolicyKind.MAP or bool(spec.get("variables"))
-    diagnostics: list[Diagnostic] = []
     reported: set[tuple[Path, int, int, str]] = set()
 
-    create_time = _Context(version, has_params, has_variables)
-    for site, result in _compile_all(sites, create_time):
+    create_time = _compile_all(sites, _Context(version, has_params, has_variables))
+    for site, result in create_time:
         for issue in result.issues:
             reported.add((site.path, issue.start, issue.end, issue.cel_message))
             diagnostics.append(
@@ -236,18 +163,19 @@ def check_cel(
                     field=site.field,
                 )
             )
-
-    if policy is PolicyKind.VAP:
-        diagnostics.extend(
-            _type_check_warnings(sites, spec, version, has_params, has_variables, reported, workspace)
-        )
+    diagnostics.extend(advice.old_object_on_create(create_time, spec))
+    diagnostics.extend(
+        _typed_checks(policy, sites, spec, version, has_params, has_variables, reported, workspace)
+    )
     return diagnostics
 
 
-_TYPE_CHECKED = frozenset({ExpressionKind.VALIDATION, ExpressionKind.MESSAGE_EXPRESSION})
+# What the server's type-check controller covers; everything else is vap-lsp's own typed check.
+_SERVER_TYPE_CHECKED = frozenset({ExpressionKind.VALIDATION, ExpressionKind.MESSAGE_EXPRESSION})
 
 
-def _type_check_warnings(
+def _typed_checks(
+    policy: PolicyKind,
     sites: list[ExpressionSite],
     spec: Mapping[str, Any],
     version: str,
@@ -256,7 +184,13 @@ def _type_check_warnings(
     reported: set[tuple[Path, int, int, str]],
     workspace: WorkspaceIndex | None,
 ) -> list[Diagnostic]:
-    """What `status.typeChecking` would say: per problem, the kinds it fails for."""
+    """Each expression against each matched kind's schema.
+
+    For VAP validations and messageExpressions this is what `status.typeChecking` would say;
+    for the other expression kinds (and all MAP expressions, which the server never
+    type-checks) it is the same check, said as vap-lsp's own. One warning per problem, naming
+    the kinds it fails for; hints for optional fields read without a guard.
+    """
     kinds = matched_kinds(spec, get_schema_set(version), workspace)
     if not kinds:
         return []
@@ -264,30 +198,40 @@ def _type_check_warnings(
     found: dict[
         tuple[Path, int, int, str], tuple[ExpressionSite, CompileResult, CompileIssue, list[GVK]]
     ] = {}
+    hints: dict[tuple[Path, int], Diagnostic] = {}
     for gvk in kinds:
         object_t = kind_type(version, gvk, workspace) or DYN
         ctx = _Context(version, has_params, has_variables, object_t, params_t, "stored", True)
         for site, result in _compile_all(sites, ctx):
-            if site.kind not in _TYPE_CHECKED:
-                continue
             for issue in result.issues:
                 if issue.phase == "result":
                     continue  # the type checker does not check result types
                 key = (site.path, issue.start, issue.end, issue.cel_message)
-                if key in reported:
-                    continue
-                found.setdefault(key, (site, result, issue, []))[3].append(gvk)
+                if key not in reported:
+                    found.setdefault(key, (site, result, issue, []))[3].append(gvk)
+            if result.checked is not None and not result.issues:
+                for hint in advice.unguarded_optional_fields(site, result, result.checked):
+                    hints.setdefault((site.path, hint.span.start), hint)
     diagnostics: list[Diagnostic] = []
     for site, result, issue, gvks in found.values():
         where = "; ".join(str(g) for g in gvks)
-        diagnostics.append(
-            Diagnostic(
-                _issue_span(site, issue),
-                Severity.WARNING,
-                "cel-type-check",
-                f"{site.field}: type checking against {where}: ERROR: {_position_text(result, issue)}: "
-                f"{issue.message}",
-                field=site.field,
-            )
+        position = f"ERROR: {_position_text(result, issue)}: {issue.message}"
+        span = _issue_span(site, issue)
+        if policy is PolicyKind.VAP and site.kind in _SERVER_TYPE_CHECKED:
+            text = f"{site.field}: type checking against {where}: {position}"
+            diagnostics.append(Diagnostic(span, Severity.WARNING, "cel-type-check", text, field=site.field))
+            continue
+        # Our own check of expressions the server never type-checks. Only a field the schema
+        # lacks is a finding: typed overload errors (list(A.@idx) + list(B.@idx)) do not fail on
+        # JSON-shaped runtime values. With several kinds the expression may dispatch on
+        # object.kind, so the finding is only a hint then.
+        if not issue.cel_message.startswith("undefined field"):
+            continue
+        severity = Severity.WARNING if len(kinds) == 1 else Severity.HINT
+        text = (
+            f"{site.field}: type checking against {where} (vap-lsp's own check: the API server "
+            f"does not type-check this expression): {position}"
         )
+        diagnostics.append(Diagnostic(span, severity, "cel-type-check-extra", text, field=site.field))
+    diagnostics.extend(hints.values())
     return diagnostics
