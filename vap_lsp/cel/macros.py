@@ -358,6 +358,27 @@ def _opt_map(flat: bool) -> Expander:
     return expand
 
 
+_SORT_BY_INPUT = "@__sortBy_input__"
+
+
+def _sort_by(f: ExprFactory, target: Expr | None, args: list[Expr]) -> Expansion:
+    """ext.Lists `l.sortBy(v, key)` (cel-go ext/lists.go): bind the list once, then
+    `input.@sortByAssociatedKeys(input.map(v, key))`."""
+    assert target is not None
+    v = _ident_name(args[0])
+    if v is None:
+        return MacroError("sortBy(var, ...) variable name must be a simple identifier", args[0])
+    keys = f.comprehension(
+        f.ident(_SORT_BY_INPUT), v, None, f.list(), f.literal(LiteralKind.BOOL, True),
+        f.call("_+_", f.accu(), f.list(args[1])), f.accu(),
+    )  # fmt: skip
+    sorted_call = f.member_call("@sortByAssociatedKeys", f.ident(_SORT_BY_INPUT), keys)
+    return f.comprehension(
+        f.list(), UNUSED_ITER_VAR, None, target, f.literal(LiteralKind.BOOL, False),
+        f.ident(_SORT_BY_INPUT), sorted_call, accu_var=_SORT_BY_INPUT,
+    )  # fmt: skip
+
+
 def _bind(f: ExprFactory, target: Expr | None, args: list[Expr]) -> Expansion:
     if not (isinstance(target, Ident) and target.name == "cel"):
         return None
@@ -398,6 +419,7 @@ _SPECS: list[MacroSpec] = [
     MacroSpec("optMap", 2, True, _opt_map(False)),
     MacroSpec("optFlatMap", 2, True, _opt_map(True)),
     MacroSpec("bind", 3, True, _bind),
+    MacroSpec("sortBy", 2, True, _sort_by),
 ]
 _BY_KEY: dict[str, MacroSpec] = {("cel.bind(3)" if s.function == "bind" else s.key): s for s in _SPECS}
 #: cel-go registers cel.bind as the receiver macro ``bind`` (target must be ``cel``).
@@ -421,6 +443,7 @@ TWO_VAR_MACROS = frozenset(
     }
 )
 OPTIONAL_MACROS = frozenset({"optMap(2)", "optFlatMap(2)"})
+LISTS_MACROS = frozenset({"sortBy(2)"})
 BIND_MACROS = frozenset({"cel.bind(3)"})
 ALL_MACROS = frozenset(_BY_KEY)
 #: Kubernetes (recent versions): standard macros, two-variable comprehensions and
