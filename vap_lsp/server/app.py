@@ -15,6 +15,7 @@ from vap_lsp import __version__
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.server import diagnostics
 from vap_lsp.server.settings import ServerSettings, parse_settings
 from vap_lsp.yaml.detect import decode_bytes
@@ -53,6 +54,21 @@ class VapLanguageServer(LanguageServer):
         # Without a folder (a lone file opened) the rest of the repository is unknown.
         self.index.complete = bool(folders)
         return count
+
+    def snapshot(self, uri: str) -> DocumentSnapshot:
+        """The current version of a document, for language services (never waits for analysis)."""
+        document = self.workspace.get_text_document(uri)
+        latest = self.diagnostics.analyses.get(uri)
+        parsed = None
+        if latest is not None and latest[0] == document.version and latest[1].yaml.text == document.source:
+            parsed = (latest[1].yaml, latest[1].objects)
+        return make_snapshot(
+            uri, document.source, document.version, self.settings.analysis, self.index, parsed
+        )
+
+    @property
+    def position_encoding(self) -> str:
+        return str(self.workspace.position_encoding or "utf-16")
 
     def reindex_from_disk(self, uri: str) -> None:
         """A closed document counts as what is on disk again (or nothing, if it is gone)."""
