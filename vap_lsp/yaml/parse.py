@@ -273,8 +273,12 @@ class _Composer:
             node.content_start = p + 1
 
     def _column(self, p: int) -> int:
+        # Search for a lone CR only after the last LF: rfind over the whole prefix made
+        # parsing quadratic in files without any CR.
         text = self.text
-        return p - (max(text.rfind("\n", 0, p), text.rfind("\r", 0, p)) + 1)
+        nl = text.rfind("\n", 0, p)
+        cr = text.rfind("\r", nl + 1, p)
+        return p - (max(nl, cr) + 1)
 
     def _event_stream(self) -> Iterator[Any]:
         get = self.events
