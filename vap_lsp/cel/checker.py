@@ -15,7 +15,9 @@ comprehension scopes) and the quirks are kept on purpose:
   `type 'list(_var0)' does not support field selection`);
 * `Env.enterScope` does not copy the overload filter, so once the first comprehension is
   entered the cross-type numeric comparisons are usable for the rest of the check;
-* a struct literal of an undeclared type does not check its field values.
+* a struct literal of an undeclared type does not check its field values;
+* the protobuf well-known types of cel-go's default registry resolve as type names
+  (`google.protobuf.Int64Value` is `type(wrapper(int))`) and can be constructed.
 
 Invariants:
 
@@ -311,6 +313,9 @@ class _Checker:
         typ = self.env.find_type_identifier(name)
         if typ is not None:
             return typ, Reference("type", name)
+        constant = self.env.find_constant(name)
+        if constant is not None:
+            return constant, Reference("variable", name)
         return None
 
     def lookup_function(self, name: str) -> FunctionDecl | None:
@@ -793,10 +798,12 @@ def _would_match(overload: Overload, arg_types: Sequence[Type], mapping: TypeMap
 
 
 def _is_well_known(typ: Type) -> bool:
-    """cel-go `isWellKnownType` (protobuf wrapper and JSON types; no wrappers in Kubernetes)."""
+    """cel-go `isWellKnownType`: protobuf wrapper and JSON types, `any`, time types."""
     kind = typ.kind
     if kind in (Kind.ANY, Kind.TIMESTAMP, Kind.DURATION, Kind.DYN, Kind.NULL):
         return True
+    if kind in _WRAPPABLE:
+        return isinstance(typ, t.WrapperType)
     if kind is Kind.LIST:
         return typ.params[0] == DYN
     if kind is Kind.MAP:
@@ -804,14 +811,22 @@ def _is_well_known(typ: Type) -> bool:
     return False
 
 
+_WRAPPABLE = frozenset({Kind.BOOL, Kind.BYTES, Kind.DOUBLE, Kind.INT, Kind.STRING, Kind.UINT})
+
 _WELL_KNOWN_NAMES = {
     Kind.ANY: "google.protobuf.Any",
+    Kind.BOOL: "google.protobuf.BoolValue",
+    Kind.BYTES: "google.protobuf.BytesValue",
+    Kind.DOUBLE: "google.protobuf.DoubleValue",
     Kind.DURATION: "google.protobuf.Duration",
     Kind.DYN: "google.protobuf.Value",
+    Kind.INT: "google.protobuf.Int64Value",
     Kind.LIST: "google.protobuf.ListValue",
     Kind.NULL: "google.protobuf.NullValue",
     Kind.MAP: "google.protobuf.Struct",
+    Kind.STRING: "google.protobuf.StringValue",
     Kind.TIMESTAMP: "google.protobuf.Timestamp",
+    Kind.UINT: "google.protobuf.UInt64Value",
 }
 
 

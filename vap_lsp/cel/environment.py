@@ -56,6 +56,73 @@ def patch_object_type(name: str) -> ObjectType | None:
     return None
 
 
+# --- Protobuf well-known types (cel-go's default registry) ------------------------------------
+#
+# Kubernetes' DeclTypeProvider passes names it does not know on to cel-go's registry, whose
+# protobuf database always holds any, duration, empty, struct, timestamp and wrappers
+# (`common/types/pb/pb.go`); `NewObjectType` turns those names into CEL types
+# (`common/types/types.go` checkedWellKnowns). Their message fields serve struct creation.
+
+_WRAPPED = {
+    "Bool": t.BOOL,
+    "Bytes": t.BYTES,
+    "Double": t.DOUBLE,
+    "Float": t.DOUBLE,
+    "Int32": t.INT,
+    "Int64": t.INT,
+    "String": t.STRING,
+    "UInt32": t.UINT,
+    "UInt64": t.UINT,
+}
+_JSON_STRUCT = t.map_of(t.STRING, DYN)
+_JSON_LIST = t.list_of(DYN)
+
+WELL_KNOWN_TYPES: Mapping[str, Type] = {
+    **{f"google.protobuf.{n}Value": t.wrapper_of(p) for n, p in _WRAPPED.items()},
+    "google.protobuf.Any": t.ANY,
+    "google.protobuf.Duration": t.DURATION,
+    "google.protobuf.Timestamp": t.TIMESTAMP,
+    "google.protobuf.ListValue": _JSON_LIST,
+    "google.protobuf.Struct": _JSON_STRUCT,
+    "google.protobuf.Value": DYN,
+}
+"""Well-known type name → the CEL type it denotes (as a type identifier: `type(T)`)."""
+
+
+def _message(name: str, spec: Mapping[str, Type]) -> ObjectType:
+    return ObjectType(f"google.protobuf.{name}", {n: FieldDecl(typ) for n, typ in spec.items()})
+
+
+_SECONDS_NANOS = {"seconds": t.INT, "nanos": t.INT}
+WELL_KNOWN_MESSAGES: Mapping[str, ObjectType] = {
+    m.name: m
+    for m in (
+        *(_message(f"{n}Value", {"value": p}) for n, p in _WRAPPED.items()),
+        _message("Any", {"type_url": t.STRING, "value": t.BYTES}),
+        _message("Duration", _SECONDS_NANOS),
+        _message("Timestamp", _SECONDS_NANOS),
+        _message("Empty", {}),
+        _message("ListValue", {"values": _JSON_LIST}),
+        _message("Struct", {"fields": _JSON_STRUCT}),
+        _message(
+            "Value",
+            {
+                "null_value": t.INT,
+                "number_value": t.DOUBLE,
+                "string_value": t.STRING,
+                "bool_value": t.BOOL,
+                "struct_value": _JSON_STRUCT,
+                "list_value": _JSON_LIST,
+            },
+        ),
+    )
+}
+"""The protobuf messages by full name, with their fields as CEL types (enums are `int`)."""
+
+WELL_KNOWN_CONSTANTS: Mapping[str, Type] = {"google.protobuf.NullValue.NULL_VALUE": t.INT}
+"""Enum values of the registry, usable as identifiers (`EnumValue` → an int constant)."""
+
+
 # --- Expression kinds ----------------------------------------------------------------------------
 
 
@@ -317,13 +384,16 @@ class Environment:
         found = self.type_identifiers.get(name)
         if found is not None:
             return found
+        well_known = WELL_KNOWN_TYPES.get(name)
+        if well_known is not None:
+            return t.type_of(well_known)
         struct = self.find_struct_type(name)
         return t.type_of(struct) if struct is not None else None
 
     def find_struct_type(self, name: str) -> ObjectType | None:
         """A named object type: admission types, MAP patch types, and object/params schema
         types by their path names (`Deployment123.spec.template`)."""
-        found = self.struct_types.get(name)
+        found = self.struct_types.get(name) or WELL_KNOWN_MESSAGES.get(name)
         if found is not None:
             return found
         if self.kind.info.patch_types:
@@ -335,6 +405,10 @@ class Environment:
             if nested is not None:
                 return nested
         return None
+
+    def find_constant(self, name: str) -> Type | None:
+        """A registry enum value (`google.protobuf.NullValue.NULL_VALUE`), typed `int`."""
+        return WELL_KNOWN_CONSTANTS.get(name)
 
     def find_field(self, obj: ObjectType, name: str) -> FieldDecl | None:
         """Field selection on an object type with this environment's keyword rule."""

@@ -207,6 +207,43 @@ UINT = _simple(Kind.UINT, "uint")
 UNSPECIFIED = _simple(Kind.UNSPECIFIED, "")
 
 
+class WrapperType(Type):
+    """A protobuf wrapper (`google.protobuf.Int64Value`): cel-go's `NewNullableType(T)`.
+
+    Same kind, name and parameters as the wrapped primitive (so `is_exact_type` holds, as in
+    cel-go), but it also accepts `null` and prints as `wrapper(int)`. Python equality and hash
+    tell it apart from the primitive so caches keyed by types never confuse the two.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, wrapped: Type) -> None:
+        super().__init__(wrapped.kind, wrapped.name, wrapped.params)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Type):
+            return NotImplemented
+        return isinstance(other, WrapperType) and self.kind == other.kind and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(("wrapper", self.kind, self.name))
+
+    @property
+    def wrapped(self) -> Type:
+        """The primitive type (`int` for `wrapper(int)`)."""
+        return Type(self.kind, self.name, self.params)
+
+
+def wrapper_of(primitive: Type) -> WrapperType:
+    """`wrapper(T)` for a primitive T (bool, bytes, double, int, string, uint)."""
+    return WrapperType(primitive)
+
+
+def declared_type_name(t: Type) -> str:
+    """cel-go `DeclaredTypeName`: the type name, `wrapper(T)` for wrappers."""
+    return f"wrapper({t.name})" if isinstance(t, WrapperType) else t.name
+
+
 def list_of(elem: Type) -> Type:
     return Type(Kind.LIST, "list", (elem,))
 
@@ -260,7 +297,7 @@ def format_cel_type(t: Type) -> str:
     if t.kind is Kind.OPAQUE and t.name == "function":
         return format_function_signature(t.params[0], t.params[1:], is_instance=False)
     if not t.params:
-        return t.name
+        return declared_type_name(t)
     return f"{t.name}({', '.join(format_cel_type(p) for p in t.params)})"
 
 
@@ -269,7 +306,7 @@ def type_string(t: Type) -> str:
     if t.kind is Kind.TYPE_PARAM:
         return f"<{t.name}>"
     if not t.params:
-        return t.name
+        return declared_type_name(t)
     return f"{t.name}({', '.join(type_string(p) for p in t.params)})"
 
 
@@ -310,8 +347,13 @@ def maybe_unwrap_optional(t: Type) -> tuple[Type, bool]:
 
 
 def is_exact_type(a: Type, b: Type) -> bool:
-    """cel-go `IsExactType` (type-parameter names must match too)."""
-    return a == b
+    """cel-go `IsExactType` (type-parameter names must match too; a wrapper is exactly its
+    primitive, since cel-go compares kind, name and parameters only)."""
+    if a is b:
+        return True
+    if a.kind is not b.kind or a.name != b.name or len(a.params) != len(b.params):
+        return False
+    return all(is_exact_type(p, q) for p, q in zip(a.params, b.params, strict=True))
 
 
 def is_equivalent_type(a: Type, b: Type) -> bool:
@@ -331,9 +373,11 @@ def is_assignable_type(target: Type, source: Type) -> bool:
     """`(*types.Type).IsAssignableType` default rule: `target` accepts `source`.
 
     Dynamic targets accept anything; otherwise kind, name and arity must agree and every
-    parameter be assignable in turn. (Wrapper/nullable types do not occur in Kubernetes.)
+    parameter be assignable in turn. A wrapper (`NewNullableType`) also accepts `null`.
     """
     if target is source or _is_runtime_dyn(target):
+        return True
+    if isinstance(target, WrapperType) and source.kind is Kind.NULL:
         return True
     if target.kind is not source.kind or target.name != source.name:
         return False
