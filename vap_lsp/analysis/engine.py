@@ -8,9 +8,11 @@ or take the server down.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import threading
 import traceback
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -134,9 +136,10 @@ def _analyse(
     if workspace is not None and uri is not None:
         workspace.update(uri, objects)
         diagnostics.extend(check_references(uri, workspace))
+    generation = workspace.generation if workspace is not None else -1
     for obj in objects:
         try:
-            diagnostics.extend(check_policy(obj, yaml_file.lines, version, workspace))
+            diagnostics.extend(_checked_object(obj, yaml_file, version, workspace, generation))
         except Exception as exc:  # pragma: no cover - a safety net, exercised by fuzzing
             where = traceback.extract_tb(exc.__traceback__)[-1]
             diagnostics.append(
@@ -150,6 +153,37 @@ def _analyse(
             )
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.severity, d.message))
     return FileAnalysis(yaml_file, objects, diagnostics)
+
+
+# Per-object results, keyed by everything they depend on, stored relative to the object's
+# start: an edit re-checks only the objects whose text changed. Bounded LRU.
+_OBJECT_CACHE: OrderedDict[tuple[str, int, str, int, int], tuple[Diagnostic, ...]] = OrderedDict()
+_OBJECT_CACHE_SIZE = 4096
+_object_cache_lock = threading.Lock()
+
+
+def _checked_object(
+    obj: K8sObject, yaml_file: YamlFile, version: str, workspace: WorkspaceIndex | None, generation: int
+) -> list[Diagnostic]:
+    start, end = obj.node.span.start, obj.node.span.end
+    column = start - yaml_file.lines.line_start(yaml_file.lines.line_of(start))
+    key = (yaml_file.text[start:end], column, version, generation, id(workspace))
+    with _object_cache_lock:
+        hit = _OBJECT_CACHE.get(key)
+        if hit is not None:
+            _OBJECT_CACHE.move_to_end(key)
+    if hit is not None:
+        return [_shift(d, start) for d in hit]
+    found = check_policy(obj, yaml_file.lines, version, workspace)
+    with _object_cache_lock:
+        _OBJECT_CACHE[key] = tuple(_shift(d, -start) for d in found)
+        if len(_OBJECT_CACHE) > _OBJECT_CACHE_SIZE:
+            _OBJECT_CACHE.popitem(last=False)
+    return found
+
+
+def _shift(d: Diagnostic, delta: int) -> Diagnostic:
+    return dataclasses.replace(d, span=Span(d.span.start + delta, d.span.end + delta))
 
 
 def analyse_bytes(

@@ -19,7 +19,7 @@ from typing import Any
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import Span
-from vap_lsp.yaml.model import ExpansionLimit, lookup, to_python
+from vap_lsp.yaml.model import ExpansionLimit, ScalarNode, lookup, to_python
 
 CRD_API_GROUP = "apiextensions.k8s.io"
 
@@ -39,8 +39,8 @@ class PolicyEntry:
     uri: str
     kind: PolicyKind
     name: str
-    span: Span
-    has_param_kind: bool
+    span: Span = field(compare=False)  # positions move with every edit; what matters is the rest
+    has_param_kind: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,15 +49,30 @@ class BindingEntry:
     kind: PolicyKind
     name: str
     policy_name: str
-    span: Span  # of the policyName value
-    has_param_ref: bool
+    span: Span = field(compare=False)  # of the policyName value
+    has_param_ref: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
+class ObjectEntry:
+    """Any object of the workspace, for navigation (param objects, symbols) across files."""
+
+    uri: str
+    api_version: str
+    kind: str
+    namespace: str | None
+    name: str
+    span: Span = field(compare=False)  # of the metadata.name value
+    object_span: Span = field(compare=False)  # of the whole object
+    param_kind: tuple[str, str] | None = None  # a policy's spec.paramKind (apiVersion, kind)
+
+
+@dataclass(eq=True)
 class _FileEntry:
     crds: list[CRDVersion] = field(default_factory=list)
     policies: list[PolicyEntry] = field(default_factory=list)
     bindings: list[BindingEntry] = field(default_factory=list)
+    objects: list[ObjectEntry] = field(default_factory=list)
 
 
 _BINDING_OF = {PolicyKind.VAPB: PolicyKind.VAP, PolicyKind.MAPB: PolicyKind.MAP}
@@ -106,9 +121,40 @@ def _string_at(data: Mapping[str, Any], *path: str) -> str | None:
     return cur if isinstance(cur, str) else None
 
 
+def _add_object(uri: str, obj: K8sObject, entry: _FileEntry) -> None:
+    name_node, _, found = lookup(obj.node, ("metadata", "name"))
+    if len(found) != 2 or not isinstance(name_node, ScalarNode) or not name_node.value:
+        return
+    ns_node, _, ns_found = lookup(obj.node, ("metadata", "namespace"))
+    namespace = ns_node.value if len(ns_found) == 2 and isinstance(ns_node, ScalarNode) else None
+    param_kind: tuple[str, str] | None = None
+    pk_version, _, v_found = lookup(obj.node, ("spec", "paramKind", "apiVersion"))
+    pk_kind, _, k_found = lookup(obj.node, ("spec", "paramKind", "kind"))
+    if (
+        len(v_found) == 3
+        and len(k_found) == 3
+        and isinstance(pk_version, ScalarNode)
+        and isinstance(pk_kind, ScalarNode)
+    ):
+        param_kind = (pk_version.value, pk_kind.value)
+    entry.objects.append(
+        ObjectEntry(
+            uri,
+            obj.api_version,
+            obj.kind,
+            namespace,
+            name_node.value,
+            name_node.span,
+            obj.node.span,
+            param_kind,
+        )
+    )
+
+
 def extract(uri: str, objects: Iterable[K8sObject]) -> _FileEntry:
     entry = _FileEntry()
     for obj in objects:
+        _add_object(uri, obj, entry)
         if obj.kind == "CustomResourceDefinition" and obj.group == CRD_API_GROUP:
             try:
                 data = to_python(obj.node, budget=200_000)
@@ -157,10 +203,13 @@ class WorkspaceIndex:
         self.generation = 0
 
     def update(self, uri: str, objects: Iterable[K8sObject]) -> None:
+        """Replace a file's entry; the generation moves only when what the index says changed,
+        so editing an expression does not invalidate every other object's cached analysis."""
         entry = extract(uri, objects)
         with self._lock:
-            self._files[uri] = entry
-            self.generation += 1
+            if self._files.get(uri) != entry:
+                self.generation += 1
+            self._files[uri] = entry  # always: spans (not compared) may have moved
 
     def remove(self, uri: str) -> None:
         with self._lock:
@@ -212,3 +261,16 @@ class WorkspaceIndex:
     @staticmethod
     def policy_kind_of(binding_kind: PolicyKind) -> PolicyKind:
         return _BINDING_OF[binding_kind]
+
+    def objects(
+        self, kind: str | None = None, name: str | None = None, api_version: str | None = None
+    ) -> list[ObjectEntry]:
+        """Objects of every indexed file (any kind), optionally filtered."""
+        return [
+            o
+            for entry in self._entries()
+            for o in entry.objects
+            if (kind is None or o.kind == kind)
+            and (name is None or o.name == name)
+            and (api_version is None or o.api_version == api_version)
+        ]
