@@ -1,0 +1,83 @@
+"""CEL hover: roots, fields, functions, macros, variables, comprehension variables."""
+
+from __future__ import annotations
+
+from cel_feature_helpers import MAP, at, policy, snapshot
+
+from vap_lsp.features.cel_hover import hover
+
+EXPR = "|\n        variables.names.all(n, n.startsWith('x')) && object.spec.replicas <= 5"
+
+
+def _hover(
+    needle: str, delta: int = 0, expression_yaml: str = EXPR, template: str | None = None
+) -> tuple[str, str]:
+    text = policy(expression_yaml) if template is None else policy(expression_yaml, template)
+    result = hover(snapshot(text), at(text, needle, delta))
+    assert result is not None
+    return text[result.span.start : result.span.end], result.markdown
+
+
+def test_root_variable_names_the_matched_kinds() -> None:
+    word, md = _hover("object.spec.replicas", 1)
+    assert word == "object"
+    assert "object: Deployment" in md
+    assert "Matched kinds: apps/v1 Deployment, apps/v1 ReplicaSet" in md
+    assert "validation expression" in md
+
+
+def test_field_shows_type_and_schema_description() -> None:
+    word, md = _hover("replicas <=", 2)
+    assert word == "replicas"
+    assert "replicas: int" in md and "Field of `Deployment.spec`" in md
+    assert "Number of desired pods" in md
+
+
+def test_function_shows_overloads_doc_and_version() -> None:
+    word, md = _hover("startsWith", 4)
+    assert word == "startsWith"
+    assert "<string>.startsWith(string) -> bool" in md
+    assert "Available in every supported Kubernetes version" in md
+
+
+def test_function_introduced_later_names_its_version() -> None:
+    _, md = _hover("isSemver", 2, "|\n        isSemver('1.0.0')")
+    assert "Introduced in Kubernetes 1." in md
+
+
+def test_macro() -> None:
+    word, md = _hover("all(n", 1)
+    assert word == "all"
+    assert "Macro" in md and "<list|map>.all(x, predicate)" in md
+
+
+def test_variables_x_shows_expression_and_type() -> None:
+    word, md = _hover("names.all", 1)
+    assert word == "names"
+    assert "variables.names: list(string)" in md
+    assert "object.spec.template.spec.containers.map(c, c.name)" in md
+
+
+def test_comprehension_variable_type() -> None:
+    word, md = _hover("n.startsWith", 0)
+    assert word == "n"
+    assert "n: string" in md and "Comprehension variable" in md
+    word, md = _hover("c.name", 0)
+    assert "containers.@idx" in md
+
+
+def test_hover_in_a_double_quoted_scalar_maps_through_escapes() -> None:
+    word, md = _hover("replicas", 2, '"\\"a\\" != \\"\\" && object.spec.replicas > 1"')
+    assert word == "replicas" and "replicas: int" in md
+
+
+def test_map_json_patch_kind() -> None:
+    word, md = _hover(
+        "object", 1, "|\n          [JSONPatch{op: 'add', path: '/x', value: object.metadata.name}]", MAP
+    )
+    assert word == "object" and "object: Pod" in md and "JSONPatch expression" in md
+
+
+def test_outside_cel() -> None:
+    text = policy(EXPR)
+    assert hover(snapshot(text), at(text, "name: de", 2)) is None

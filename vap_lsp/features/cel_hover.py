@@ -1,0 +1,181 @@
+"""Hover inside CEL expressions: what a name is here, and its type.
+
+Uses the typed compile result of the expression (object typed from the first matched kind),
+so a field shows its schema type and description, a root variable what it is in this kind of
+expression, a function its overloads and the Kubernetes version that introduced it.
+"""
+
+from __future__ import annotations
+
+from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, Literal, Select, StructExpr
+from vap_lsp.cel.types import ObjectType, Type
+from vap_lsp.features.cel_context import CelContext, cel_context_at, qualified
+from vap_lsp.features.cel_docs import (
+    KIND_NAMES,
+    ROOT_DOCS,
+    function_markdown,
+    macro_markdown,
+    macros_named,
+    type_text,
+)
+from vap_lsp.features.results import HoverResult
+from vap_lsp.features.snapshot import DocumentSnapshot
+
+__all__ = ["hover", "hover_in_context"]
+
+
+def hover(snapshot: DocumentSnapshot, offset: int) -> HoverResult | None:
+    ctx = cel_context_at(snapshot, offset)
+    return hover_in_context(ctx) if ctx is not None else None
+
+
+def _code(text: str) -> str:
+    return f"```cel\n{text}\n```"
+
+
+def _result(ctx: CelContext, start: int, end: int, markdown: str) -> HoverResult:
+    shift = ctx.result.offset
+    return HoverResult(ctx.source_span(start + shift, end + shift), markdown)
+
+
+def _type_of(ctx: CelContext, node: Expr) -> Type | None:
+    checked = ctx.checked
+    return checked.type_of(node) if checked is not None else None
+
+
+def _root_markdown(ctx: CelContext, name: str, typ: Type | None) -> str:
+    doc = ROOT_DOCS.get(name, "")
+    where = KIND_NAMES.get(ctx.site.kind, ctx.site.kind.value)
+    lines = [_code(f"{name}: {type_text(typ)}"), f"{doc} In {where}."]
+    if name in ("object", "oldObject"):
+        kinds = ctx.policy.kinds_text
+        if kinds:
+            lines.append(
+                f"Matched kinds: {kinds}" + (" (typed as the first)" if len(ctx.policy.kinds) > 1 else "")
+            )
+        else:
+            lines.append("No matched kind is known (matchConstraints), so it is `dyn`.")
+    if name == "params":
+        lines.append("Typed from `spec.paramKind`." if ctx.policy.has_params else "")
+    return "\n\n".join(line for line in lines if line)
+
+
+def _variable_markdown(ctx: CelContext, name: str) -> str | None:
+    var = ctx.policy.variable(name)
+    if var is None:
+        return None
+    shown = type_text(var.inferred) if var.inferred is not None else "dyn (the expression does not compile)"
+    text = [_code(f"variables.{name}: {type_text(var.field_type)}")]
+    if var.inferred is not None and type_text(var.inferred) != type_text(var.field_type):
+        text.append(f"Inferred type: `{shown}` (object types read as `dyn` through `variables`).")
+    text.append(f"Variable `{name}` =\n\n{_code(var.site.text.strip())}")
+    return "\n\n".join(text)
+
+
+def _field_markdown(ctx: CelContext, node: Select) -> str:
+    checked = ctx.checked
+    ref = checked.references.get(node.id) if checked is not None else None
+    typ = _type_of(ctx, node)
+    if ref is not None and ref.kind == "field" and ref.field is not None:
+        owner = ref.owner.name if isinstance(ref.owner, ObjectType) else type_text(ref.owner)
+        parts = [_code(f"{node.field}: {type_text(ref.field.type)}")]
+        facts = [f"Field of `{owner}`"]
+        if ref.field.required:
+            facts.append("required")
+        if ref.field.has_default:
+            facts.append("defaulted")
+        parts.append(", ".join(facts) + ".")
+        if ref.field.description:
+            parts.append(ref.field.description)
+        return "\n\n".join(parts)
+    return _code(f"{node.field}: {type_text(typ)}")
+
+
+def _ident_hover(ctx: CelContext, node: Ident) -> HoverResult | None:
+    checked = ctx.checked
+    ref = checked.references.get(node.id) if checked is not None else None
+    typ = _type_of(ctx, node)
+    if ref is None:
+        if node.start == node.end:
+            return None
+        return _result(ctx, node.start, node.end, _code(f"{node.name}: {type_text(typ)}"))
+    if ref.kind == "local":
+        text = _code(f"{node.name}: {type_text(typ)}") + "\n\nComprehension variable."
+        return _result(ctx, node.start, node.end, text)
+    if ref.kind == "variable":
+        return _result(ctx, node.start, node.end, _root_markdown(ctx, ref.name, typ))
+    if ref.kind == "type":
+        return _result(
+            ctx, node.start, node.end, _code(f"{node.name}: {type_text(typ)}") + "\n\nA type name."
+        )
+    if ref.kind == "namespace":
+        return _result(ctx, node.start, node.end, f"Namespace `{ref.name}` of library functions.")
+    return None
+
+
+def _call_hover(ctx: CelContext, node: Call, macro: bool) -> HoverResult | None:
+    if node.function_start < 0:
+        return None
+    name_end = node.function_start + len(node.function)
+    if macro:
+        receiver = node.target is not None
+        text = macro_markdown(macros_named(node.function, ctx.env, receiver), ctx.env)
+    else:
+        checked = ctx.checked
+        ref = checked.references.get(node.id) if checked is not None else None
+        name = ref.name if ref is not None and ref.kind == "function" else node.function
+        matched = ref.overload_ids if ref is not None else ()
+        text = function_markdown(name, ctx.env, matched)
+        typ = _type_of(ctx, node)
+        if text is not None and typ is not None:
+            text += f"\n\nHere: `{type_text(typ)}`"
+    if text is None:
+        return None
+    return _result(ctx, node.function_start, name_end, text)
+
+
+def hover_in_context(ctx: CelContext) -> HoverResult | None:
+    path = ctx.node_path()
+    if not path:
+        return None
+    cursor = ctx.index - ctx.result.offset
+    macro_calls = set(id(c) for c in ctx.result.parsed.macro_calls.values())
+    for node in reversed(path):
+        if isinstance(node, Comprehension):
+            continue
+        if isinstance(node, Ident):
+            return _ident_hover(ctx, node)
+        if isinstance(node, Select):
+            if not node.field_start <= cursor <= node.end:
+                continue
+            operand_name = qualified(node.operand)
+            if operand_name == "variables":
+                md = _variable_markdown(ctx, node.field)
+                if md is not None:
+                    return _result(ctx, node.field_start, node.end, md)
+            checked = ctx.checked
+            ref = checked.references.get(node.id) if checked is not None else None
+            if ref is not None and ref.kind == "variable":
+                return _result(
+                    ctx, node.field_start, node.end, _root_markdown(ctx, ref.name, _type_of(ctx, node))
+                )
+            if ref is not None and ref.kind == "namespace":
+                return None
+            return _result(ctx, node.field_start, node.end, _field_markdown(ctx, node))
+        if isinstance(node, Call):
+            end = node.function_start + len(node.function)
+            if node.function_start >= 0 and node.function_start <= cursor <= end:
+                return _call_hover(ctx, node, id(node) in macro_calls)
+            continue
+        if isinstance(node, Literal):
+            return _result(ctx, node.start, node.end, _code(type_text(_type_of(ctx, node))))
+        if isinstance(node, StructExpr):
+            end = node.type_name_start + len(node.type_name)
+            if node.type_name_start <= cursor <= end:
+                return _result(
+                    ctx,
+                    node.type_name_start,
+                    end,
+                    _code(f"{node.type_name}{{…}}: {type_text(_type_of(ctx, node))}"),
+                )
+    return None

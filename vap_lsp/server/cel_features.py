@@ -1,0 +1,135 @@
+"""LSP registration of the CEL editor features: signature help, semantic tokens, inlay hints.
+
+Hover and completion live in `hover_completion` (shared with the YAML services); `register`
+wires those too, so `create_server` needs a single line for everything CEL.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+from vap_lsp.features import cel_signature, inlay_hints, semantic_tokens
+from vap_lsp.features.snapshot import DocumentSnapshot
+from vap_lsp.server import hover_completion
+from vap_lsp.text import LineIndex, Position, Span
+
+if TYPE_CHECKING:
+    from vap_lsp.server.app import VapLanguageServer
+
+log = logging.getLogger(__name__)
+
+LEGEND = lsp.SemanticTokensLegend(token_types=list(semantic_tokens.TOKEN_TYPES), token_modifiers=[])
+_TYPE_INDEX = {name: i for i, name in enumerate(semantic_tokens.TOKEN_TYPES)}
+
+_FULL: OrderedDict[str, tuple[int | None, str, DocumentSnapshot]] = OrderedDict()
+
+
+def full_snapshot(ls: VapLanguageServer, uri: str) -> DocumentSnapshot:
+    """The whole document, reused across requests for one version."""
+    document = ls.workspace.get_text_document(uri)
+    hit = _FULL.get(uri)
+    if hit is not None and hit[0] == document.version and hit[1] is document.source:
+        return hit[2]
+    snapshot = ls.snapshot(uri)
+    _FULL[uri] = (document.version, document.source, snapshot)
+    while len(_FULL) > 8:
+        _FULL.popitem(last=False)
+    return snapshot
+
+
+def encode_tokens(tokens: list[semantic_tokens.SemanticToken], lines: LineIndex, encoding: str) -> list[int]:
+    """LSP's relative encoding: (Δline, Δstart, length, type, modifiers) per token."""
+    data: list[int] = []
+    prev_line = prev_char = 0
+    for tok in tokens:
+        start = lines.position(tok.start, encoding)
+        end = lines.position(tok.end, encoding)
+        if end.line != start.line or end.character <= start.character:
+            continue
+        delta_line = start.line - prev_line
+        delta_char = start.character - prev_char if delta_line == 0 else start.character
+        data.extend((delta_line, delta_char, end.character - start.character, _TYPE_INDEX[tok.type], 0))
+        prev_line, prev_char = start.line, start.character
+    return data
+
+
+def _signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
+    uri = params.text_document.uri
+    source = ls.workspace.get_text_document(uri).source
+    offset = LineIndex(source).offset(
+        Position(params.position.line, params.position.character), ls.position_encoding
+    )
+    result = cel_signature.signature_help(hover_completion.local_snapshot(ls, uri, offset), offset)
+    if result is None:
+        return None
+    signatures = [
+        lsp.SignatureInformation(
+            label=s.label,
+            documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=s.documentation),
+            parameters=[lsp.ParameterInformation(label=(a, b)) for a, b in s.parameters],
+        )
+        for s in result.signatures
+    ]
+    return lsp.SignatureHelp(
+        signatures=signatures,
+        active_signature=result.active_signature,
+        active_parameter=result.active_parameter,
+    )
+
+
+def register(server: VapLanguageServer) -> None:
+    hover_completion.register(server)
+
+    @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
+    def signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
+        try:
+            return _signature_help(ls, params)
+        except Exception:  # a feature bug must not take the session down
+            log.exception("signature help failed")
+            return None
+
+    @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
+    def tokens_full(ls: VapLanguageServer, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
+        try:
+            snapshot = full_snapshot(ls, params.text_document.uri)
+            data = encode_tokens(
+                semantic_tokens.semantic_tokens(snapshot), snapshot.lines, ls.position_encoding
+            )
+        except Exception:
+            log.exception("semantic tokens failed")
+            data = []
+        return lsp.SemanticTokens(data=data)
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+    def inlay_hint(ls: VapLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        try:
+            snapshot = full_snapshot(ls, params.text_document.uri)
+            encoding = ls.position_encoding
+            lines = snapshot.lines
+            r = params.range
+            within = Span(
+                lines.offset(Position(r.start.line, r.start.character), encoding),
+                lines.offset(Position(r.end.line, r.end.character), encoding),
+            )
+            out: list[lsp.InlayHint] = []
+            for hint in inlay_hints.inlay_hints(snapshot, within):
+                pos = lines.position(hint.offset, encoding)
+                out.append(
+                    lsp.InlayHint(
+                        position=lsp.Position(pos.line, pos.character),
+                        label=hint.label,
+                        kind=lsp.InlayHintKind.Type,
+                        tooltip=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=hint.tooltip)
+                        if hint.tooltip
+                        else None,
+                        padding_left=False,
+                    )
+                )
+            return out
+        except Exception:
+            log.exception("inlay hints failed")
+            return []
