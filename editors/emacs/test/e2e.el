@@ -1,0 +1,85 @@
+;;; e2e.el --- End-to-end test of vap-lsp.el with eglot and flymake  -*- lexical-binding: t; -*-
+
+;; VAP_LSP_CMD='/path/to/vap-lsp<TAB>serve' VAP_LSP_FILE=examples/broken/policy-field-errors.yaml \
+;;   emacs --batch -Q -l editors/emacs/test/e2e.el
+;;
+;; Loads vap-lsp.el and eglot, opens the policy, connects eglot, waits until flymake holds the
+;; server's diagnostics and asserts on them.  Exits 0 with "PASS", or 1 with "FAIL: ...".
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+
+(defun vap-lsp-test--out (fmt &rest args)
+  (princ (concat (apply #'format fmt args) "\n")))
+
+(defun vap-lsp-test--wait (predicate seconds)
+  "Run the event loop until PREDICATE is non-nil or SECONDS pass."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (funcall predicate)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (funcall predicate)))
+
+(let* ((here (file-name-directory (or load-file-name buffer-file-name)))
+       (command (split-string (or (getenv "VAP_LSP_CMD") (error "VAP_LSP_CMD is not set")) "\t"))
+       (file (expand-file-name (or (getenv "VAP_LSP_FILE") (error "VAP_LSP_FILE is not set"))))
+       (status 1))
+  (condition-case err
+      (progn
+        (add-to-list 'load-path (expand-file-name ".." here))
+        ;; Debian's elpa-* packages (-Q skips the site start-up that adds them).
+        (dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))
+          (add-to-list 'load-path dir))
+        (require 'eglot)
+        (require 'vap-lsp)
+        (unless (require 'yaml-mode nil t)
+          ;; Without elpa-yaml-mode: a stand-in YAML mode (vap-lsp.el lists yaml-mode).
+          (define-derived-mode yaml-mode prog-mode "YAML"))
+        (add-to-list 'auto-mode-alist '("\\.ya?ml\\'" . yaml-mode))
+        (setq vap-lsp-command command
+              vap-lsp-kubernetes-version "1.33")
+        (vap-lsp-eglot-register)
+        (cl-assert (eq (cdr (car eglot-server-programs)) #'vap-lsp--eglot-contact))
+        (find-file file)
+        (cl-assert (eq major-mode 'yaml-mode) nil "major mode is %s" major-mode)
+        (let ((contact (eglot--guess-contact)))
+          (cl-assert (equal (nth 3 contact) (append command (list :initializationOptions (vap-lsp-settings))))
+                     nil "eglot contact %S" contact)
+          (apply #'eglot contact))
+        (cl-assert (vap-lsp-test--wait (lambda () (eglot-current-server)) 30) nil "eglot did not connect")
+        (vap-lsp-test--out "ok eglot connected: %s" (plist-get (eglot--server-info (eglot-current-server)) :name))
+        (flymake-start)
+        (cl-assert (vap-lsp-test--wait
+                    (lambda () (cl-some (lambda (d) (eq (flymake-diagnostic-type d) 'eglot-error))
+                                        (flymake-diagnostics)))
+                    60)
+                   nil "flymake received no diagnostics within 60 s")
+        ;; All of them (they arrive in one publishDiagnostics).
+        (let* ((diagnostics (flymake-diagnostics))
+               (errors (cl-remove-if-not (lambda (d) (eq (flymake-diagnostic-type d) 'eglot-error)) diagnostics))
+               (texts (mapcar #'flymake-diagnostic-text diagnostics)))
+          (cl-assert (= (length errors) 6) nil "expected 6 errors, got %d: %S" (length errors) texts)
+          (dolist (needle '("spec.failurePolicy: Unsupported value: \"Sometimes\""
+                            "metadata.name: Invalid value: \"Deny_Privileged\""
+                            "unknown field \"spec.validation\""))
+            (cl-assert (cl-some (lambda (text) (string-search needle text)) texts)
+                       nil "no diagnostic containing %S in %S" needle texts))
+          ;; The failurePolicy error sits on "Sometimes" (line 7, columns 18-26).
+          (let ((d (cl-find-if (lambda (d) (string-search "spec.failurePolicy" (flymake-diagnostic-text d)))
+                               errors)))
+            (save-excursion
+              (goto-char (flymake-diagnostic-beg d))
+              (cl-assert (= (line-number-at-pos) 7) nil "failurePolicy error on line %d" (line-number-at-pos))
+              (cl-assert (equal (buffer-substring (flymake-diagnostic-beg d) (flymake-diagnostic-end d))
+                                "Sometimes")
+                         nil "failurePolicy error covers %S"
+                         (buffer-substring (flymake-diagnostic-beg d) (flymake-diagnostic-end d)))))
+          (vap-lsp-test--out "ok flymake: %d diagnostics, %d errors" (length diagnostics) (length errors)))
+        (eglot-shutdown (eglot-current-server))
+        (setq status 0)
+        (vap-lsp-test--out "PASS"))
+    (error (vap-lsp-test--out "FAIL: %s" (error-message-string err))))
+  (kill-emacs status))
+
+;;; e2e.el ends here
