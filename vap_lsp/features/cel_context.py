@@ -11,6 +11,7 @@ per parsed YAML node (a new text version parses new nodes, so staleness is impos
 from __future__ import annotations
 
 import itertools
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -430,7 +431,8 @@ def escape_for_scalar(text: str, style: ScalarStyle) -> str:
     return text
 
 
-_DOC_MARKER = ("---", "...")
+_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
+_NOT_BREAK = re.compile(r"[^\r\n]+")
 
 
 def document_local_text(text: str, offset: int) -> str:
@@ -441,11 +443,7 @@ def document_local_text(text: str, offset: int) -> str:
     (what typing in a large multi-document file needs before diagnostics catch up).
     """
     starts = [0]
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        if line.startswith(_DOC_MARKER) and (len(line) == 3 or line[3] in " \t\r\n"):
-            starts.append(pos)
-        pos += len(line)
+    starts.extend(m.start() for m in _MARKER.finditer(text))
     starts.append(len(text))
     lo, hi = 0, len(text)
     for a, b in itertools.pairwise(starts):
@@ -456,6 +454,6 @@ def document_local_text(text: str, offset: int) -> str:
         return text
 
     def blank(part: str) -> str:
-        return "".join(ch if ch in "\r\n" else " " for ch in part)
+        return _NOT_BREAK.sub(lambda m: " " * len(m.group()), part)
 
     return blank(text[:lo]) + text[lo:hi] + blank(text[hi:])

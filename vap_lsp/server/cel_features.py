@@ -59,8 +59,7 @@ def encode_tokens(tokens: list[semantic_tokens.SemanticToken], lines: LineIndex,
 
 def _signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
     uri = params.text_document.uri
-    source = ls.workspace.get_text_document(uri).source
-    offset = LineIndex(source).offset(
+    offset = hover_completion.line_index(ls, uri).offset(
         Position(params.position.line, params.position.character), ls.position_encoding
     )
     result = cel_signature.signature_help(hover_completion.local_snapshot(ls, uri, offset), offset)

@@ -124,9 +124,24 @@ def to_lsp_completion(result: CompletionResult, lines: LineIndex, encoding: str)
     )
 
 
-def _offset(ls: VapLanguageServer, uri: str, position: lsp.Position) -> tuple[int, LineIndex]:
+_LINES: dict[str, tuple[str, LineIndex]] = {}
+
+
+def line_index(ls: VapLanguageServer, uri: str) -> LineIndex:
+    """The current text's line index, kept while the text is unchanged."""
     source = ls.workspace.get_text_document(uri).source
+    hit = _LINES.get(uri)
+    if hit is not None and hit[0] is source:
+        return hit[1]
+    if len(_LINES) > 16:
+        _LINES.clear()
     lines = LineIndex(source)
+    _LINES[uri] = (source, lines)
+    return lines
+
+
+def _offset(ls: VapLanguageServer, uri: str, position: lsp.Position) -> tuple[int, LineIndex]:
+    lines = line_index(ls, uri)
     return lines.offset(Position(position.line, position.character), ls.position_encoding), lines
 
 
