@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vap_lsp.analysis import advice
+from vap_lsp.analysis import advice, mutations
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.matching import GVK, kind_type, matched_kinds
 from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
@@ -164,6 +164,8 @@ def check_cel(
                 )
             )
     diagnostics.extend(advice.old_object_on_create(create_time, spec))
+    if policy is PolicyKind.MAP:
+        diagnostics.extend(mutations.check_mutations(create_time, spec, version, workspace))
     diagnostics.extend(
         _typed_checks(policy, sites, spec, version, has_params, has_variables, reported, workspace)
     )
