@@ -1,0 +1,182 @@
+"""Runtime cost (cel-go `CostTracker` with Kubernetes' options), limits, budgets, linear-time
+regexes, and the policy corpus evaluating without Python exceptions."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cel_eval_support import run
+
+from vap_lsp.cel import types as t
+from vap_lsp.cel.compile import compile_expression
+from vap_lsp.cel.environment import ExpressionKind, build_environment
+from vap_lsp.cel.interpreter import CostBudget, LazyVariables, evaluate
+
+LIMIT = "operation cancelled: actual cost limit exceeded"
+
+# Costs re-derived from cel-go interpreter/runtimecost_test.go with Kubernetes' options
+# (`has()` free, OptOptimize folding constant literals).
+COSTS: list[tuple[str, dict[str, object], int]] = [
+    ('"Hello World!"', {}, 0),
+    ("input", {"input": 1}, 1),
+    ("input['key']", {"input": {"key": "v"}}, 2),
+    ("input[0]", {"input": ["v"]}, 2),
+    ("input.key", {"input": {"key": "v"}}, 2),
+    ("input['ke' + 'y']", {"input": {"key": "v"}}, 3),
+    ("input[3-3]", {"input": ["v"]}, 3),
+    ("has(input.testAttr.nestedAttr)", {"input": {"testAttr": {"nestedAttr": "0"}}}, 2),
+    ("1 < 2", {}, 1),
+    ("1 + 1", {}, 1),
+    ("true ? 1 : 2", {}, 0),
+    ("true || false", {}, 0),
+    ("a || b || c || d", {"a": False, "b": False, "c": False, "d": False}, 4),
+    ("size('123')", {}, 1),
+    ("'12345678901234567890' == '123456789012345678901234567890'", {}, 2),
+    ("(1 > 2 ? 5 : 3) > 1", {}, 2),
+    ("input.matches('[0-9]')", {"input": "x" * 500}, 103),
+    ("input.all(x, true)", {"input": []}, 2),
+    ("[1, 2, 3].all(x, true)", {}, 10),
+    ("[1,2,3,4,5].map(x, x)", {}, 66),
+    ("2 in [1, 2, 3]", {}, 0),
+    ("[input]", {"input": 1}, 11),
+    ("{'a': input}", {"input": 1}, 31),
+]
+
+
+@pytest.mark.parametrize(("expr", "act", "cost"), COSTS)
+def test_cost(expr: str, act: dict[str, object], cost: int) -> None:
+    result = run(expr, act, checked=False)
+    assert result.error is None, result.error
+    assert result.cost == cost
+
+
+def test_kubernetes_library_costs() -> None:
+    assert run("'abc'.lowerAscii()").cost == 1 + 0 + 1 - 1  # ceil(3 * 0.1) = 1
+    assert run("'%s'.format(['a'])").cost == 1
+    assert run("'a'.replace('a', 'b')").cost == 1
+    assert run("[1, 2, 3].sum()").cost == 3
+    assert run("lists.range(10)").cost == 21
+    assert run("sets.contains([1, 2], [1])").cost == 3
+    assert run("has(object.spec)").cost == 1
+
+
+def test_comprehension_over_a_million_elements_stops_quickly() -> None:
+    start = time.perf_counter()
+    result = run("lists.range(1000000).all(x, x >= 0)")
+    assert result.error == LIMIT and result.cost_limit_exceeded
+    result = run("lists.range(100000).map(x, x * 2).size() > 0")
+    assert result.error == LIMIT
+    big = list(range(1_000_000))
+    result = run("object.all(x, x >= 0)", {"object": big})
+    assert result.error == LIMIT
+    assert time.perf_counter() - start < 30  # generous: CI machines are shared
+
+
+def test_limit_is_not_absorbed_by_logic() -> None:
+    result = run("false || lists.range(2000000).size() > 0")
+    assert result.error == LIMIT
+
+
+def test_unlimited_and_budget() -> None:
+    assert run("lists.range(2000000).size()", cost_limit=None).value == 2_000_000
+    budget = CostBudget(10)
+    e = build_environment("1.34", ExpressionKind.VARIABLE, has_params=False, mode="stored")
+    compiled = compile_expression("object.a.b + object.a.b", e)
+    assert compiled.checked is not None
+    for _ in range(2):
+        evaluate(compiled.checked, {"object": {"a": {"b": 1}}}, env=e, budget=budget)
+    assert budget.remaining == 10 - 2 * 7 and budget.exhausted
+
+
+def test_pathological_regex_is_linear() -> None:
+    start = time.perf_counter()
+    text = "a" * 30000 + "b"
+    assert run("object.matches('(a+)+$')", {"object": text}, cost_limit=None).value is False
+    assert run("object.matches('^(a|aa)*c$')", {"object": text}, cost_limit=None).value is False
+    assert run("object.matches('(a+)+b$')", {"object": text}, cost_limit=None).value is True
+    assert time.perf_counter() - start < 5  # a backtracking engine would not finish
+
+
+# --- the policy corpus ---------------------------------------------------------------------------
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"policy corpus not found at {CORPUS}")
+def test_corpus_expressions_evaluate_without_python_exceptions() -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_cel_check_corpus import _documents
+
+    count = 0
+    crashes: list[str] = []
+    empty = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x", "namespace": "default"}, "spec": {}}
+    for path in sorted(CORPUS.rglob("*")):
+        if path.suffix not in (".yaml", ".yml"):
+            continue
+        for doc in _documents(path):
+            spec = doc.get("spec")
+            if doc.get("kind") not in ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy"):
+                continue
+            if not isinstance(spec, dict):
+                continue
+            has_params = bool(spec.get("paramKind"))
+            variables: dict[str, t.Type] = {}
+            sites: list[tuple[str, ExpressionKind, dict[str, t.Type] | None]] = []
+            for v in spec.get("variables") or []:
+                if isinstance(v, dict) and isinstance(v.get("expression"), str):
+                    sites.append((v["expression"], ExpressionKind.VARIABLE, dict(variables)))
+                    env = build_environment(
+                        "1.34", ExpressionKind.VARIABLE, has_params=has_params, variables=dict(variables)
+                    )
+                    variables[str(v.get("name"))] = (
+                        compile_expression(v["expression"], env).output_type or t.DYN
+                    )
+            visible = variables if spec.get("variables") else None
+            for val in spec.get("validations") or []:
+                for key, kind in (
+                    ("expression", ExpressionKind.VALIDATION),
+                    ("messageExpression", ExpressionKind.MESSAGE_EXPRESSION),
+                ):
+                    if isinstance(val.get(key), str):
+                        sites.append((val[key], kind, visible))
+            for a in spec.get("auditAnnotations") or []:
+                if isinstance(a.get("valueExpression"), str):
+                    sites.append((a["valueExpression"], ExpressionKind.AUDIT_ANNOTATION, visible))
+            for m in spec.get("matchConditions") or []:
+                if isinstance(m.get("expression"), str):
+                    sites.append((m["expression"], ExpressionKind.MATCH_CONDITION, None))
+            for m in spec.get("mutations") or []:
+                for key, kind in (
+                    ("applyConfiguration", ExpressionKind.MAP_APPLY_CONFIGURATION),
+                    ("jsonPatch", ExpressionKind.MAP_JSON_PATCH),
+                ):
+                    body = m.get(key) if isinstance(m, dict) else None
+                    if isinstance(body, dict) and isinstance(body.get("expression"), str):
+                        sites.append((body["expression"], kind, dict(variables)))
+            for text, kind, visible_vars in sites:
+                count += 1
+                env = build_environment(
+                    "1.34", kind, has_params=has_params, variables=visible_vars, mode="stored"
+                )
+                compiled = compile_expression(text, env)
+                expr = (
+                    compiled.checked
+                    if compiled.checked is not None and compiled.parsed.ok
+                    else compiled.parsed
+                )
+                act = {
+                    "object": empty,
+                    "oldObject": None,
+                    "params": {},
+                    "request": {"operation": "CREATE", "userInfo": {"username": "u"}},
+                    "namespaceObject": None,
+                    "variables": LazyVariables({}, {}),
+                }
+                result = evaluate(expr, act, env=env)
+                if result.error is not None and result.error.startswith("internal error"):
+                    crashes.append(f"{path.name}: {text!r}: {result.error}")
+    assert count >= 900
+    assert crashes == []

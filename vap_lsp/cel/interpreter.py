@@ -1,0 +1,1098 @@
+"""CEL evaluation over the checker's AST (cel-go `interpreter` semantics, Kubernetes' cost model).
+
+Why a planner: the expression is turned once into nested Python closures (cached per
+`CheckedExpr`/`ParsedExpr`), so evaluating the same policy against many objects costs only the
+closure calls. Errors are Python exceptions (`CelError`) caught where CEL absorbs them
+(`false && error`, `true || error`, `@not_strictly_false`, comprehension accumulators).
+
+Function calls dispatch on the overload ids the checker recorded (the candidates that matched
+statically), choosing the first whose parameter kinds match the runtime arguments, exactly as
+cel-go's dynamic dispatch does; without a checked AST every overload of the name is a
+candidate. Costs follow cel-go's `CostTracker` with Kubernetes' options (`has()` costs 0,
+`OptOptimize` folds constant list/map literals and conversions of constants to cost-0
+constants) and `library/cost.go` for library calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vap_lsp.cel import library as lib
+from vap_lsp.cel.ast import (
+    Call,
+    Comprehension,
+    ErrorExpr,
+    Expr,
+    Ident,
+    ListExpr,
+    Literal,
+    LiteralKind,
+    MapExpr,
+    ParsedExpr,
+    Select,
+    StructExpr,
+)
+from vap_lsp.cel.checker import CheckedExpr, qualified_name
+from vap_lsp.cel.environment import Environment
+from vap_lsp.cel.library.decls import Overload
+from vap_lsp.cel.runtime import extlib, k8s
+from vap_lsp.cel.runtime.cost import LIST_CREATE, MAP_CREATE, STRUCT_CREATE, call_cost, is_unit_cost
+from vap_lsp.cel.runtime.stdlib import IMPLS, MutableList
+from vap_lsp.cel.runtime.values import (
+    NONE,
+    CelError,
+    CostLimitExceeded,
+    Duration,
+    LibraryValue,
+    Optional,
+    Timestamp,
+    TypeValue,
+    UintType,
+    Value,
+    cel_equals,
+    cel_hash_key,
+    format_key,
+    map_get,
+    no_such_overload,
+    normalize,
+    to_python,
+    type_name,
+)
+from vap_lsp.cel.types import Kind, Type, WrapperType
+
+__all__ = [
+    "CostBudget",
+    "EvalResult",
+    "LazyVariables",
+    "VariableDef",
+    "evaluate",
+    "to_python",
+]
+
+_UNLIMITED = 1 << 63
+
+
+class CostBudget:
+    """A cost budget shared by several evaluations (Kubernetes' per-policy runtime budget).
+
+    Each evaluation is charged its actual cost afterwards; `exhausted` tells the caller to stop
+    (`validation failed due to running out of cost budget, …` is the caller's text).
+    """
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.remaining = total
+
+    def charge(self, cost: int) -> None:
+        self.remaining -= cost
+
+    @property
+    def exhausted(self) -> bool:
+        return self.remaining < 0
+
+
+@dataclass
+class EvalResult:
+    """Outcome of one evaluation: a value or cel-go's error text, and the actual cost."""
+
+    value: Value = None
+    error: str | None = None
+    cost: int = 0
+    cost_limit_exceeded: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_python(self) -> object:
+        return to_python(self.value)
+
+
+class _ErrBox:
+    """An error held as a comprehension accumulator value (errors are values in CEL)."""
+
+    __slots__ = ("err",)
+
+    def __init__(self, err: CelError) -> None:
+        self.err = err
+
+
+class _Ctx:
+    __slots__ = ("activation", "cost", "extra_cost", "limit", "locals")
+
+    def __init__(self, activation: Mapping[str, Any], limit: int) -> None:
+        self.activation = activation
+        self.locals: dict[str, Value] = {}
+        self.cost = 0
+        self.extra_cost = 0
+        self.limit = limit
+
+    def charge(self, n: int) -> None:
+        c = self.cost + n
+        self.cost = c
+        if c > self.limit:
+            raise CostLimitExceeded()
+
+
+Fn = Callable[[_Ctx], Value]
+_MISSING = object()
+
+
+# --- lazily evaluated variables ----------------------------------------------------------------
+
+
+@dataclass
+class VariableDef:
+    """One composited variable: its compiled expression and environment, or a compile error."""
+
+    expr: CheckedExpr | ParsedExpr | None
+    env: Environment | None = None
+    compile_error: str | None = None
+
+
+class LazyVariables(Mapping[str, Value]):
+    """`variables`: each evaluated on first access and memoised; the cost of the evaluation is
+    added to the cost of the expression that first reads it (composition.go `lazy.MapValue`)."""
+
+    def __init__(
+        self,
+        definitions: Mapping[str, VariableDef],
+        activation: Mapping[str, Any],
+        *,
+        cost_limit: int | None = 1_000_000,
+    ) -> None:
+        self._defs = dict(definitions)
+        self._activation = activation
+        self._cost_limit = cost_limit
+        self._results: dict[str, EvalResult] = {}
+        self.total_cost = 0
+
+    def resolve(self, name: str, ctx: _Ctx | None = None) -> Value:
+        result = self._results.get(name)
+        if result is None:
+            definition = self._defs.get(name)
+            if definition is None:
+                raise CelError(f"no such key: {name}")
+            if definition.compile_error is not None or definition.expr is None:
+                detail = definition.compile_error or "missing expression"
+                result = EvalResult(error=f'composited variable "{name}" fails to compile: {detail}')
+            else:
+                activation = _ChainActivation({"variables": self}, self._activation)
+                assert definition.env is not None
+                result = evaluate(
+                    definition.expr, activation, env=definition.env, cost_limit=self._cost_limit
+                )
+                if result.cost_limit_exceeded:
+                    raise CostLimitExceeded()
+                if result.error is not None:
+                    result = EvalResult(
+                        error=f'composited variable "{name}" fails to evaluate: {result.error}',
+                        cost=result.cost,
+                    )
+            self._results[name] = result
+            self.total_cost += result.cost
+            if ctx is not None:
+                ctx.extra_cost += result.cost
+        if result.error is not None:
+            raise CelError(result.error)
+        return result.value
+
+    def __getitem__(self, name: str) -> Value:
+        return self.resolve(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._defs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._defs)
+
+    def __len__(self) -> int:
+        return len(self._defs)
+
+
+class _ChainActivation(Mapping[str, Any]):
+    def __init__(self, first: Mapping[str, Any], second: Mapping[str, Any]) -> None:
+        self._first = first
+        self._second = second
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._first:
+            return self._first[key]
+        return self._second[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._first or key in self._second
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._first
+        yield from (k for k in self._second if k not in self._first)
+
+    def __len__(self) -> int:
+        return len(set(self._first) | set(self._second))
+
+
+# --- runtime helpers ---------------------------------------------------------------------------
+
+
+def _select(operand: Value, name: str, ctx: _Ctx) -> Value:
+    """`operand.name` on a map, struct or library object (cel-go `refQualify`)."""
+    if type(operand) is dict:
+        v = operand.get(name, _MISSING)
+        if v is _MISSING:
+            raise CelError(f"no such key: {name}")
+        return normalize(v)
+    if isinstance(operand, LazyVariables):
+        return operand.resolve(name, ctx)
+    if isinstance(operand, Mapping):
+        if name in operand:
+            return normalize(operand[name])
+        raise CelError(f"no such key: {name}")
+    if isinstance(operand, k8s.StructValue):
+        return operand.get_field(name)
+    if isinstance(operand, (list, tuple)):
+        raise CelError("unsupported index type 'string' in list")
+    raise CelError(f"no such key: {name}")
+
+
+def _has_field(operand: Value, name: str) -> bool:
+    if isinstance(operand, Mapping):
+        return name in operand
+    if isinstance(operand, k8s.StructValue):
+        return operand.has_field(name)
+    if isinstance(operand, Optional):
+        return operand.has_value and _has_field(operand.value, name)
+    if isinstance(operand, (list, tuple)):
+        raise CelError("unsupported index type 'string' in list")
+    return False
+
+
+def _list_index(index: Value) -> int:
+    t = type(index)
+    if t is int or t is UintType:
+        return int(index)
+    if t is float:
+        if index != index or index in (float("inf"), float("-inf")) or index != int(index):
+            raise CelError(f"unsupported index value {format_key(index)} in list")
+        return int(index)
+    raise CelError(f"unsupported index type '{type_name(index)}' in list")
+
+
+def _index(operand: Value, key: Value, ctx: _Ctx) -> Value:
+    """`operand[key]` (cel-go `refQualify`)."""
+    if isinstance(operand, (list, tuple)):
+        i = _list_index(key)
+        if 0 <= i < len(operand):
+            return normalize(operand[i])
+        raise CelError(f"index out of bounds: {format_key(key)}")
+    if isinstance(operand, dict):
+        found, v = map_get(operand, key)
+        if found:
+            return normalize(v)
+        raise CelError(f"no such key: {format_key(key)}")
+    if isinstance(operand, LazyVariables):
+        if type(key) is str:
+            return operand.resolve(key, ctx)
+        raise CelError(f"no such key: {format_key(key)}")
+    if isinstance(operand, Mapping):
+        found, v = map_get(operand, key)
+        if found:
+            return normalize(v)
+        raise CelError(f"no such key: {format_key(key)}")
+    if isinstance(operand, k8s.StructValue) and type(key) is str:
+        return operand.get_field(key)
+    raise CelError(f"no such key: {format_key(key)}")
+
+
+def _index_if_present(operand: Value, key: Value, ctx: _Ctx) -> Optional:
+    if isinstance(operand, (list, tuple)):
+        i = _list_index(key)
+        return Optional(normalize(operand[i])) if 0 <= i < len(operand) else NONE
+    if isinstance(operand, LazyVariables):
+        return Optional(operand.resolve(key, ctx)) if key in operand else NONE
+    if isinstance(operand, Mapping):
+        found, v = map_get(operand, key)
+        return Optional(normalize(v)) if found else NONE
+    if isinstance(operand, k8s.StructValue) and type(key) is str:
+        return Optional(operand.get_field(key)) if operand.has_field(key) else NONE
+    raise CelError(f"no such key: {format_key(key)}")
+
+
+_GO_TYPES = {
+    "string": "types.String",
+    "int": "types.Int",
+    "uint": "types.Uint",
+    "double": "types.Double",
+    "bool": "types.Bool",
+    "bytes": "types.Bytes",
+    "null_type": "types.Null",
+    "google.protobuf.Timestamp": "types.Timestamp",
+    "google.protobuf.Duration": "types.Duration",
+    "optional_type": "*types.Optional",
+    "type": "*types.Type",
+}
+
+
+def _iter_range(v: Value) -> Value:
+    if isinstance(v, (list, tuple, Mapping)):
+        return v
+    name = type_name(v)
+    raise CelError(f"got '{_GO_TYPES.get(name, name)}', expected iterable type")
+
+
+# --- overload dispatch -------------------------------------------------------------------------
+
+_OVERLOADS: dict[str, Overload] = {o.id: o for o in lib.all_overloads()}
+_BY_FUNCTION: dict[str, list[Overload]] = {}
+for _o in lib.all_overloads():
+    _BY_FUNCTION.setdefault(_o.function, []).append(_o)
+
+Matcher = Callable[[Value], bool] | None
+
+_KIND_MATCHERS: dict[Kind, Matcher] = {
+    Kind.INT: lambda v: type(v) is int,
+    Kind.UINT: lambda v: type(v) is UintType,
+    Kind.DOUBLE: lambda v: type(v) is float,
+    Kind.STRING: lambda v: type(v) is str,
+    Kind.BYTES: lambda v: type(v) is bytes,
+    Kind.BOOL: lambda v: type(v) is bool,
+    Kind.NULL: lambda v: v is None,
+    Kind.DURATION: lambda v: type(v) is Duration,
+    Kind.TIMESTAMP: lambda v: type(v) is Timestamp,
+    Kind.LIST: lambda v: isinstance(v, (list, tuple)),
+    Kind.MAP: lambda v: isinstance(v, Mapping),
+    Kind.TYPE: lambda v: type(v) is TypeValue,
+}
+
+
+def _matcher(t: Type) -> Matcher:
+    if t.kind in (Kind.DYN, Kind.ANY, Kind.TYPE_PARAM, Kind.ERROR, Kind.UNSPECIFIED):
+        return None
+    base = _KIND_MATCHERS.get(t.kind)
+    if isinstance(t, WrapperType) and base is not None:
+        inner = base
+        return lambda v: v is None or inner(v)
+    if base is not None:
+        return base
+    if t.kind is Kind.OPAQUE and t.name == "optional_type":
+        return lambda v: type(v) is Optional
+    name = t.name
+    return lambda v: isinstance(v, LibraryValue) and v.cel_type == name
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    overload_id: str
+    function: str
+    matchers: tuple[Matcher, ...]
+    impl: Callable[..., Value]
+    unit_cost: bool
+
+
+_CANDIDATES: dict[str, _Candidate | None] = {}
+
+
+def _candidate(overload: Overload) -> _Candidate | None:
+    found = _CANDIDATES.get(overload.id, _MISSING)
+    if found is _MISSING:
+        impl = IMPLS.get(overload.id) or extlib.IMPLS.get(overload.id) or k8s.IMPLS.get(overload.id)
+        found = (
+            None
+            if impl is None
+            else _Candidate(
+                overload.id,
+                overload.function,
+                tuple(_matcher(p) for p in overload.params),
+                impl,
+                is_unit_cost(overload.function, overload.id),
+            )
+        )
+        _CANDIDATES[overload.id] = found
+    return found  # type: ignore[return-value]
+
+
+def _dispatch(candidates: Sequence[_Candidate], args: list[Value]) -> _Candidate:
+    for c in candidates:
+        for m, a in zip(c.matchers, args, strict=True):
+            if m is not None and not m(a):
+                break
+        else:
+            return c
+    raise no_such_overload()
+
+
+_TYPE_CONVERSIONS = frozenset(
+    {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"}
+)
+_TYPE_NAMES = {
+    "bool": "bool",
+    "bytes": "bytes",
+    "double": "double",
+    "int": "int",
+    "uint": "uint",
+    "string": "string",
+    "list": "list",
+    "map": "map",
+    "null_type": "null_type",
+    "type": "type",
+    "google.protobuf.Duration": "google.protobuf.Duration",
+    "google.protobuf.Timestamp": "google.protobuf.Timestamp",
+    "optional_type": "optional_type",
+}
+
+
+# --- the planner -------------------------------------------------------------------------------
+
+
+class _Const:
+    """A planned node with a value known at plan time (cel-go `InterpretableConst`)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Value) -> None:
+        self.value = value
+
+    def __call__(self, ctx: _Ctx) -> Value:
+        return self.value
+
+
+class _ErrorConst:
+    __slots__ = ("err",)
+
+    def __init__(self, err: CelError) -> None:
+        self.err = err
+
+    def __call__(self, ctx: _Ctx) -> Value:
+        raise self.err
+
+
+_ACCU_NAMES = frozenset({"@result", "__result__", "@__sortBy_input__"})
+
+
+class _Planner:
+    def __init__(self, parsed: ParsedExpr, checked: CheckedExpr | None, env: Environment) -> None:
+        self.parsed = parsed
+        self.refs = checked.references if checked is not None else {}
+        self.checked = checked is not None
+        self.env = env
+        self.scopes: list[set[str]] = []
+        self.accus: list[set[str]] = []
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def is_local(self, name: str) -> bool:
+        return any(name in s for s in self.scopes)
+
+    def is_accu(self, name: str) -> bool:
+        for scope, accus in zip(reversed(self.scopes), reversed(self.accus), strict=True):
+            if name in scope:
+                return name in accus
+        return False
+
+    def plan(self, e: Expr) -> Fn:
+        if isinstance(e, Literal):
+            return _Const(_literal(e))
+        if isinstance(e, Ident):
+            return self.plan_ident(e)
+        if isinstance(e, Select):
+            return self.plan_select(e)
+        if isinstance(e, Call):
+            return self.plan_call(e)
+        if isinstance(e, ListExpr):
+            return self.plan_list(e)
+        if isinstance(e, MapExpr):
+            return self.plan_map(e)
+        if isinstance(e, StructExpr):
+            return self.plan_struct(e)
+        if isinstance(e, Comprehension):
+            return self.plan_comprehension(e)
+        if isinstance(e, ErrorExpr):
+            return _ErrorConst(CelError("expression has syntax errors"))
+        raise AssertionError(type(e))
+
+    def _variable(self, name: str) -> Fn:
+        def var(ctx: _Ctx) -> Value:
+            ctx.charge(1)
+            act = ctx.activation
+            try:
+                v = act[name]
+            except KeyError:
+                raise CelError(f"no such attribute(s): {name}") from None
+            return k8s.wrap_activation_value(v) if type(v) not in _PLAIN else v
+
+        return var
+
+    def plan_ident(self, e: Ident) -> Fn:
+        name = e.name.lstrip(".")
+        if self.is_local(name):
+            if self.is_accu(name):
+
+                def accu(ctx: _Ctx) -> Value:
+                    ctx.charge(1)
+                    v = ctx.locals[name]
+                    if type(v) is _ErrBox:
+                        raise v.err
+                    return v
+
+                return accu
+
+            def local(ctx: _Ctx) -> Value:
+                ctx.charge(1)
+                return ctx.locals[name]
+
+            return local
+        ref = self.refs.get(e.id)
+        if ref is not None and ref.kind == "type":
+            return _Const(TypeValue(_TYPE_NAMES.get(ref.name, ref.name)))
+        if (
+            ref is None
+            and not self.checked
+            and self.env.find_variable(name) is None
+            and self.env.find_type_identifier(name) is not None
+        ):
+            return _Const(TypeValue(_TYPE_NAMES.get(name, name)))
+        return self._variable(name)
+
+    def plan_select(self, e: Select) -> Fn:
+        ref = self.refs.get(e.id)
+        if ref is not None and ref.kind == "type" and not e.test_only:
+            return _Const(TypeValue(_TYPE_NAMES.get(ref.name, ref.name)))
+        if not e.test_only and not e.optional:
+            dotted: str | None = None
+            if ref is not None and ref.kind == "variable":
+                dotted = ref.name
+            elif not self.checked:
+                q = qualified_name(e)
+                if q is not None and self.env.find_variable(q) is not None:
+                    root = q.split(".")[0]
+                    if not self.is_local(root):
+                        dotted = q
+            if dotted is not None and "." in dotted:
+                return self._dotted_variable(e, dotted)
+        operand = self.plan(e.operand)
+        name = e.field
+        extra = 0 if _is_attribute(e.operand) else 1
+        if e.test_only:
+
+            def has(ctx: _Ctx) -> Value:
+                v = operand(ctx)
+                if extra:
+                    ctx.charge(extra)
+                return _has_field(v, name)
+
+            return has
+        if e.optional:
+
+            def opt_select(ctx: _Ctx) -> Value:
+                v = operand(ctx)
+                ctx.charge(1 + extra)
+                if type(v) is Optional:
+                    if not v.has_value:
+                        return NONE
+                    v = v.value
+                if _has_field_quiet(v, name):
+                    return Optional(_select(v, name, ctx))
+                return NONE
+
+            return opt_select
+
+        cost = 1 + extra
+
+        def select(ctx: _Ctx) -> Value:
+            v = operand(ctx)
+            c = ctx.cost + cost
+            ctx.cost = c
+            if c > ctx.limit:
+                raise CostLimitExceeded()
+            if type(v) is dict:
+                r = v.get(name, _MISSING)
+                if r is _MISSING:
+                    raise CelError(f"no such key: {name}")
+                return r if type(r) in _PLAIN else normalize(r)
+            if type(v) is Optional:
+                if not v.has_value:
+                    return NONE
+                inner = v.value
+                return Optional(_select(inner, name, ctx)) if _has_field_quiet(inner, name) else NONE
+            return _select(v, name, ctx)
+
+        return select
+
+    def _dotted_variable(self, e: Select, dotted: str) -> Fn:
+        fallback_operand = self.plan(e.operand)
+        name = e.field
+
+        def var(ctx: _Ctx) -> Value:
+            act = ctx.activation
+            if dotted in act:
+                ctx.charge(1)
+                return k8s.wrap_activation_value(act[dotted])
+            v = fallback_operand(ctx)
+            ctx.charge(1)
+            return _select(v, name, ctx)
+
+        return var
+
+    # -- calls ----------------------------------------------------------------------------
+
+    def plan_call(self, e: Call) -> Fn:
+        fn = e.function
+        if fn == "_&&_" or fn == "_||_":
+            return self.plan_logic(e, fn == "_&&_")
+        if fn == "_?_:_":
+            return self.plan_conditional(e)
+        if fn == "@not_strictly_false":
+            arg = self.plan(e.args[0])
+
+            def nsf(ctx: _Ctx) -> Value:
+                try:
+                    v = arg(ctx)
+                except CelError:
+                    ctx.charge(1)
+                    return True
+                ctx.charge(1)
+                return v is not False
+
+            return nsf
+        if fn == "!_":
+            arg = self.plan(e.args[0])
+
+            def not_(ctx: _Ctx) -> Value:
+                v = arg(ctx)
+                ctx.charge(1)
+                if type(v) is not bool:
+                    raise no_such_overload()
+                return not v
+
+            return not_
+        if fn in ("_[_]", "_[?_]") and e.target is None and len(e.args) == 2:
+            return self.plan_index(e, optional=fn == "_[?_]")
+        if fn == "@in" and len(e.args) == 2 and isinstance(e.args[1], ListExpr):
+            fast = self.plan_set_membership(e)
+            if fast is not None:
+                return fast
+
+        ref = self.refs.get(e.id)
+        target = e.target
+        function = fn
+        if ref is not None and ref.kind == "function":
+            function = ref.name
+            if target is not None and ref.name != fn:
+                target = None  # namespaced function: `sets.contains(...)`
+            ids = ref.overload_ids
+            overloads = [_OVERLOADS[i] for i in ids if i in _OVERLOADS]
+        else:
+            if target is not None:
+                prefix = qualified_name(target)
+                if prefix is not None and self.env.find_function(f"{prefix}.{fn}") is not None:
+                    root = prefix.split(".")[0]
+                    if not self.is_local(root) and self.env.find_variable(root) is None:
+                        function = f"{prefix}.{fn}"
+                        target = None
+            overloads = list(_BY_FUNCTION.get(function, []))
+        member = target is not None
+        argc = len(e.args) + (1 if member else 0)
+        overloads = [o for o in overloads if o.receiver_style == member and len(o.params) == argc]
+        candidates = [c for c in (_candidate(o) for o in overloads) if c is not None]
+        arg_fns = ([self.plan(target)] if target is not None else []) + [self.plan(a) for a in e.args]
+        if not candidates:
+            missing = CelError(f"no such overload: {function}")
+
+            def unknown(ctx: _Ctx) -> Value:
+                for a in arg_fns:
+                    a(ctx)
+                raise missing
+
+            return unknown
+
+        # OptOptimize: a type conversion of a constant is folded into a cost-0 constant.
+        if function in _TYPE_CONVERSIONS and len(arg_fns) == 1 and isinstance(arg_fns[0], _Const):
+            try:
+                args0 = [arg_fns[0].value]
+                return _Const(_dispatch(candidates, args0).impl(*args0))
+            except CelError as err:
+                return _ErrorConst(err)
+
+        pre = extlib.PRE_CHECKS.get(function)
+
+        if len(candidates) == 1 and len(arg_fns) == 2:
+            only = candidates[0]
+            m0, m1 = only.matchers
+            impl = only.impl
+            a0, a1 = arg_fns
+            oid, fname, unit = only.overload_id, only.function, only.unit_cost
+
+            def call2(ctx: _Ctx) -> Value:
+                x = a0(ctx)
+                y = a1(ctx)
+                if (m0 is not None and not m0(x)) or (m1 is not None and not m1(y)):
+                    raise no_such_overload()
+                if pre is not None:
+                    pre(ctx, [x, y])
+                try:
+                    result = impl(x, y)
+                except CelError:
+                    ctx.charge(1)
+                    raise
+                ctx.charge(1 if unit else call_cost(fname, oid, (x, y), result))
+                return result
+
+            return call2
+
+        by_types: dict[tuple[type, ...], _Candidate] = {}
+
+        def call(ctx: _Ctx) -> Value:
+            args = [a(ctx) for a in arg_fns]
+            key = tuple(map(type, args))
+            chosen = by_types.get(key)
+            if chosen is None:
+                chosen = _dispatch(candidates, args)  # matchers only look at types: cache by them
+                if len(by_types) < 64:
+                    by_types[key] = chosen
+            if pre is not None:
+                pre(ctx, args)
+            try:
+                result = chosen.impl(*args)
+            except CelError:
+                ctx.charge(1)
+                raise
+            if chosen.unit_cost:
+                c = ctx.cost + 1
+                ctx.cost = c
+                if c > ctx.limit:
+                    raise CostLimitExceeded()
+            else:
+                ctx.charge(call_cost(chosen.function, chosen.overload_id, args, result))
+            return result
+
+        return call
+
+    def plan_logic(self, e: Call, is_and: bool) -> Fn:
+        left, right = (self.plan(a) for a in e.args)
+        absorbing = not is_and  # `||` short-circuits on true, `&&` on false
+
+        def logic(ctx: _Ctx) -> Value:
+            err: CelError | None = None
+            try:
+                lv = left(ctx)
+                if lv is absorbing:
+                    return absorbing
+                if type(lv) is not bool:
+                    err = no_such_overload()
+            except CelError as exc:
+                err = exc
+            try:
+                rv = right(ctx)
+                if rv is absorbing:
+                    return absorbing
+                if type(rv) is not bool and err is None:
+                    err = no_such_overload()
+            except CelError as exc:
+                if err is None:
+                    err = exc
+            if err is not None:
+                raise err
+            return not absorbing
+
+        return logic
+
+    def plan_conditional(self, e: Call) -> Fn:
+        cond, then, other = (self.plan(a) for a in e.args)
+
+        def conditional(ctx: _Ctx) -> Value:
+            c = cond(ctx)
+            if c is True:
+                return then(ctx)
+            if c is False:
+                return other(ctx)
+            raise no_such_overload()
+
+        return conditional
+
+    def plan_index(self, e: Call, *, optional: bool) -> Fn:
+        operand = self.plan(e.args[0])
+        key = self.plan(e.args[1])
+        extra = 0 if _is_attribute(e.args[0]) else 1
+        cost = 1 + extra
+
+        def index(ctx: _Ctx) -> Value:
+            v = operand(ctx)
+            k = key(ctx)
+            ctx.charge(cost)
+            if type(v) is Optional:
+                if not v.has_value:
+                    return NONE
+                return _index_if_present(v.value, k, ctx)
+            if optional:
+                return _index_if_present(v, k, ctx)
+            return _index(v, k, ctx)
+
+        return index
+
+    def plan_set_membership(self, e: Call) -> Fn | None:
+        """OptOptimize's `x in [constants]`: a set lookup of cost 0 (primitive elements only)."""
+        lst = self.plan(e.args[1])
+        if not isinstance(lst, _Const):
+            return None
+        values = lst.value
+        if any(type(v) not in (str, int, float, bool, UintType) for v in values):
+            return None
+        elem = self.plan(e.args[0])
+
+        def member(ctx: _Ctx) -> Value:
+            x = elem(ctx)
+            return any(cel_equals(x, v) for v in values)
+
+        return member
+
+    # -- literals -------------------------------------------------------------------------
+
+    def plan_list(self, e: ListExpr) -> Fn:
+        elems = [self.plan(x) for x in e.elements]
+        optionals = frozenset(e.optional_indices)
+        if not optionals and all(isinstance(x, _Const) for x in elems):
+            return _Const([x.value for x in elems])  # type: ignore[attr-defined]
+
+        def make_list(ctx: _Ctx) -> Value:
+            out: list[Value] = []
+            for i, x in enumerate(elems):
+                v = x(ctx)
+                if i in optionals:
+                    if type(v) is not Optional:
+                        raise CelError(
+                            f"cannot initialize optional list element from non-optional value {_go_str(v)}"
+                        )
+                    if not v.has_value:
+                        continue
+                    v = v.value
+                out.append(v)
+            ctx.charge(LIST_CREATE)
+            return out
+
+        return make_list
+
+    def plan_map(self, e: MapExpr) -> Fn:
+        entries = [(self.plan(en.key), self.plan(en.value), en.optional) for en in e.entries]
+        if all(isinstance(k, _Const) and isinstance(v, _Const) and not o for k, v, o in entries):
+            try:
+                const: dict[Value, Value] = {}
+                for k, v, _ in entries:
+                    const[cel_hash_key(k.value)] = v.value  # type: ignore[attr-defined]
+                return _Const(const)
+            except CelError as err:
+                return _ErrorConst(err)
+
+        def make_map(ctx: _Ctx) -> Value:
+            out: dict[Value, Value] = {}
+            for kf, vf, opt in entries:
+                k = cel_hash_key(kf(ctx))
+                v = vf(ctx)
+                if opt:
+                    if type(v) is not Optional:
+                        raise CelError(
+                            f"cannot initialize optional entry '{format_key(k)}' from non-optional "
+                            f"value {_go_str(v)}"
+                        )
+                    if not v.has_value:
+                        out.pop(k, None)
+                        continue
+                    v = v.value
+                out[k] = v
+            ctx.charge(MAP_CREATE)
+            return out
+
+        return make_map
+
+    def plan_struct(self, e: StructExpr) -> Fn:
+        ref = self.refs.get(e.id)
+        type_name_ = ref.name if ref is not None and ref.kind == "type" else e.type_name.lstrip(".")
+        fields = [(f.name, self.plan(f.value), f.optional) for f in e.fields]
+
+        def make_struct(ctx: _Ctx) -> Value:
+            values: dict[str, Value] = {}
+            for name, vf, opt in fields:
+                v = vf(ctx)
+                if opt:
+                    if type(v) is not Optional:
+                        raise CelError(
+                            f"cannot initialize optional entry '{name}' from non-optional value {_go_str(v)}"
+                        )
+                    if not v.has_value:
+                        continue
+                    v = v.value
+                values[name] = v
+            ctx.charge(STRUCT_CREATE)
+            return k8s.make_struct(type_name_, values)
+
+        return make_struct
+
+    # -- comprehensions -------------------------------------------------------------------
+
+    def plan_comprehension(self, e: Comprehension) -> Fn:
+        iter_range = self.plan(e.iter_range)
+        accu_init = self.plan(e.accu_init)
+        accu_var, v1, v2 = e.accu_var, e.iter_var, e.iter_var2
+        fresh_list = isinstance(e.accu_init, ListExpr) and not e.accu_init.elements
+        fresh_map = isinstance(e.accu_init, MapExpr) and not e.accu_init.entries
+        self.scopes.append({accu_var})
+        self.accus.append({accu_var})
+        loop_vars = {v1} | ({v2} if v2 else set())
+        self.scopes.append(loop_vars)
+        self.accus.append(set())
+        cond = self.plan(e.loop_condition)
+        step = self.plan(e.loop_step)
+        self.scopes.pop()
+        self.accus.pop()
+        result = self.plan(e.result)
+        self.scopes.pop()
+        self.accus.pop()
+        cond_const = cond.value if isinstance(cond, _Const) else None
+        saved_names = (accu_var, v1, v2) if v2 else (accu_var, v1)
+
+        def comprehension(ctx: _Ctx) -> Value:
+            rng = _iter_range(iter_range(ctx))
+            if fresh_list:
+                accu_init(ctx)
+                accu: Value = MutableList()
+            elif fresh_map:
+                accu_init(ctx)
+                accu = extlib.MutableMap()
+            else:
+                accu = accu_init(ctx)
+            locals_ = ctx.locals
+            saved = [locals_.get(n, _MISSING) for n in saved_names]
+            try:
+                locals_[accu_var] = accu
+                is_map = isinstance(rng, Mapping)
+                items: Any = rng.keys() if is_map else rng
+                for i, item in enumerate(items):
+                    item = normalize(item)
+                    if v2 is not None:
+                        if is_map:
+                            locals_[v1] = item
+                            locals_[v2] = normalize(rng[item])
+                        else:
+                            locals_[v1] = i
+                            locals_[v2] = item
+                    else:
+                        locals_[v1] = item
+                    if cond_const is not True:
+                        try:
+                            c = cond(ctx)
+                        except CelError:
+                            c = None
+                        if c is False:
+                            break
+                    try:
+                        locals_[accu_var] = step(ctx)
+                    except CelError as err:
+                        locals_[accu_var] = _ErrBox(err)
+                out = result(ctx)
+            finally:
+                for n, old in zip(saved_names, saved, strict=True):
+                    if old is _MISSING:
+                        locals_.pop(n, None)
+                    else:
+                        locals_[n] = old
+            if type(accu) is MutableList or type(accu) is extlib.MutableMap:
+                accu.mutable = False
+            return out
+
+        return comprehension
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
+
+
+def _has_field_quiet(v: Value, name: str) -> bool:
+    try:
+        return _has_field(v, name)
+    except CelError:
+        return False
+
+
+def _is_attribute(e: Expr) -> bool:
+    """Whether cel-go plans `e` as an attribute (qualifiers then cost 1 each, no extra
+    relative-attribute cost): identifiers, selections, indexing, the conditional."""
+    if isinstance(e, (Ident, Select)):
+        return not (isinstance(e, Select) and e.test_only)
+    return isinstance(e, Call) and e.function in ("_[_]", "_[?_]", "_?_:_") and e.target is None
+
+
+def _go_str(v: Value) -> str:
+    if type(v) is str:
+        return v
+    if type(v) is bool:
+        return "true" if v else "false"
+    return str(to_python(v))
+
+
+def _literal(e: Literal) -> Value:
+    k = e.kind
+    if k is LiteralKind.UINT:
+        return UintType(int(e.value))  # type: ignore[call-overload]
+    if k is LiteralKind.NULL:
+        return None
+    if k is LiteralKind.DOUBLE:
+        return float(e.value)  # type: ignore[arg-type]
+    return e.value
+
+
+# --- entry point -------------------------------------------------------------------------------
+
+_PLANS: dict[int, tuple[object, Environment, Fn]] = {}
+
+
+def _plan_for(expr: CheckedExpr | ParsedExpr, env: Environment) -> Fn:
+    key = id(expr)
+    hit = _PLANS.get(key)
+    if hit is not None and hit[0] is expr and hit[1] is env:
+        return hit[2]
+    if isinstance(expr, CheckedExpr):
+        parsed, checked = expr.parsed, expr
+    else:
+        parsed, checked = expr, None
+    if parsed.ast is None:
+        plan: Fn = _ErrorConst(CelError("expression has syntax errors"))
+    else:
+        plan = _Planner(parsed, checked, env).plan(parsed.ast)
+    if len(_PLANS) > 2048:
+        _PLANS.clear()
+    _PLANS[key] = (expr, env, plan)
+    return plan
+
+
+def evaluate(
+    checked: CheckedExpr | ParsedExpr,
+    activation: Mapping[str, object],
+    *,
+    env: Environment,
+    cost_limit: int | None = 1_000_000,
+    budget: CostBudget | None = None,
+) -> EvalResult:
+    """Evaluate a compiled expression against JSON-shaped variables; never raises.
+
+    `activation` maps variable names (`object`, `oldObject`, `params`, `request`,
+    `namespaceObject`, `authorizer`, `authorizer.requestResource`, `variables`) to values;
+    JSON data is used as-is (read lazily), `variables` may be a `LazyVariables`, `authorizer`
+    any `k8s.Authorizer`. `cost_limit` is the per-call limit (None: unlimited); a `budget` is
+    charged the actual cost afterwards.
+    """
+    limit = _UNLIMITED if cost_limit is None else cost_limit
+    ctx = _Ctx(activation, limit)
+    try:
+        plan = _plan_for(checked, env)
+        value = plan(ctx)
+        result = EvalResult(value=value, cost=ctx.cost + ctx.extra_cost)
+    except CelError as err:
+        result = EvalResult(error=err.message, cost=ctx.cost + ctx.extra_cost)
+    except CostLimitExceeded as exc:
+        result = EvalResult(error=exc.message, cost=ctx.cost + ctx.extra_cost, cost_limit_exceeded=True)
+    except RecursionError:
+        result = EvalResult(error="max recursion depth exceeded", cost=ctx.cost + ctx.extra_cost)
+    except Exception as exc:  # a bug here must not take the caller down: report it as an error
+        result = EvalResult(error=f"internal error: {type(exc).__name__}: {exc}", cost=ctx.cost)
+    if budget is not None:
+        budget.charge(result.cost)
+    return result

@@ -1,0 +1,918 @@
+"""Kubernetes CEL libraries at run time (`kubernetes/apiserver pkg/cel/library/*.go`,
+`pkg/cel/{quantity,ip,cidr,url,semver,format}.go`): quantity, URL, IP, CIDR, semver, format,
+lists, regex, authz, jsonpatch; plus struct values (`Object{…}`, `JSONPatch{…}`)."""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import re
+import uuid as _uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from functools import cmp_to_key
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlsplit
+
+from vap_lsp.cel.runtime.stdlib import compare, compile_regex
+from vap_lsp.cel.runtime.timefmt import parse_timestamp
+from vap_lsp.cel.runtime.values import (
+    INT64_MAX,
+    INT64_MIN,
+    NONE,
+    CelError,
+    Duration,
+    LibraryValue,
+    Optional,
+    UintType,
+    Value,
+    cel_equals,
+    normalize,
+    type_name,
+)
+
+__all__ = [
+    "IMPLS",
+    "Authorizer",
+    "AuthorizerValue",
+    "AuthzRequest",
+    "Decision",
+    "StructValue",
+    "make_struct",
+    "resource_check",
+    "wrap_activation_value",
+]
+
+Impl = Callable[..., Value]
+IMPLS: dict[str, Impl] = {}
+
+# --- struct values --------------------------------------------------------------------------------
+
+
+class StructValue(LibraryValue):
+    """A message built by `Type{field: value}` (MAP `Object{…}`, `JSONPatch{…}`)."""
+
+    __slots__ = ("fields", "type_name")
+
+    def __init__(self, type_name: str, fields: dict[str, Value]) -> None:
+        self.type_name = type_name
+        self.fields = fields
+
+    @property
+    def cel_type(self) -> str:  # type: ignore[override]
+        return self.type_name
+
+    def get_field(self, name: str) -> Value:
+        if name in self.fields:
+            return self.fields[name]
+        raise CelError(f"no such field '{name}'")
+
+    def has_field(self, name: str) -> bool:
+        return name in self.fields
+
+    def equals(self, other: object) -> bool:
+        return (
+            isinstance(other, StructValue)
+            and other.type_name == self.type_name
+            and other.fields.keys() == self.fields.keys()
+            and all(cel_equals(v, other.fields[k]) for k, v in self.fields.items())
+        )
+
+    def __str__(self) -> str:
+        return f"{self.type_name}{self.fields}"
+
+
+_JSONPATCH_FIELDS = frozenset({"op", "path", "from", "value"})
+
+
+def make_struct(type_name_: str, fields: dict[str, Value]) -> StructValue:
+    if type_name_ == "JSONPatch":
+        for name in fields:
+            if name not in _JSONPATCH_FIELDS:
+                raise CelError(f"unexpected JSONPatchType field: {name}")
+    return StructValue(type_name_, fields)
+
+
+# --- quantity -------------------------------------------------------------------------------------
+
+_QUANTITY_RE = re.compile(r"([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)\Z")
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_QUANTITY_FORMAT_ERR = (
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+)
+
+
+def parse_quantity(text: str) -> Fraction:
+    """`resource.ParseQuantity` → exact value (errors are apimachinery's texts)."""
+    if not text:
+        raise CelError(
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        )
+    m = _QUANTITY_RE.match(text)
+    if m is None:
+        raise CelError(_QUANTITY_FORMAT_ERR)
+    number, suffix = m.group(1), m.group(2)
+    if number.count(".") > 1 or number.strip("+-") in ("", "."):
+        raise CelError("unable to parse numeric part of quantity")
+    try:
+        value = Fraction(Decimal(number))
+    except (InvalidOperation, ValueError) as exc:
+        raise CelError("unable to parse numeric part of quantity") from exc
+    if suffix in _BINARY:
+        return value * Fraction(2 ** _BINARY[suffix])
+    if suffix in _DECIMAL:
+        return value * Fraction(10) ** _DECIMAL[suffix]
+    em = re.fullmatch(r"[eE]([-+]?[0-9]+)", suffix)
+    if em is None:
+        raise CelError("unable to parse quantity's suffix")
+    return value * Fraction(10) ** int(em.group(1))
+
+
+class Quantity(LibraryValue):
+    __slots__ = ("value",)
+    cel_type = "kubernetes.Quantity"
+
+    def __init__(self, value: Fraction) -> None:
+        self.value = value
+
+    def equals(self, other: object) -> bool:
+        return isinstance(other, Quantity) and other.value == self.value
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+def _quantity(text: str) -> Quantity:
+    return Quantity(parse_quantity(text))
+
+
+def _is_quantity(text: str) -> bool:
+    try:
+        parse_quantity(text)
+    except CelError:
+        return False
+    return True
+
+
+def _as_integer(q: Quantity) -> int:
+    v = q.value
+    if v.denominator != 1 or not INT64_MIN <= v.numerator <= INT64_MAX:
+        raise CelError("cannot convert value to integer")
+    return v.numerator
+
+
+def _cmp(a: Fraction, b: Fraction) -> int:
+    return -1 if a < b else (1 if a > b else 0)
+
+
+IMPLS["string_to_quantity"] = _quantity
+IMPLS["is_quantity_string"] = _is_quantity
+IMPLS["quantity_sign"] = lambda q: _cmp(q.value, Fraction(0))
+IMPLS["quantity_is_greater_than"] = lambda a, b: a.value > b.value
+IMPLS["quantity_is_less_than"] = lambda a, b: a.value < b.value
+IMPLS["quantity_compare_to"] = lambda a, b: _cmp(a.value, b.value)
+IMPLS["quantity_get_float"] = lambda q: float(q.value)
+IMPLS["quantity_get_int"] = _as_integer
+IMPLS["quantity_is_integer"] = lambda q: q.value.denominator == 1 and INT64_MIN <= q.value <= INT64_MAX
+IMPLS["quantity_add"] = lambda a, b: Quantity(a.value + b.value)
+IMPLS["quantity_add_int"] = lambda a, b: Quantity(a.value + b)
+IMPLS["quantity_sub"] = lambda a, b: Quantity(a.value - b.value)
+IMPLS["quantity_sub_int"] = lambda a, b: Quantity(a.value - b)
+
+# --- URL ------------------------------------------------------------------------------------------
+
+
+class URL(LibraryValue):
+    __slots__ = ("netloc", "path", "query", "raw", "scheme")
+    cel_type = "kubernetes.URL"
+
+    def __init__(self, raw: str) -> None:
+        parts = urlsplit(raw)
+        self.raw = raw
+        self.scheme = parts.scheme
+        self.netloc = parts.netloc.rpartition("@")[2]
+        self.path = parts.path
+        self.query = parts.query
+
+    def equals(self, other: object) -> bool:
+        return isinstance(other, URL) and other.raw == self.raw
+
+    def __str__(self) -> str:
+        return self.raw
+
+    def hostname(self) -> str:
+        host = self.netloc
+        if host.startswith("["):
+            return host[1 : host.find("]")] if "]" in host else host[1:]
+        return host.rpartition(":")[0] if ":" in host else host
+
+    def port(self) -> str:
+        host = self.netloc
+        if host.startswith("["):
+            rest = host[host.find("]") + 1 :] if "]" in host else ""
+            return rest[1:] if rest.startswith(":") else ""
+        return host.rpartition(":")[2] if ":" in host else ""
+
+
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*\Z")
+
+
+def _parse_request_uri(text: str) -> str | None:
+    """Go `url.ParseRequestURI`: an absolute URI or an absolute path; the error text or None."""
+    prefix = f'parse "{text}": '
+    if text == "":
+        return prefix + "empty url"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+        return prefix + "net/url: invalid control character in URL"
+    if text.startswith("/"):
+        return None
+    scheme, colon, _ = text.partition(":")
+    if not colon or not scheme:
+        return prefix + ("missing protocol scheme" if not scheme and colon else "invalid URI for request")
+    if not _SCHEME_RE.match(scheme):
+        return prefix + "first path segment in URL cannot contain colon"
+    rest = text[len(scheme) + 1 :]
+    if not rest.startswith("/"):
+        return prefix + "invalid URI for request"
+    if rest.startswith("//"):
+        authority = rest[2:].split("/", 1)[0].split("?", 1)[0]
+        host = authority.rpartition("@")[2]
+        if ":" in host and not host.startswith("["):
+            port = host.rpartition(":")[2]
+            if port and not port.isdigit():
+                return prefix + f'invalid port ":{port}" after host'
+    return None
+
+
+def _url(text: str) -> URL:
+    err = _parse_request_uri(text)
+    if err is not None:
+        raise CelError(f"URL parse error during conversion from string: {err}")
+    return URL(text)
+
+
+def _get_query(u: URL) -> dict[str, list[str]]:
+    return {k: list(v) for k, v in parse_qs(u.query, keep_blank_values=True).items()}
+
+
+IMPLS["string_to_url"] = _url
+IMPLS["is_url_string"] = lambda s: _parse_request_uri(s) is None
+IMPLS["url_get_scheme"] = lambda u: u.scheme
+IMPLS["url_get_host"] = lambda u: u.netloc
+IMPLS["url_get_hostname"] = lambda u: u.hostname()
+IMPLS["url_get_port"] = lambda u: u.port()
+IMPLS["url_get_escaped_path"] = lambda u: u.path
+IMPLS["url_get_query"] = _get_query
+
+# --- IP and CIDR ----------------------------------------------------------------------------------
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _parse_addr(raw: str) -> Address:
+    if "%" in raw:
+        raise CelError(f'IP address "{raw}" with zone value is not allowed')
+    try:
+        addr = ipaddress.ip_address(raw)
+    except ValueError as exc:
+        raise CelError(
+            f'IP Address "{raw}" parse error during conversion from string: '
+            f'ParseAddr("{raw}"): unable to parse IP'
+        ) from exc
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        raise CelError(f'IPv4-mapped IPv6 address "{raw}" is not allowed')
+    return addr
+
+
+class IP(LibraryValue):
+    __slots__ = ("addr",)
+    cel_type = "net.IP"
+
+    def __init__(self, addr: Address) -> None:
+        self.addr = addr
+
+    def equals(self, other: object) -> bool:
+        return isinstance(other, IP) and other.addr == self.addr
+
+    def to_cel_string(self) -> str:
+        return str(self.addr)
+
+    __str__ = to_cel_string
+
+
+def _is_ip(raw: str) -> bool:
+    try:
+        _parse_addr(raw)
+    except CelError:
+        return False
+    return True
+
+
+def _is_canonical(raw: str) -> bool:
+    return str(_parse_addr(raw)) == raw
+
+
+def _link_local_multicast(a: Address) -> bool:
+    if isinstance(a, ipaddress.IPv4Address):
+        return a in ipaddress.ip_network("224.0.0.0/24")
+    return a in ipaddress.ip_network("ff02::/16")
+
+
+def _global_unicast(a: Address) -> bool:
+    if a.is_unspecified or a.is_loopback or a.is_multicast or a.is_link_local:
+        return False
+    return not (isinstance(a, ipaddress.IPv4Address) and a == ipaddress.IPv4Address("255.255.255.255"))
+
+
+IMPLS["string_to_ip"] = lambda s: IP(_parse_addr(s))
+IMPLS["is_ip"] = _is_ip
+IMPLS["ip_is_canonical"] = _is_canonical
+IMPLS["ip_family"] = lambda ip: ip.addr.version
+IMPLS["ip_is_unspecified"] = lambda ip: ip.addr.is_unspecified
+IMPLS["ip_is_loopback"] = lambda ip: ip.addr.is_loopback
+IMPLS["ip_is_link_local_multicast"] = lambda ip: _link_local_multicast(ip.addr)
+IMPLS["ip_is_link_local_unicast"] = lambda ip: ip.addr.is_link_local
+IMPLS["ip_is_global_unicast"] = lambda ip: _global_unicast(ip.addr)
+IMPLS["ip_to_string"] = lambda ip: str(ip.addr)
+
+
+class CIDR(LibraryValue):
+    __slots__ = ("addr", "prefix")
+    cel_type = "net.CIDR"
+
+    def __init__(self, addr: Address, prefix: int) -> None:
+        self.addr = addr
+        self.prefix = prefix
+
+    @property
+    def network(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+        return ipaddress.ip_network(f"{self.addr}/{self.prefix}", strict=False)
+
+    def equals(self, other: object) -> bool:
+        return isinstance(other, CIDR) and (other.addr, other.prefix) == (self.addr, self.prefix)
+
+    def to_cel_string(self) -> str:
+        return f"{self.addr}/{self.prefix}"
+
+    __str__ = to_cel_string
+
+
+def _parse_cidr(raw: str) -> CIDR:
+    addr_text, slash, bits = raw.partition("/")
+    err = f"network address parse error during conversion from string: netip.ParsePrefix({_q(raw)}): "
+    if not slash:
+        raise CelError(err + "no '/'")
+    if "%" in addr_text:
+        raise CelError(err + "IPv6 zones cannot be present in a prefix")
+    try:
+        addr = ipaddress.ip_address(addr_text)
+    except ValueError as exc:
+        raise CelError(err + f"ParseAddr({_q(addr_text)}): unable to parse IP") from exc
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        raise CelError(f"IPv4-mapped IPv6 address {_q(raw)} is not allowed")
+    max_bits = 32 if addr.version == 4 else 128
+    if not bits.isdigit() or (len(bits) > 1 and bits.startswith("0")) or int(bits) > max_bits:
+        raise CelError(err + f"bad bits after slash: {_q(bits)}")
+    return CIDR(addr, int(bits))
+
+
+def _q(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _is_cidr(raw: str) -> bool:
+    try:
+        _parse_cidr(raw)
+    except CelError:
+        return False
+    return True
+
+
+def _contains_ip(c: CIDR, ip: Value) -> bool:
+    addr = ip.addr if isinstance(ip, IP) else _parse_addr(ip)
+    return addr.version == c.addr.version and addr in c.network
+
+
+def _contains_cidr(c: CIDR, other: Value) -> bool:
+    o = other if isinstance(other, CIDR) else _parse_cidr(other)
+    if o.addr.version != c.addr.version or o.prefix < c.prefix:
+        return False
+    return o.addr in c.network
+
+
+IMPLS["string_to_cidr"] = _parse_cidr
+IMPLS["is_cidr"] = _is_cidr
+IMPLS["cidr_contains_ip_string"] = _contains_ip
+IMPLS["cidr_contains_ip_ip"] = _contains_ip
+IMPLS["cidr_contains_cidr_string"] = _contains_cidr
+IMPLS["cidr_contains_cidr"] = _contains_cidr
+IMPLS["cidr_ip"] = lambda c: IP(c.addr)
+IMPLS["cidr_prefix_length"] = lambda c: c.prefix
+IMPLS["cidr_masked"] = lambda c: CIDR(c.network.network_address, c.prefix)
+IMPLS["cidr_to_string"] = lambda c: c.to_cel_string()
+
+# --- semver ---------------------------------------------------------------------------------------
+
+
+class Semver(LibraryValue):
+    __slots__ = ("major", "minor", "patch", "pre")
+    cel_type = "kubernetes.Semver"
+
+    def __init__(self, major: int, minor: int, patch: int, pre: tuple[str, ...]) -> None:
+        self.major, self.minor, self.patch, self.pre = major, minor, patch, pre
+
+    def equals(self, other: object) -> bool:
+        return isinstance(other, Semver) and _semver_cmp(self, other) == 0
+
+
+def _num(part: str, what: str) -> int:
+    if not part.isdigit() or not part.isascii():
+        raise CelError(f'Invalid character(s) found in {what} number "{part}"')
+    if len(part) > 1 and part.startswith("0"):
+        raise CelError(f'{what.capitalize()} number must not contain leading zeroes "{part}"')
+    return int(part)
+
+
+_IDENT_RE = re.compile(r"[0-9A-Za-z-]+\Z")
+
+
+def parse_semver(text: str) -> Semver:
+    """blang/semver v4 `Parse` (error texts as blang's)."""
+    if not text:
+        raise CelError("Version string empty")
+    parts = text.split(".", 2)
+    if len(parts) != 3:
+        raise CelError("No Major.Minor.Patch elements found")
+    major = _num(parts[0], "major")
+    minor = _num(parts[1], "minor")
+    rest = parts[2]
+    idx = next((i for i, c in enumerate(rest) if c in "+-"), len(rest))
+    patch = _num(rest[:idx], "patch")
+    build = ""
+    pre: tuple[str, ...] = ()
+    tail = rest[idx:]
+    pre_text, plus, build = tail.partition("+")
+    if pre_text.startswith("-"):
+        pre = tuple(pre_text[1:].split("."))
+        for p in pre:
+            if not p:
+                raise CelError("Prerelease is empty")
+            if not _IDENT_RE.match(p):
+                raise CelError(f'Invalid character(s) found in prerelease "{p}"')
+            if p.isdigit() and len(p) > 1 and p.startswith("0"):
+                raise CelError(f'Numeric PreRelease version must not contain leading zeroes "{p}"')
+    if plus:
+        for b in build.split("."):
+            if not b:
+                raise CelError("Build meta data is empty")
+            if not _IDENT_RE.match(b):
+                raise CelError(f'Invalid character(s) found in build meta data "{b}"')
+    return Semver(major, minor, patch, pre)
+
+
+def _normalize_semver(text: str) -> Semver:
+    s = text.removeprefix("v")
+    parts = s.split(".", 2)
+    for i, p in enumerate(parts):
+        if len(p) > 1:
+            p = p.lstrip("0")
+            if not p or not p[0].isdigit():
+                p = "0" + p
+            parts[i] = p
+    if len(parts) < 3:
+        if any(c in parts[-1] for c in "+-"):
+            raise CelError("short version cannot contain PreRelease/Build meta data")
+        parts += ["0"] * (3 - len(parts))
+    return parse_semver(".".join(parts))
+
+
+def _semver_cmp(a: Semver, b: Semver) -> int:
+    for x, y in ((a.major, b.major), (a.minor, b.minor), (a.patch, b.patch)):
+        if x != y:
+            return -1 if x < y else 1
+    if not a.pre or not b.pre:
+        if a.pre == b.pre:
+            return 0
+        return 1 if not a.pre else -1
+    for px, py in zip(a.pre, b.pre, strict=False):
+        if px == py:
+            continue
+        xn, yn = px.isdigit(), py.isdigit()
+        if xn and yn:
+            return -1 if int(px) < int(py) else 1
+        if xn != yn:
+            return -1 if xn else 1
+        return -1 if px < py else 1
+    if len(a.pre) == len(b.pre):
+        return 0
+    return -1 if len(a.pre) < len(b.pre) else 1
+
+
+def _semver(text: str, normalize_: bool = False) -> Semver:
+    return _normalize_semver(text) if normalize_ else parse_semver(text)
+
+
+def _is_semver(text: str, normalize_: bool = False) -> bool:
+    try:
+        _semver(text, normalize_)
+    except CelError:
+        return False
+    return True
+
+
+IMPLS["string_to_semver"] = _semver
+IMPLS["string_bool_to_semver"] = _semver
+IMPLS["is_semver_string"] = _is_semver
+IMPLS["is_semver_string_bool"] = _is_semver
+IMPLS["semver_is_greater_than"] = lambda a, b: _semver_cmp(a, b) > 0
+IMPLS["semver_is_less_than"] = lambda a, b: _semver_cmp(a, b) < 0
+IMPLS["semver_compare_to"] = _semver_cmp
+IMPLS["semver_major"] = lambda v: v.major
+IMPLS["semver_minor"] = lambda v: v.minor
+IMPLS["semver_patch"] = lambda v: v.patch
+
+# --- format ---------------------------------------------------------------------------------------
+
+_UUID_RE = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\Z")
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+
+
+def _policy_names() -> Any:
+    from vap_lsp.policy import names
+
+    return names
+
+
+def _uri_errors(s: str) -> list[str]:
+    err = _parse_request_uri(s)
+    return [err] if err is not None else []
+
+
+def _byte_errors(s: str) -> list[str]:
+    try:
+        base64.b64decode(s, validate=True)
+    except ValueError:
+        return ["invalid base64"]
+    return []
+
+
+def _date_errors(s: str) -> list[str]:
+    import datetime as dt
+
+    if _DATE_RE.match(s):
+        try:
+            dt.date.fromisoformat(s)
+            return []
+        except ValueError:
+            pass
+    return ["invalid date"]
+
+
+def _datetime_errors(s: str) -> list[str]:
+    return [] if parse_timestamp(s) is not None else ["invalid datetime"]
+
+
+def _uuid_errors(s: str) -> list[str]:
+    if _UUID_RE.match(s):
+        try:
+            _uuid.UUID(s)
+            return []
+        except ValueError:
+            pass
+    return ["does not match the UUID format"]
+
+
+def _prefixed(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    return lambda s: check(_policy_names().mask_trailing_dash(s))
+
+
+_FORMATS: dict[str, tuple[str, Callable[[str], list[str]], int]] = {
+    "dns1123Label": ("DNS1123Label", lambda s: _policy_names().is_dns1123_label(s), 30),
+    "dns1123Subdomain": ("DNS1123Subdomain", lambda s: _policy_names().is_dns1123_subdomain(s), 60),
+    "dns1035Label": ("DNS1035Label", lambda s: _policy_names().is_dns1035_label(s), 30),
+    "qualifiedName": ("QualifiedName", lambda s: _policy_names().is_qualified_name(s, 34), 60),
+    "dns1123LabelPrefix": (
+        "DNS1123LabelPrefix",
+        _prefixed(lambda s: _policy_names().is_dns1123_label(s)),
+        30,
+    ),
+    "dns1123SubdomainPrefix": (
+        "DNS1123SubdomainPrefix",
+        _prefixed(lambda s: _policy_names().is_dns1123_subdomain(s)),
+        60,
+    ),
+    "dns1035LabelPrefix": (
+        "DNS1035LabelPrefix",
+        _prefixed(lambda s: _policy_names().is_dns1035_label(s)),
+        30,
+    ),
+    "labelValue": ("LabelValue", lambda s: _policy_names().is_valid_label_value(s, 34), 40),
+    "uri": ("URI", _uri_errors, 1103),
+    "uuid": ("uuid", _uuid_errors, 60),
+    "byte": ("byte", _byte_errors, 84),
+    "date": ("date", _date_errors, 70),
+    "datetime": ("datetime", _datetime_errors, 70),
+}
+
+
+class NamedFormat(LibraryValue):
+    __slots__ = ("max_regex_size", "name", "validate")
+    cel_type = "kubernetes.NamedFormat"
+
+    def __init__(self, name: str, validate: Callable[[str], list[str]], max_regex_size: int) -> None:
+        self.name = name
+        self.validate = validate
+        self.max_regex_size = max_regex_size
+
+    def equals(self, other: object) -> bool:
+        return isinstance(other, NamedFormat) and other.name == self.name
+
+
+_FORMAT_VALUES = {key: NamedFormat(*spec) for key, spec in _FORMATS.items()}
+
+
+def _format_validate(f: NamedFormat, s: str) -> Optional:
+    errors = f.validate(s)
+    return Optional(list(errors)) if errors else NONE
+
+
+IMPLS["format-validate"] = _format_validate
+IMPLS["format-named"] = lambda name: Optional(_FORMAT_VALUES[name]) if name in _FORMAT_VALUES else NONE
+for _key, _value in _FORMAT_VALUES.items():
+    IMPLS[f"format.{_key}"] = (lambda v: lambda: v)(_value)
+
+# --- lists ----------------------------------------------------------------------------------------
+
+
+def _is_sorted(lst: Value) -> bool:
+    return all(compare(lst[i], lst[i + 1]) <= 0 for i in range(len(lst) - 1))
+
+
+def _sum(zero: Value) -> Impl:
+    from vap_lsp.cel.runtime.stdlib import IMPLS as STD
+
+    def impl(lst: Value) -> Value:
+        if not lst:
+            return zero
+        total = lst[0]
+        for x in lst[1:]:
+            if type(total) is int:
+                total = STD["add_int64"](total, x)
+            elif type(total) is float:
+                total = total + x
+            elif type(total).__name__ == "Duration":
+                total = STD["add_duration_duration"](total, x)
+            else:
+                total = STD["add_uint64"](total, x)
+        return total
+
+    return impl
+
+
+def _extreme(name: str, sign: int) -> Impl:
+    def impl(lst: Value) -> Value:
+        if not lst:
+            raise CelError(f"{name} called on empty list")
+        best = lst[0]
+        for x in lst[1:]:
+            if compare(best, x) == sign:
+                best = x
+        return best
+
+    return impl
+
+
+def _index_of(lst: Value, item: Value) -> int:
+    return next((i for i, x in enumerate(lst) if cel_equals(x, item)), -1)
+
+
+def _last_index_of(lst: Value, item: Value) -> int:
+    for i in range(len(lst) - 1, -1, -1):
+        if cel_equals(lst[i], item):
+            return i
+    return -1
+
+
+def _includes(container: Value, item: Value) -> bool:
+    if isinstance(container, (list, tuple)):
+        return any(cel_equals(x, item) for x in container)
+    if type(container) is str and type(item) is str:
+        return item in container
+    return cel_equals(container, item)
+
+
+for _t, _zero in (("int", 0), ("uint", UintType(0)), ("double", 0.0), ("duration", Duration(0))):
+    IMPLS[f"list_{_t}_sum_{_t}"] = _sum(_zero)
+for _t in ("int", "uint", "double", "bool", "duration", "timestamp", "string", "bytes"):
+    IMPLS[f"list_{_t}_is_sorted_bool"] = _is_sorted
+    IMPLS[f"list_{_t}_max_{_t}"] = _extreme("max", -1)
+    IMPLS[f"list_{_t}_min_{_t}"] = _extreme("min", 1)
+IMPLS["list_a_index_of_int"] = _index_of
+IMPLS["list_a_last_index_of_int"] = _last_index_of
+IMPLS["list_includes_dyn_dyn"] = _includes
+
+# --- regex ----------------------------------------------------------------------------------------
+
+
+def _regex(pattern: str) -> Any:
+    try:
+        return compile_regex(pattern)
+    except CelError as exc:
+        raise CelError(f"Illegal regex: {exc.message.removeprefix('error parsing regexp: ')}") from exc
+
+
+def _find(s: str, pattern: str) -> str:
+    m = _regex(pattern).search(s)
+    return m.group(0) if m is not None else ""
+
+
+def _find_all(s: str, pattern: str, n: int = -1) -> list[str]:
+    if n == 0:
+        return []
+    out = [m.group(0) for m in _regex(pattern).finditer(s)]
+    return out if n < 0 else out[:n]
+
+
+IMPLS["string_find_string"] = _find
+IMPLS["string_find_all_string"] = _find_all
+IMPLS["string_find_all_string_int"] = _find_all
+
+# --- jsonpatch ------------------------------------------------------------------------------------
+
+IMPLS["string_jsonpatch_escapeKey_string"] = lambda k: k.replace("~", "~0").replace("/", "~1")
+
+# --- authz ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuthzRequest:
+    """What `check(verb)` asks the authorizer (Kubernetes `authorizer.AttributesRecord`)."""
+
+    verb: str
+    path: str = ""
+    group: str = ""
+    resource: str = ""
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    field_selector: str = ""
+    label_selector: str = ""
+    service_account: tuple[str, str] | None = None
+    """(namespace, name) when checked as `authorizer.serviceAccount(ns, name)`."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The authorizer's answer: allowed (else denied/no opinion), its reason, an error."""
+
+    allowed: bool
+    reason: str = ""
+    error: str = ""
+
+
+class Authorizer(Protocol):
+    """Supplied by the caller; never touches the network on our behalf."""
+
+    def authorize(self, request: AuthzRequest) -> Decision: ...
+
+
+class AuthorizerValue(LibraryValue):
+    __slots__ = ("impl", "service_account")
+    cel_type = "kubernetes.authorization.Authorizer"
+
+    def __init__(self, impl: Authorizer, service_account: tuple[str, str] | None = None) -> None:
+        self.impl = impl
+        self.service_account = service_account
+
+
+class PathCheck(LibraryValue):
+    __slots__ = ("authz", "path")
+    cel_type = "kubernetes.authorization.PathCheck"
+
+    def __init__(self, authz: AuthorizerValue, path: str) -> None:
+        self.authz, self.path = authz, path
+
+
+class GroupCheck(LibraryValue):
+    __slots__ = ("authz", "group")
+    cel_type = "kubernetes.authorization.GroupCheck"
+
+    def __init__(self, authz: AuthorizerValue, group: str) -> None:
+        self.authz, self.group = authz, group
+
+
+@dataclass(frozen=True)
+class ResourceCheck(LibraryValue):
+    authz: AuthorizerValue
+    group: str
+    resource: str
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    field_selector: str = ""
+    label_selector: str = ""
+    cel_type = "kubernetes.authorization.ResourceCheck"
+
+
+class DecisionValue(LibraryValue):
+    __slots__ = ("decision",)
+    cel_type = "kubernetes.authorization.Decision"
+
+    def __init__(self, decision: Decision) -> None:
+        self.decision = decision
+
+
+def _check(authz: AuthorizerValue, request: AuthzRequest) -> DecisionValue:
+    try:
+        decision = authz.impl.authorize(request)
+    except Exception as exc:  # the caller's authorizer failing is an errored decision
+        decision = Decision(False, "", str(exc))
+    return DecisionValue(decision)
+
+
+def _path(a: AuthorizerValue, path: str) -> PathCheck:
+    if not path:
+        raise CelError("path must not be empty")
+    return PathCheck(a, path)
+
+
+def _service_account(a: AuthorizerValue, namespace: str, name: str) -> AuthorizerValue:
+    names = _policy_names()
+    if names.is_dns1123_label(namespace):
+        raise CelError("Invalid service account namespace")
+    if names.is_dns1123_subdomain(name):
+        raise CelError("Invalid service account name")
+    return AuthorizerValue(a.impl, (namespace, name))
+
+
+def _resource(g: GroupCheck, resource: str) -> ResourceCheck:
+    if not resource:
+        raise CelError("resource must not be empty")
+    return ResourceCheck(g.authz, g.group, resource)
+
+
+def _with(field_name: str) -> Impl:
+    def impl(r: ResourceCheck, value: str) -> ResourceCheck:
+        from dataclasses import replace
+
+        return replace(r, **{field_name: value})  # type: ignore[arg-type]
+
+    return impl
+
+
+IMPLS["authorizer_path"] = _path
+IMPLS["authorizer_group"] = lambda a, g: GroupCheck(a, g)
+IMPLS["authorizer_serviceaccount"] = _service_account
+IMPLS["groupcheck_resource"] = _resource
+IMPLS["resourcecheck_subresource"] = _with("subresource")
+IMPLS["resourcecheck_namespace"] = _with("namespace")
+IMPLS["resourcecheck_name"] = _with("name")
+IMPLS["authorizer_fieldselector"] = _with("field_selector")
+IMPLS["authorizer_labelselector"] = _with("label_selector")
+IMPLS["pathcheck_check"] = lambda p, verb: _check(
+    p.authz, AuthzRequest(verb=verb, path=p.path, service_account=p.authz.service_account)
+)
+IMPLS["resourcecheck_check"] = lambda r, verb: _check(
+    r.authz,
+    AuthzRequest(
+        verb=verb,
+        group=r.group,
+        resource=r.resource,
+        subresource=r.subresource,
+        namespace=r.namespace,
+        name=r.name,
+        field_selector=r.field_selector,
+        label_selector=r.label_selector,
+        service_account=r.authz.service_account,
+    ),
+)
+IMPLS["decision_allowed"] = lambda d: d.decision.allowed
+IMPLS["decision_reason"] = lambda d: d.decision.reason
+IMPLS["decision_errored"] = lambda d: bool(d.decision.error)
+IMPLS["decision_error"] = lambda d: d.decision.error
+
+
+def resource_check(
+    authorizer: Authorizer,
+    group: str,
+    resource: str,
+    subresource: str = "",
+    namespace: str = "",
+    name: str = "",
+) -> ResourceCheck:
+    """The value of `authorizer.requestResource` for a request (built by the admission layer)."""
+    return ResourceCheck(AuthorizerValue(authorizer), group, resource, subresource, namespace, name)
+
+
+def wrap_activation_value(v: object) -> Value:
+    """An activation value: an `Authorizer` implementation becomes the CEL authorizer object;
+    anything else is normalised as JSON-shaped data."""
+    if not isinstance(v, LibraryValue) and hasattr(v, "authorize"):
+        return AuthorizerValue(v)
+    return normalize(v)
+
+
+_ = (Mapping, field, cmp_to_key, type_name)

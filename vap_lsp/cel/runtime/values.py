@@ -1,0 +1,395 @@
+"""CEL runtime values.
+
+Why native Python values: JSON-shaped admission data (dict/list/str/int/float/bool/None) *is*
+already a CEL value in this representation, so `object`/`params` are used without copying and
+nested values are only touched when an expression reads them (lazy by construction). cel-python's
+`celtypes` deviate from cel-go where it matters here (`IntType(1) == DoubleType(1.0)` raises
+instead of heterogeneous equality, timestamps/durations keep microseconds instead of
+nanoseconds, map lookups do not normalise numeric keys, `BoolType(True) == IntType(1)`), so only
+its `UintType` is used, as the marker of the CEL `uint` type (an `int` subclass, so numeric map
+keys normalise for free). Everything else is a small class here.
+
+| CEL type | Python |
+|---|---|
+| null_type | `None` |
+| bool / int / double / string / bytes | `bool` / `int` / `float` / `str` / `bytes` |
+| uint | `celpy.celtypes.UintType` |
+| list / map | `list` or `tuple` / `dict` |
+| timestamp / duration | `Timestamp` / `Duration` (nanosecond precision) |
+| type | `TypeValue` |
+| optional_type | `Optional` |
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from celpy.celtypes import UintType
+
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "NONE",
+    "UINT64_MAX",
+    "CelError",
+    "CostLimitExceeded",
+    "Duration",
+    "LibraryValue",
+    "Optional",
+    "Timestamp",
+    "TypeValue",
+    "UintType",
+    "Value",
+    "cel_equals",
+    "cel_hash_key",
+    "format_key",
+    "from_python",
+    "no_such_overload",
+    "size_of",
+    "to_python",
+    "type_name",
+]
+
+Value = Any
+"""Any CEL runtime value (see the module table)."""
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
+
+
+class CelError(Exception):
+    """A CEL evaluation error (cel-go's `types.Err`); `message` is cel-go's text."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class CostLimitExceeded(Exception):
+    """Not a CEL error value: aborts the whole evaluation (cel-go panics with
+    EvalCancelledError), so `false && <over limit>` is not absorbed."""
+
+    message = "operation cancelled: actual cost limit exceeded"
+
+    def __init__(self) -> None:
+        super().__init__(self.message)
+
+
+def no_such_overload() -> CelError:
+    return CelError("no such overload")
+
+
+class TypeValue:
+    """A CEL type used as a value (`type(1) == int`)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TypeValue) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("type", self.name))
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Optional:
+    """cel-go `types.Optional`: a value or none."""
+
+    __slots__ = ("has_value", "value")
+
+    def __init__(self, value: Value, has_value: bool = True) -> None:
+        self.value = value
+        self.has_value = has_value
+
+    def get(self) -> Value:
+        if not self.has_value:
+            raise CelError("optional.none() dereference")
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"optional.of({self.value!r})" if self.has_value else "optional.none()"
+
+
+NONE = Optional(None, False)
+
+_NANOS = 1_000_000_000
+MIN_UNIX = -62135596800  # 0001-01-01T00:00:00Z
+MAX_UNIX = 253402300799  # 9999-12-31T23:59:59Z
+
+
+class Duration:
+    """A signed duration in nanoseconds (Go `time.Duration` range)."""
+
+    __slots__ = ("nanos",)
+
+    def __init__(self, nanos: int) -> None:
+        if not INT64_MIN <= nanos <= INT64_MAX:
+            raise CelError("duration overflow")
+        self.nanos = nanos
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Duration) and other.nanos == self.nanos
+
+    def __hash__(self) -> int:
+        return hash(("duration", self.nanos))
+
+    def __repr__(self) -> str:
+        from vap_lsp.cel.runtime.timefmt import format_duration
+
+        return f"duration({format_duration(self.nanos)!r})"
+
+
+class Timestamp:
+    """Nanoseconds since the Unix epoch, UTC, in [0001-01-01, 9999-12-31T23:59:59.999999999]."""
+
+    __slots__ = ("nanos",)
+
+    def __init__(self, nanos: int) -> None:
+        if not MIN_UNIX * _NANOS <= nanos < (MAX_UNIX + 1) * _NANOS:
+            raise CelError("timestamp overflow")
+        self.nanos = nanos
+
+    @property
+    def seconds(self) -> int:
+        return self.nanos // _NANOS
+
+    @property
+    def subsec(self) -> int:
+        return self.nanos % _NANOS
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Timestamp) and other.nanos == self.nanos
+
+    def __hash__(self) -> int:
+        return hash(("timestamp", self.nanos))
+
+    def __repr__(self) -> str:
+        from vap_lsp.cel.runtime.timefmt import format_timestamp
+
+        return f"timestamp({format_timestamp(self)!r})"
+
+
+class LibraryValue:
+    """Base of library object values (Quantity, URL, IP, …): `cel_type` names their CEL type."""
+
+    __slots__ = ()
+    cel_type = "object"
+
+    def equals(self, other: object) -> bool:
+        return self == other
+
+
+_NAMES: dict[type, str] = {
+    bool: "bool",
+    int: "int",
+    UintType: "uint",
+    float: "double",
+    str: "string",
+    bytes: "bytes",
+    type(None): "null_type",
+    list: "list",
+    tuple: "list",
+    dict: "map",
+    Timestamp: "google.protobuf.Timestamp",
+    Duration: "google.protobuf.Duration",
+    TypeValue: "type",
+    Optional: "optional_type",
+}
+
+
+def type_name(v: Value) -> str:
+    """The CEL type name of a runtime value, as `type(v)` prints it."""
+    name = _NAMES.get(type(v))
+    if name is not None:
+        return name
+    if isinstance(v, LibraryValue):
+        return v.cel_type
+    if isinstance(v, list):
+        return "list"
+    if isinstance(v, dict):
+        return "map"
+    return type(v).__name__
+
+
+def _num_equals(a: Value, b: Value) -> bool:
+    # Python compares int/float exactly, NaN != NaN; celpy's UintType refuses mixed equality
+    return bool((int(a) if type(a) is UintType else a) == (int(b) if type(b) is UintType else b))
+
+
+_NUMERIC = (int, UintType, float)
+
+
+def cel_equals(a: Value, b: Value) -> bool:
+    """cel-go `Equal` with heterogeneous numeric equality; values of other kinds are unequal."""
+    ta, tb = type(a), type(b)
+    if ta is bool or tb is bool:
+        return ta is tb and a == b
+    if ta in _NUMERIC and tb in _NUMERIC:
+        return _num_equals(a, b)
+    if ta is str or ta is bytes:
+        return ta is tb and a == b
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, (list, tuple)):
+        if not isinstance(b, (list, tuple)) or len(a) != len(b):
+            return False
+        return all(cel_equals(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or len(a) != len(b):
+            return False
+        for k, v in a.items():
+            found, other = map_get(b, k)
+            if not found or not cel_equals(v, other):
+                return False
+        return True
+    if isinstance(a, Optional):
+        if not isinstance(b, Optional):
+            return False
+        if not a.has_value or not b.has_value:
+            return a.has_value == b.has_value
+        return cel_equals(a.value, b.value)
+    if isinstance(a, LibraryValue):
+        return a.equals(b)
+    return bool(a == b)
+
+
+def map_get(m: Mapping[Any, Value], key: Value) -> tuple[bool, Value]:
+    """Map lookup with cel-go's key semantics: numeric keys normalise (1 == 1u == 1.0), a bool
+    never finds an int key and vice versa, a non-integral double finds nothing."""
+    tk = type(key)
+    if tk is str:
+        if key in m:
+            return True, m[key]
+        return False, None
+    if tk is float:
+        if not math.isfinite(key) or key != int(key):
+            return False, None
+        key = int(key)
+        tk = int
+    elif tk is UintType:
+        key = int(key)
+        tk = int
+    try:
+        if key in m:
+            for stored in m:  # distinguish True/1 and False/0 (equal and same hash in Python)
+                if stored == key and (type(stored) is bool) == (tk is bool):
+                    return True, m[stored]
+            return False, None
+    except TypeError:
+        return False, None
+    return False, None
+
+
+def cel_hash_key(key: Value) -> Value:
+    """Validate a map literal key (cel-go allows int, uint, bool, string)."""
+    if type(key) in (str, int, bool, UintType):
+        return key
+    raise CelError(f"unsupported key type: {type_name(key)}")
+
+
+def format_key(key: Value) -> str:
+    """Go `%v` of a CEL value, as in `no such key: <key>`."""
+    if type(key) is bool:
+        return "true" if key else "false"
+    if type(key) is float:
+        from vap_lsp.cel.runtime.strings import go_format_g
+
+        return go_format_g(key)
+    if isinstance(key, bytes):
+        return key.decode("utf-8", "replace")
+    if key is None:
+        return "<nil>"
+    return str(int(key)) if isinstance(key, int) else str(key)
+
+
+def size_of(v: Value) -> int:
+    """cel-go `actualSize`: size of strings (code points), bytes, lists, maps; else 1."""
+    if isinstance(v, (str, bytes, list, tuple, dict)):
+        return len(v)
+    if isinstance(v, Optional) and v.has_value:
+        return size_of(v.value)
+    return 1
+
+
+_PASS = frozenset({str, int, float, bool, type(None), dict, list})
+
+
+def from_python(v: object) -> Value:
+    """Convert JSON-shaped data to a CEL value; containers are converted on access (see
+    `normalize`), so this is constant-time for dicts and lists."""
+    return normalize(v)
+
+
+def normalize(v: object) -> Value:
+    """One value read from JSON-shaped data: JSON types pass through; YAML timestamps become
+    RFC 3339 strings (Kubernetes values are JSON: timestamps are strings); tuples are lists."""
+    t = type(v)
+    if t in _PASS:
+        return v
+    if isinstance(v, bool):
+        return bool(v)
+    if isinstance(v, UintType):
+        return v
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        return float(v)
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, dict):
+        return dict(v)
+    if isinstance(v, Mapping):
+        return v  # a lazy mapping (e.g. `variables`): read on access, never copied
+    if isinstance(v, tuple):
+        return v
+    if isinstance(v, _dt.datetime):
+        if v.tzinfo is None:
+            v = v.replace(tzinfo=_dt.UTC)
+        return v.astimezone(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    if isinstance(v, (bytes, Timestamp, Duration, TypeValue, Optional, LibraryValue)):
+        return v
+    if isinstance(v, (list, set, frozenset)):
+        return list(v)
+    raise CelError(f"unsupported conversion to ref.Val: ({type(v).__name__}){v!r}")
+
+
+def to_python(v: Value) -> object:
+    """A CEL value back to JSON-shaped Python data (uint → int, timestamp → RFC 3339 string,
+    duration → Go duration string, optional → its value or None)."""
+    from vap_lsp.cel.runtime.timefmt import format_go_duration, format_timestamp
+
+    t = type(v)
+    if t in (str, int, float, bool, type(None)):
+        return v
+    if isinstance(v, UintType):
+        return int(v)
+    if isinstance(v, (list, tuple)):
+        return [to_python(x) for x in v]
+    if isinstance(v, dict):
+        return {to_python(k): to_python(x) for k, x in v.items()}
+    if isinstance(v, Timestamp):
+        return format_timestamp(v)
+    if isinstance(v, Duration):
+        return format_go_duration(v.nanos)
+    if isinstance(v, Optional):
+        return to_python(v.value) if v.has_value else None
+    if isinstance(v, TypeValue):
+        return v.name
+    if isinstance(v, bytes):
+        import base64
+
+        return base64.b64encode(v).decode("ascii")
+    if isinstance(v, LibraryValue):
+        return str(v)
+    return v
