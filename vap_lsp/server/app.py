@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
-from vap_lsp.server import diagnostics
+from vap_lsp.server import cel_features, diagnostics, yaml_features
 from vap_lsp.server.settings import ServerSettings, parse_settings
 from vap_lsp.yaml.detect import decode_bytes
 
@@ -100,12 +99,13 @@ def create_server() -> VapLanguageServer:
 
     @server.feature(lsp.INITIALIZED)
     async def initialized(ls: VapLanguageServer, params: lsp.InitializedParams) -> None:
-        loop = asyncio.get_running_loop()
-        count = await loop.run_in_executor(ls.thread_pool, ls.scan_workspace)
+        count = await yaml_features.scan_workspace_with_progress(ls)
         log.info("indexed %d workspace files", count)
         ls.diagnostics.schedule_all()
 
     diagnostics.register(server)
+    cel_features.register(server)
+    yaml_features.register(server)
     return server
 
 

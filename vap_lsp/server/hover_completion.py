@@ -115,6 +115,8 @@ def to_lsp_item(entry: CompletionEntry, lines: LineIndex, encoding: str) -> lsp.
         text_edit=text_edit,
         sort_text=entry.sort_text,
         filter_text=entry.filter_text,
+        # Multi-line insertions carry their own YAML indentation; clients must not re-indent.
+        insert_text_mode=lsp.InsertTextMode.AsIs if "\n" in (entry.insert_text or "") else None,
     )
 
 
