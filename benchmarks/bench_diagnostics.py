@@ -45,7 +45,18 @@ def pct(samples: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-async def server_run(text: str, edits: int) -> tuple[float, list[float]]:
+def peak_rss_mib(pid: int) -> float | None:
+    """VmHWM of a process (Linux), the high-water mark of its resident memory."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+async def server_run(text: str, edits: int) -> tuple[float, list[float], float | None]:
     client = LanguageClient("vap-lsp-bench", "1")
     published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
 
@@ -86,10 +97,12 @@ async def server_run(text: str, edits: int) -> tuple[float, list[float]]:
         )
         await wait_version(version)
         latencies.append(time.perf_counter() - t0)
+    server_process = client._server  # pygls keeps the spawned process here
+    rss = peak_rss_mib(server_process.pid) if server_process is not None else None
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return cold, latencies
+    return cold, latencies, rss
 
 
 def main() -> None:
@@ -112,12 +125,15 @@ def main() -> None:
         f"p95 {pct(engine, 95) * 1000:.1f} ms"
     )
 
-    cold, latencies = asyncio.run(server_run(text, args.edits))
+    cold, latencies, rss = asyncio.run(server_run(text, args.edits))
     print(f"server cold start to first diagnostics: {cold * 1000:.0f} ms")
     print(
         f"server diagnostics after an edit: p50 {statistics.median(latencies) * 1000:.1f} ms, "
         f"p95 {pct(latencies, 95) * 1000:.1f} ms over {len(latencies)} edits"
     )
+
+    if rss is not None:
+        print(f"server peak RSS: {rss:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vap_lsp.apimachinery.names import is_qualified_name, is_valid_label_value
 from vap_lsp.policy.field_errors import FieldError, GoNamed, forbidden, invalid, required
-from vap_lsp.policy.names import is_qualified_name, is_valid_label_value
 from vap_lsp.yaml.model import Path
 
 

@@ -35,6 +35,15 @@ import dataclasses
 import re
 from typing import Any
 
+from vap_lsp.apimachinery.names import (
+    go_trim_space,
+    is_cel_identifier,
+    is_dns1035_label,
+    is_dns1123_subdomain,
+    is_path_segment_name,
+    is_qualified_name,
+    name_is_dns_subdomain,
+)
 from vap_lsp.policy.field_errors import (
     ErrorType,
     FieldError,
@@ -51,15 +60,6 @@ from vap_lsp.policy.field_errors import (
 )
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.policy.labels import validate_label_selector, validate_labels
-from vap_lsp.policy.names import (
-    go_trim_space,
-    is_cel_identifier,
-    is_dns1035_label,
-    is_dns1123_subdomain,
-    is_path_segment_name,
-    is_qualified_name,
-    name_is_dns_subdomain,
-)
 from vap_lsp.yaml.model import Path
 
 LATEST_MINOR = 37

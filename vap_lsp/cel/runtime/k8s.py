@@ -540,8 +540,8 @@ _UUID_RE = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
 
-def _policy_names() -> Any:
-    from vap_lsp.policy import names
+def _policy_names() -> Any:  # apimachinery validators, shared with the policy rules
+    from vap_lsp.apimachinery import names
 
     return names
 
