@@ -1,0 +1,225 @@
+"""The stable entry point of offline admission (`vap-lsp run`, `vap-lsp test`, the editor).
+
+Why a separate module: other features build on these types; the evaluation itself lives in
+`vap_lsp.admission.engine` and may change freely behind `admit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from vap_lsp.policy.kinds import recognise
+
+__all__ = [
+    "AdmissionRequestInput",
+    "AdmissionResult",
+    "Denial",
+    "Evaluation",
+    "ExpressionEvaluation",
+    "PolicyInputs",
+    "UserInfo",
+    "admit",
+    "load_admission_review",
+]
+
+OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    """Who sends the request (`authentication/v1 UserInfo`)."""
+
+    username: str = "system:anonymous"
+    uid: str = ""
+    groups: tuple[str, ...] = ()
+    extra: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass
+class AdmissionRequestInput:
+    """One request under admission; `namespace`/`name` default to the object's metadata."""
+
+    operation: str
+    object: dict[str, Any] | None
+    old_object: dict[str, Any] | None = None
+    user: UserInfo = field(default_factory=UserInfo)
+    sub_resource: str = ""
+    dry_run: bool = False
+    options: dict[str, Any] | None = None
+    namespace: str | None = None
+    name: str | None = None
+
+
+@dataclass
+class PolicyInputs:
+    """Everything besides the request: policies, bindings, params, namespaces, CRDs, authz rules."""
+
+    policies: list[dict[str, Any]]
+    bindings: list[dict[str, Any]]
+    params: list[dict[str, Any]]
+    namespaces: list[dict[str, Any]]
+    crds: list[dict[str, Any]]
+    authorizer_rules: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def from_objects(cls, objects: Iterable[dict[str, Any]]) -> PolicyInputs:
+        """Sort documents by kind; anything that is not a policy, binding, Namespace or CRD may
+        be a param (params are looked up by the policy's paramKind)."""
+        out = cls([], [], [], [], [])
+        for obj in objects:
+            if not isinstance(obj, dict):
+                continue
+            api_version, kind = obj.get("apiVersion"), obj.get("kind")
+            recognised = recognise(api_version, kind)
+            if recognised is not None:
+                (out.bindings if recognised[0].is_binding else out.policies).append(obj)
+            elif kind == "Namespace" and api_version == "v1":
+                out.namespaces.append(obj)
+                out.params.append(obj)
+            elif (
+                kind == "CustomResourceDefinition"
+                and isinstance(api_version, str)
+                and (api_version.startswith("apiextensions.k8s.io/"))
+            ):
+                out.crds.append(obj)
+            elif isinstance(api_version, str) and isinstance(kind, str):
+                out.params.append(obj)
+        return out
+
+
+@dataclass
+class Denial:
+    policy: str
+    binding: str
+    message: str
+    reason: str
+    code: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "policy": self.policy,
+            "binding": self.binding,
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        }
+
+
+@dataclass
+class ExpressionEvaluation:
+    """One expression's outcome: `field` is its path in the policy (`spec.validations[0].expression`)."""
+
+    field: str
+    expression: str
+    result: object
+    error: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "field": self.field,
+            "expression": self.expression,
+            "result": self.result,
+            "error": self.error,
+        }
+
+
+@dataclass
+class Evaluation:
+    """One (policy, binding, param) considered for the request; `why_not` when it did not match."""
+
+    policy: str
+    binding: str | None
+    param: str | None
+    matched: bool
+    why_not: str | None
+    expressions: list[ExpressionEvaluation]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "policy": self.policy,
+            "binding": self.binding,
+            "param": self.param,
+            "matched": self.matched,
+            "whyNot": self.why_not,
+            "expressions": [e.to_json() for e in self.expressions],
+        }
+
+
+@dataclass
+class AdmissionResult:
+    object: dict[str, Any]
+    """apiVersion, kind, namespace, name of the object under admission."""
+    allowed: bool
+    denials: list[Denial]
+    warnings: list[str]
+    audit_annotations: dict[str, str]
+    patched: dict[str, Any] | None
+    patch_diff: str | None
+    evaluations: list[Evaluation]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "object": dict(self.object),
+            "allowed": self.allowed,
+            "denials": [d.to_json() for d in self.denials],
+            "warnings": list(self.warnings),
+            "auditAnnotations": dict(self.audit_annotations),
+            "patched": self.patched,
+            "evaluations": [e.to_json() for e in self.evaluations],
+        }
+
+
+def admit(
+    request: AdmissionRequestInput, inputs: PolicyInputs, *, kubernetes_version: str
+) -> AdmissionResult:
+    """Run every policy/binding of `inputs` against `request` as the API server would (never raises
+    on bad policy or object data: problems become denials, warnings or `why_not`)."""
+    from vap_lsp.admission.engine import run_admission
+
+    return run_admission(request, inputs, kubernetes_version)
+
+
+def _str(v: object) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def load_admission_review(data: dict[str, Any]) -> AdmissionRequestInput:
+    """An `admission.k8s.io/v1 AdmissionReview` (its `request`) as an admission input.
+
+    Raises ValueError when `data` is not an AdmissionReview with a request.
+    """
+    if not isinstance(data, dict) or data.get("kind") != "AdmissionReview":
+        raise ValueError("not an AdmissionReview")
+    req = data.get("request")
+    if not isinstance(req, dict):
+        raise ValueError("AdmissionReview has no request")
+    operation = _str(req.get("operation")).upper() or "CREATE"
+    if operation not in OPERATIONS:
+        raise ValueError(f"unknown operation {operation!r}")
+    user = req.get("userInfo") if isinstance(req.get("userInfo"), dict) else {}
+    assert isinstance(user, dict)
+    extra_in = user.get("extra") if isinstance(user.get("extra"), dict) else {}
+    assert isinstance(extra_in, dict)
+    extra = {str(k): tuple(str(x) for x in v) for k, v in extra_in.items() if isinstance(v, list)}
+    groups = user.get("groups")
+    obj = req.get("object")
+    old = req.get("oldObject")
+    options = req.get("options")
+    return AdmissionRequestInput(
+        operation=operation,
+        object=obj if isinstance(obj, dict) else None,
+        old_object=old if isinstance(old, dict) else None,
+        user=UserInfo(
+            username=_str(user.get("username")) or "system:anonymous",
+            uid=_str(user.get("uid")),
+            groups=tuple(str(g) for g in groups) if isinstance(groups, list) else (),
+            extra=extra,
+        ),
+        sub_resource=_str(req.get("subResource")),
+        dry_run=bool(req.get("dryRun")),
+        options=options if isinstance(options, dict) else None,
+        namespace=req["namespace"] if isinstance(req.get("namespace"), str) else None,
+        name=req["name"] if isinstance(req.get("name"), str) else None,
+    )
