@@ -96,6 +96,8 @@ class Denial:
     message: str
     reason: str
     code: int
+    detail: str = ""
+    """The decision's own message, without the `… denied request: ` prefix."""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -1,23 +1,1002 @@
-"""Admission evaluation (placeholder until the full engine lands)."""
+"""Admission as the API server runs it: MutatingAdmissionPolicies first, then
+ValidatingAdmissionPolicies, each with its bindings and params.
+
+Follows `pkg/admission/plugin/policy/{generic,matching,validating,mutating}` and
+`pkg/admission/plugin/cel` (activation, budgets, error texts). Never raises on bad policy or
+object data: problems become denials (as the server's failurePolicy decides) or `why_not`.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import copy
+import difflib
+import functools
+import io
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-if TYPE_CHECKING:
-    from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs
+from vap_lsp.admission import patching
+from vap_lsp.admission.api import (
+    AdmissionRequestInput,
+    AdmissionResult,
+    Denial,
+    Evaluation,
+    ExpressionEvaluation,
+    PolicyInputs,
+)
+from vap_lsp.admission.authz import RulesAuthorizer
+from vap_lsp.admission.matching import (
+    GVR,
+    GVKey,
+    RequestAttrs,
+    SelectorError,
+    equivalents_for,
+    match_resources,
+    selector_matches,
+)
+from vap_lsp.analysis.workspace import CRDVersion, _crd_versions
+from vap_lsp.cel.checker import CheckedExpr
+from vap_lsp.cel.compile import CompileResult, compile_expression
+from vap_lsp.cel.environment import Environment, ExpressionKind, build_environment, variable_field_type
+from vap_lsp.cel.interpreter import EvalResult, LazyVariables, VariableDef, evaluate
+from vap_lsp.cel.runtime import k8s
+from vap_lsp.cel.runtime.k8s import StructValue
+from vap_lsp.cel.runtime.values import to_python, type_name
+from vap_lsp.cel.types import DYN, Type
+from vap_lsp.policy.defaults import apply_defaults
+from vap_lsp.policy.kinds import PolicyKind, recognise
+from vap_lsp.schema.store import SchemaSet, get_schema_set
+
+PER_CALL_LIMIT = 1_000_000
+RUNTIME_BUDGET = 10_000_000
+MATCH_CONDITIONS_BUDGET = 2_500_000
+MAX_MESSAGE_BYTES = 5 * 1024
+MAX_AUDIT_VALUE = 10 * 1024
+OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
+VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
+
+_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
+
+
+def reason_code(reason: str) -> int:
+    """reasonToCode: unknown reasons are 422 like Invalid."""
+    return _CODES.get(reason, 422)
+
+
+# --- compilation ---------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=512)
+def _env(
+    version: str, kind: ExpressionKind, has_params: bool, variables: tuple[tuple[str, Type], ...] | None
+) -> Environment:
+    """StoredExpressions environments (runtime), cached so compile results are reused."""
+    return build_environment(
+        version,
+        kind,
+        has_params=has_params,
+        variables=None if variables is None else dict(variables),
+        mode="stored",
+    )
+
+
+@dataclass
+class _Expr:
+    field: str
+    text: str
+    result: CompileResult
+    env: Environment
+
+    @property
+    def compiled(self) -> CheckedExpr | None:
+        return self.result.checked if self.result.ok else None
+
+    def compile_error(self) -> str | None:
+        if self.result.ok:
+            return None
+        return self.result.render() or "compilation failed"
+
+
+@dataclass
+class _Policy:
+    obj: dict[str, Any]
+    kind: PolicyKind
+    name: str
+    spec: dict[str, Any]
+    has_params: bool
+    match_conditions: list[tuple[str, _Expr]] = field(default_factory=list)
+    variables: dict[str, VariableDef] = field(default_factory=dict)
+    variable_exprs: dict[str, _Expr] = field(default_factory=dict)
+    validations: list[tuple[dict[str, Any], _Expr, _Expr | None]] = field(default_factory=list)
+    audit: list[tuple[str, _Expr]] = field(default_factory=list)
+    mutations: list[tuple[str, _Expr | None]] = field(default_factory=list)
+
+
+def _items(spec: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+    value = spec.get(key)
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
+def _text(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _compile(text: str, fld: str, env: Environment, kind: ExpressionKind) -> _Expr:
+    trim = kind in (
+        ExpressionKind.MATCH_CONDITION,
+        ExpressionKind.AUDIT_ANNOTATION,
+        ExpressionKind.MAP_APPLY_CONFIGURATION,
+        ExpressionKind.MAP_JSON_PATCH,
+    )
+    return _Expr(fld, text, compile_expression(text, env, trim=trim), env)
+
+
+def compile_policy(obj: dict[str, Any], kind: PolicyKind, api_version: str, version: str) -> _Policy:
+    """Defaults, then every expression compiled in its runtime environment."""
+    defaulted = apply_defaults(kind, api_version, obj)
+    spec = defaulted.get("spec") if isinstance(defaulted.get("spec"), dict) else {}
+    assert isinstance(spec, dict)
+    meta = defaulted.get("metadata") if isinstance(defaulted.get("metadata"), dict) else {}
+    assert isinstance(meta, dict)
+    has_params = isinstance(spec.get("paramKind"), Mapping)
+    p = _Policy(defaulted, kind, _text(meta.get("name")), spec, has_params)
+    for i, mc in enumerate(_items(spec, "matchConditions")):
+        env = _env(version, ExpressionKind.MATCH_CONDITION, has_params, None)
+        fld = f"spec.matchConditions[{i}].expression"
+        p.match_conditions.append(
+            (
+                _text(mc.get("name")),
+                _compile(_text(mc.get("expression")), fld, env, ExpressionKind.MATCH_CONDITION),
+            )
+        )
+    var_types: list[tuple[str, Type]] = []
+    for i, var in enumerate(_items(spec, "variables")):
+        name = _text(var.get("name"))
+        env = _env(version, ExpressionKind.VARIABLE, has_params, tuple(var_types))
+        e = _compile(
+            _text(var.get("expression")), f"spec.variables[{i}].expression", env, ExpressionKind.VARIABLE
+        )
+        out = e.result.output_type if e.result.ok else None
+        var_types.append((name, variable_field_type(out) if out is not None else DYN))
+        p.variables[name] = VariableDef(e.compiled, env, e.compile_error())
+        p.variable_exprs[name] = e
+    composited = kind is PolicyKind.MAP or bool(spec.get("variables"))
+    all_vars = tuple(var_types) if composited else None
+
+    def env_for(k: ExpressionKind) -> Environment:
+        return _env(version, k, has_params, all_vars)
+
+    if kind is PolicyKind.VAP:
+        for i, v in enumerate(_items(spec, "validations")):
+            base = f"spec.validations[{i}]"
+            expr = _compile(
+                _text(v.get("expression")),
+                f"{base}.expression",
+                env_for(ExpressionKind.VALIDATION),
+                ExpressionKind.VALIDATION,
+            )
+            msg = None
+            if _text(v.get("messageExpression")):
+                msg = _compile(
+                    v["messageExpression"],
+                    f"{base}.messageExpression",
+                    env_for(ExpressionKind.MESSAGE_EXPRESSION),
+                    ExpressionKind.MESSAGE_EXPRESSION,
+                )
+            p.validations.append((v, expr, msg))
+        for i, a in enumerate(_items(spec, "auditAnnotations")):
+            p.audit.append(
+                (
+                    _text(a.get("key")),
+                    _compile(
+                        _text(a.get("valueExpression")),
+                        f"spec.auditAnnotations[{i}].valueExpression",
+                        env_for(ExpressionKind.AUDIT_ANNOTATION),
+                        ExpressionKind.AUDIT_ANNOTATION,
+                    ),
+                )
+            )
+    else:
+        for i, m in enumerate(_items(spec, "mutations")):
+            ptype = _text(m.get("patchType"))
+            if isinstance(m.get("applyConfiguration"), Mapping):
+                k, sub = ExpressionKind.MAP_APPLY_CONFIGURATION, "applyConfiguration"
+            elif isinstance(m.get("jsonPatch"), Mapping):
+                k, sub = ExpressionKind.MAP_JSON_PATCH, "jsonPatch"
+            else:
+                p.mutations.append((ptype, None))
+                continue
+            fld = f"spec.mutations[{i}].{sub}.expression"
+            p.mutations.append((sub, _compile(_text(m[sub].get("expression")), fld, env_for(k), k)))
+    return p
+
+
+# --- the request ---------------------------------------------------------------------------------
+
+
+def _meta(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if isinstance(obj, Mapping) and isinstance(obj.get("metadata"), Mapping):
+        m = obj["metadata"]
+        assert isinstance(m, Mapping)
+        return m
+    return {}
+
+
+def _split_api_version(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+@dataclass
+class _Context:
+    """Everything about one request that does not depend on the policy."""
+
+    request: AdmissionRequestInput
+    inputs: PolicyInputs
+    version: str
+    schema: SchemaSet
+    crds: list[CRDVersion]
+    attrs: RequestAttrs
+    namespaced: bool
+    namespace_object: dict[str, Any] | None
+    authorizer: RulesAuthorizer
+    identity: dict[str, Any]
+
+
+def _crds(inputs: PolicyInputs) -> list[CRDVersion]:
+    out: list[CRDVersion] = []
+    for crd in inputs.crds:
+        out.extend(_crd_versions(crd))
+    return out
+
+
+def _resource_of(schema: SchemaSet, crds: list[CRDVersion], gvk: GVKey) -> tuple[GVR, bool | None]:
+    r = schema.resource_for_kind(gvk.group, gvk.version, gvk.kind)
+    if r is not None:
+        return GVR(r.group, r.version, r.resource), r.namespaced
+    for c in crds:
+        if (c.group, c.version, c.kind) == (gvk.group, gvk.version, gvk.kind):
+            return GVR(c.group, c.version, c.plural), c.namespaced
+    # Unknown kind: the conventional plural; scope decided by the object's namespace.
+    plural = gvk.kind.lower()
+    plural = plural + ("es" if plural.endswith("s") else "s")
+    return GVR(gvk.group, gvk.version, plural), None
+
+
+def _namespace_manifest(inputs: PolicyInputs, name: str) -> Mapping[str, Any] | None:
+    for ns in inputs.namespaces:
+        if _meta(ns).get("name") == name:
+            return ns
+    return None
+
+
+def _strip_namespace(ns: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
+    """CreateNamespaceObject: only some metadata fields, spec and status, JSON-shaped."""
+    meta = _meta(ns)
+    out_meta: dict[str, Any] = {"name": name, "creationTimestamp": meta.get("creationTimestamp")}
+    for key in (
+        "generateName",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "annotations",
+        "finalizers",
+    ):
+        if meta.get(key):
+            out_meta[key] = copy.deepcopy(meta[key])
+    labels = dict(meta.get("labels") or {}) if isinstance(meta.get("labels"), Mapping) else {}
+    labels.setdefault("kubernetes.io/metadata.name", name)
+    out_meta["labels"] = labels
+    spec = ns.get("spec") if isinstance(ns, Mapping) and isinstance(ns.get("spec"), Mapping) else {}
+    status = ns.get("status") if isinstance(ns, Mapping) and isinstance(ns.get("status"), Mapping) else {}
+    return {"metadata": out_meta, "spec": copy.deepcopy(spec), "status": copy.deepcopy(status)}
+
+
+def _context(request: AdmissionRequestInput, inputs: PolicyInputs, version: str) -> _Context:
+    schema = get_schema_set(version)
+    crds = _crds(inputs)
+    subject = request.object if request.object is not None else request.old_object
+    subject = subject if isinstance(subject, Mapping) else {}
+    group, ver = _split_api_version(_text(subject.get("apiVersion")))
+    gvk = GVKey(group, ver, _text(subject.get("kind")))
+    gvr, namespaced = _resource_of(schema, crds, gvk)
+    meta = _meta(subject)
+    if namespaced is None:
+        namespaced = bool(meta.get("namespace")) or bool(request.namespace)
+    name = request.name if request.name is not None else _text(meta.get("name"))
+    is_namespace_kind = (gvk.group, gvk.version, gvk.kind) == ("", "v1", "Namespace")
+    if request.namespace is not None:
+        namespace = request.namespace
+    elif is_namespace_kind:
+        namespace = name  # the API server sets the namespace of a Namespace request to its name
+    elif namespaced:
+        namespace = _text(meta.get("namespace")) or "default"
+    else:
+        namespace = ""
+    ns_object: dict[str, Any] | None = None
+    ns_labels: Mapping[str, Any] | None = None
+    if is_namespace_kind and request.operation in ("CREATE", "UPDATE") and request.object is not None:
+        ns_labels = _meta(request.object).get("labels") or {}
+    elif namespace:
+        ns_labels = _strip_namespace(_namespace_manifest(inputs, namespace), namespace)["metadata"]["labels"]
+    if namespace and not is_namespace_kind:
+        ns_object = _strip_namespace(_namespace_manifest(inputs, namespace), namespace)
+    attrs = RequestAttrs(
+        operation=request.operation,
+        kind=gvk,
+        resource=gvr,
+        sub_resource=request.sub_resource,
+        namespace=namespace,
+        name=name,
+        object=request.object,
+        old_object=request.old_object,
+        namespace_labels=ns_labels,
+        equivalents=equivalents_for(schema, gvr, gvk, request.sub_resource),
+    )
+    authorizer = RulesAuthorizer(inputs.authorizer_rules, request.user.username, request.user.groups)
+    identity = {
+        "apiVersion": subject.get("apiVersion"),
+        "kind": subject.get("kind"),
+        "namespace": namespace or None,
+        "name": name or None,
+    }
+    return _Context(
+        request, inputs, version, schema, crds, attrs, namespaced, ns_object, authorizer, identity
+    )
+
+
+_OPTIONS_KIND = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
+
+
+def _request_value(ctx: _Context, gvr: GVR, gvk: GVKey) -> dict[str, Any]:
+    """CreateAdmissionRequest as JSON (omitempty fields absent when empty)."""
+    r, a = ctx.request, ctx.attrs
+    user: dict[str, Any] = {}
+    if r.user.username:
+        user["username"] = r.user.username
+    if r.user.uid:
+        user["uid"] = r.user.uid
+    if r.user.groups:
+        user["groups"] = list(r.user.groups)
+    if r.user.extra:
+        user["extra"] = {k: list(v) for k, v in r.user.extra.items()}
+    out: dict[str, Any] = {
+        "uid": "",
+        "kind": {"group": gvk.group, "version": gvk.version, "kind": gvk.kind},
+        "resource": {"group": gvr.group, "version": gvr.version, "resource": gvr.resource},
+        "requestKind": {"group": a.kind.group, "version": a.kind.version, "kind": a.kind.kind},
+        "requestResource": {
+            "group": a.resource.group,
+            "version": a.resource.version,
+            "resource": a.resource.resource,
+        },
+        "operation": r.operation,
+        "userInfo": user,
+        "dryRun": r.dry_run,
+    }
+    if r.sub_resource:
+        out["subResource"] = r.sub_resource
+        out["requestSubResource"] = r.sub_resource
+    if a.name:
+        out["name"] = a.name
+    if a.namespace:
+        out["namespace"] = a.namespace
+    if r.options is not None:
+        out["options"] = r.options
+    elif r.operation in _OPTIONS_KIND:
+        out["options"] = {"kind": _OPTIONS_KIND[r.operation], "apiVersion": "meta.k8s.io/v1"}
+    else:
+        out["options"] = None
+    return out
+
+
+# --- params ----------------------------------------------------------------------------------------
+
+
+class ConfigError(Exception):
+    pass
+
+
+def _param_kind_text(pk: Mapping[str, Any]) -> str:
+    return f"&ParamKind{{APIVersion:{_text(pk.get('apiVersion'))},Kind:{_text(pk.get('kind'))},}}"
+
+
+def collect_params(
+    ctx: _Context, policy: _Policy, binding_spec: Mapping[str, Any]
+) -> list[dict[str, Any] | None]:
+    """generic.CollectParams over the param objects given; raises ConfigError with the server's text."""
+    pk = policy.spec.get("paramKind")
+    ref = binding_spec.get("paramRef")
+    if not isinstance(pk, Mapping) or not isinstance(ref, Mapping):
+        return [None]
+    api_version, kind = _text(pk.get("apiVersion")), _text(pk.get("kind"))
+    candidates = [
+        p for p in ctx.inputs.params if p.get("apiVersion") == api_version and p.get("kind") == kind
+    ]
+    group, ver = _split_api_version(api_version)
+    r = ctx.schema.resource_for_kind(group, ver, kind)
+    namespaced: bool | None = r.namespaced if r is not None else None
+    if namespaced is None:
+        for c in ctx.crds:
+            if (c.group, c.version, c.kind) == (group, ver, kind):
+                namespaced = c.namespaced
+    if namespaced is None:
+        if not candidates:
+            raise ConfigError(f"paramKind kind `{_param_kind_text(pk)}` not known")
+        namespaced = any(_meta(p).get("namespace") for p in candidates)
+    ref_ns = _text(ref.get("namespace"))
+    if namespaced:
+        params_ns = ref_ns or ctx.attrs.namespace
+        if not params_ns:
+            raise ConfigError(
+                "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources"
+            )
+        candidates = [p for p in candidates if (_text(_meta(p).get("namespace")) or "default") == params_ns]
+    elif ref_ns:
+        raise ConfigError("paramRef.namespace must not be provided for a cluster-scoped `paramKind`")
+    name = _text(ref.get("name"))
+    selector = ref.get("selector")
+    if name:
+        if selector is not None:
+            raise ConfigError("paramRef.name and paramRef.selector are mutually exclusive")
+        found = [p for p in candidates if _meta(p).get("name") == name][:1]
+    elif selector is not None:
+        try:
+            found = [p for p in candidates if selector_matches(selector, _labels(p))]
+        except SelectorError as exc:
+            raise ConfigError(str(exc)) from exc
+        found.sort(key=lambda p: (_text(_meta(p).get("namespace")), _text(_meta(p).get("name"))))
+    else:
+        raise ConfigError("one of name or selector must be provided")
+    if not found and ref.get("parameterNotFoundAction") == "Deny":
+        raise ConfigError("no params found for policy binding with `Deny` parameterNotFoundAction")
+    return list(found)
+
+
+def _labels(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    labels = _meta(obj).get("labels")
+    return labels if isinstance(labels, Mapping) else {}
+
+
+def _param_label(param: Mapping[str, Any] | None) -> str | None:
+    if param is None:
+        return None
+    meta = _meta(param)
+    ns, name = _text(meta.get("namespace")), _text(meta.get("name"))
+    return f"{ns}/{name}" if ns else name
+
+
+# --- evaluation ------------------------------------------------------------------------------------
+
+
+class _Vars(LazyVariables):
+    """LazyVariables that can tell which variables were evaluated (for the report)."""
+
+    def evaluated(self) -> dict[str, EvalResult]:
+        return dict(self._results)
+
+
+class _Run:
+    """One (policy, binding, param) evaluation: activation, variables, report."""
+
+    def __init__(
+        self,
+        ctx: _Context,
+        policy: _Policy,
+        obj: dict[str, Any] | None,
+        old: dict[str, Any] | None,
+        param: dict[str, Any] | None,
+        gvr: GVR,
+        gvk: GVKey,
+    ) -> None:
+        self.policy = policy
+        self.expressions: list[ExpressionEvaluation] = []
+        a = ctx.attrs
+        self.base: dict[str, Any] = {
+            "object": obj,
+            "oldObject": old,
+            "request": _request_value(ctx, gvr, gvk),
+            "namespaceObject": ctx.namespace_object,
+        }
+        if policy.has_params:
+            self.base["params"] = param
+        self.authz: dict[str, Any] = {
+            "authorizer": k8s.AuthorizerValue(ctx.authorizer),
+            "authorizer.requestResource": k8s.resource_check(
+                ctx.authorizer, gvr.group, gvr.resource, a.sub_resource, a.namespace, a.name
+            ),
+        }
+        self.full = {**self.base, **self.authz}
+        self.variables = _Vars(policy.variables, self.full, cost_limit=PER_CALL_LIMIT)
+        self.full_with_vars = {**self.full, "variables": self.variables}
+
+    def eval(self, e: _Expr, activation: Mapping[str, Any]) -> EvalResult:
+        """One expression; errors worded as `condition.go`/`activation.go` words them."""
+        err = e.compile_error()
+        if err is not None:
+            result = EvalResult(error=f"compilation error: {err}")
+        elif e.compiled is None:
+            result = EvalResult(error="unexpected internal error compiling expression")
+        else:
+            result = evaluate(e.compiled, activation, env=e.env, cost_limit=PER_CALL_LIMIT)
+            if result.error is not None:
+                result = EvalResult(
+                    value=None,
+                    error=f"expression '{e.text}' resulted in error: {result.error}",
+                    cost=result.cost,
+                    cost_limit_exceeded=result.cost_limit_exceeded,
+                )
+        self.expressions.append(
+            ExpressionEvaluation(
+                e.field, e.text, _report_value(result.value) if result.ok else None, result.error
+            )
+        )
+        return result
+
+    def report_variables(self) -> None:
+        for name, r in self.variables.evaluated().items():
+            e = self.policy.variable_exprs.get(name)
+            if e is None:
+                continue
+            self.expressions.append(
+                ExpressionEvaluation(e.field, e.text, _report_value(r.value) if r.ok else None, r.error)
+            )
+
+    def match_conditions(self) -> tuple[bool, str | None, str | None]:
+        """matchconditions.Matcher.Match: (matches, why not, error) before failurePolicy."""
+        if not self.policy.match_conditions:
+            return True, None, None
+        activation = {**self.full, "namespaceObject": None}
+        remaining = MATCH_CONDITIONS_BUDGET
+        errors: list[str] = []
+        for name, e in self.policy.match_conditions:
+            r = self.eval(e, activation)
+            if r.cost > remaining:
+                return False, None, OUT_OF_BUDGET
+            remaining -= r.cost
+            if r.error is not None:
+                errors.append(r.error)
+            elif r.value is False:
+                return False, f"matchCondition '{name}' is false", None
+        if errors:
+            return False, None, errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+        return True, None, None
+
+
+def _report_value(v: object) -> object:
+    try:
+        return patching.to_json(v)
+    except Exception:  # a value the report cannot show must not fail admission
+        return str(v)
+
+
+@dataclass
+class _Decision:
+    deny: bool
+    message: str = ""
+    reason: str = ""
+    index: int = 0
+
+
+def _fail(policy: _Policy) -> bool:
+    return policy.spec.get("failurePolicy") != "Ignore"
+
+
+_Audits = list[tuple[str, str | None, str | None]]
+
+
+def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
+    """validator.Validate: decisions for each validation, audit annotation results (key, value,
+    error) and why the matchConditions excluded the request."""
+    p = run.policy
+    fail = _fail(p)
+    ok, why, err = run.match_conditions()
+    if err is not None:
+        return ([_Decision(True, err)] if fail else []), [], None
+    if not ok:
+        return [], [], why
+    remaining = RUNTIME_BUDGET
+    results: list[EvalResult] = []
+    for _v, expr, _m in p.validations:
+        r = run.eval(expr, run.full_with_vars)
+        if r.cost > remaining:
+            return ([_Decision(True, OUT_OF_BUDGET)] if fail else []), [], None
+        remaining -= r.cost
+        results.append(r)
+    msg_activation = {**run.base, "variables": run.variables}
+    messages: list[EvalResult | None] = []
+    msg_budget_error: str | None = None
+    for _v, _e, m in p.validations:
+        if m is None or msg_budget_error is not None:
+            messages.append(None)
+            continue
+        r = run.eval(m, msg_activation)
+        if r.cost > remaining:
+            msg_budget_error = OUT_OF_BUDGET
+            messages.append(None)
+            continue
+        remaining -= r.cost
+        messages.append(r)
+    decisions: list[_Decision] = []
+    for i, ((v, expr, _m), r) in enumerate(zip(p.validations, results, strict=True)):
+        if r.error is not None:
+            if fail:
+                decisions.append(_Decision(True, r.error, index=i))
+            continue
+        if msg_budget_error is not None:
+            if fail:
+                decisions.append(_Decision(True, f"failed messageExpression: {msg_budget_error}", index=i))
+            continue
+        if r.value is True:
+            continue
+        reason = _text(v.get("reason")) or "Invalid"
+        message = ""
+        mr = messages[i]
+        if mr is not None and mr.error is None and isinstance(mr.value, str):
+            message = mr.value.strip()
+            if len(message.encode()) > MAX_MESSAGE_BYTES or "\n" in message:
+                message = ""
+        if not message and _text(v.get("message")).strip():
+            message = _text(v.get("message")).strip()
+        if not message:
+            message = f"failed expression: {expr.text.strip()}"
+        decisions.append(_Decision(True, message, reason, i))
+    audits: list[tuple[str, str | None, str | None]] = []
+    audit_remaining = RUNTIME_BUDGET
+    for key, e in p.audit:
+        r = run.eval(e, {**run.base, "variables": run.variables})
+        if r.cost > audit_remaining:
+            return ([_Decision(True, OUT_OF_BUDGET)] if fail else []), [], None
+        audit_remaining -= r.cost
+        if r.error is not None:
+            if fail:
+                audits.append((key, None, r.error))
+        elif isinstance(r.value, str):
+            if r.value.strip():
+                audits.append((key, r.value.strip()[:MAX_AUDIT_VALUE], None))
+        elif r.value is not None:
+            audits.append(
+                (
+                    key,
+                    None,
+                    f"valueExpression '{e.text}' resulted in unsupported return type: "
+                    f"{type_name(r.value)}. "
+                    "Return type must be either string or null.",
+                )
+            )
+    return decisions, audits, None
+
+
+def _go_json(value: Any) -> str:
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+# --- the admission chain ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Outcome:
+    denials: list[Denial] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    audit: dict[str, str] = field(default_factory=dict)
+    evaluations: list[Evaluation] = field(default_factory=list)
+
+
+def _policies(inputs: PolicyInputs, mutating: bool, version: str) -> list[_Policy]:
+    out: list[_Policy] = []
+    for obj in inputs.policies:
+        rec = recognise(obj.get("apiVersion"), obj.get("kind"))
+        if rec is None or rec[0].is_mutating != mutating:
+            continue
+        out.append(compile_policy(obj, rec[0], _text(obj.get("apiVersion")), version))
+    out.sort(key=lambda p: p.name)
+    return out
+
+
+def _bindings(inputs: PolicyInputs, policy: _Policy) -> list[tuple[str, dict[str, Any]]]:
+    want = PolicyKind.MAPB if policy.kind is PolicyKind.MAP else PolicyKind.VAPB
+    out: list[tuple[str, dict[str, Any]]] = []
+    for obj in inputs.bindings:
+        rec = recognise(obj.get("apiVersion"), obj.get("kind"))
+        if rec is None or rec[0] is not want:
+            continue
+        defaulted = apply_defaults(rec[0], _text(obj.get("apiVersion")), obj)
+        spec = defaulted.get("spec")
+        if isinstance(spec, dict) and spec.get("policyName") == policy.name:
+            out.append((_text(_meta(defaulted).get("name")), spec))
+    out.sort(key=lambda b: b[0])
+    return out
+
+
+@dataclass
+class _Invocation:
+    policy: _Policy
+    binding: str
+    binding_spec: dict[str, Any]
+    param: dict[str, Any] | None
+    gvr: GVR
+    gvk: GVKey
+    evaluation: Evaluation
+
+
+def _invocations(ctx: _Context, policies: list[_Policy], out: _Outcome, prefix: str) -> list[_Invocation]:
+    """Policy and binding matching and params: what the generic dispatcher hands to the plugin.
+    Configuration errors are denials (failurePolicy Fail) right here."""
+    invocations: list[_Invocation] = []
+    for p in policies:
+        m = match_resources(p.spec.get("matchConstraints"), ctx.attrs)
+        if m.error is not None:
+            if _fail(p):
+                msg = f"failed to configure policy: {m.error}"
+                out.denials.append(_denial(prefix, p.name, "", msg))
+            out.evaluations.append(Evaluation(p.name, None, None, False, m.error, []))
+            continue
+        if not m.matches:
+            out.evaluations.append(
+                Evaluation(p.name, None, None, False, f"matchConstraints: {m.why_not}", [])
+            )
+            continue
+        bindings = _bindings(ctx.inputs, p)
+        if not bindings:
+            out.evaluations.append(
+                Evaluation(p.name, None, None, False, "no binding references this policy", [])
+            )
+        for bname, bspec in bindings:
+            bm = match_resources(bspec.get("matchResources"), ctx.attrs) if bspec.get("matchResources") else m
+            error = bm.error
+            if error is None and not bm.matches:
+                why = f"binding matchResources: {bm.why_not}"
+                out.evaluations.append(Evaluation(p.name, bname, None, False, why, []))
+                continue
+            params: list[dict[str, Any] | None] = []
+            if error is None:
+                try:
+                    params = collect_params(ctx, p, bspec)
+                except ConfigError as exc:
+                    error = str(exc)
+            if error is not None:
+                msg = f"failed to configure binding: {error}"
+                if _fail(p):
+                    out.denials.append(_denial(prefix, p.name, bname, msg))
+                out.evaluations.append(Evaluation(p.name, bname, None, False, error, []))
+                continue
+            if not params:
+                out.evaluations.append(
+                    Evaluation(
+                        p.name, bname, None, False, "no params found (parameterNotFoundAction: Allow)", []
+                    )
+                )
+            for param in params:
+                ev = Evaluation(p.name, bname, _param_label(param), True, None, [])
+                out.evaluations.append(ev)
+                invocations.append(_Invocation(p, bname, bspec, param, m.resource, m.kind, ev))
+    return invocations
+
+
+_VAP = "ValidatingAdmissionPolicy"
+
+
+def _denial(prefix: str, policy: str, binding: str, message: str, reason: str = "") -> Denial:
+    """The server's status message: `<Kind> '<p>' [with binding '<b>'] denied request: <msg>`
+    (MAP: `policy '<p>' with binding '<b>' …`); an empty reason is Invalid."""
+    reason = reason or "Invalid"
+    if binding:
+        text = f"{prefix} '{policy}' with binding '{binding}' denied request: {message}"
+    elif prefix == "policy":
+        text = f'policy "{policy}" denied request: {message}'
+    else:
+        text = f"{prefix} '{policy}' denied request: {message}"
+    return Denial(policy, binding, text, reason, reason_code(reason), message)
+
+
+def _validating_phase(ctx: _Context, obj: dict[str, Any] | None, out: _Outcome) -> None:
+    policies = _policies(ctx.inputs, False, ctx.version)
+    failures: list[dict[str, Any]] = []
+    for p in policies:
+        collected: dict[str, list[str]] = {}
+        for inv in _invocations(ctx, [p], out, _VAP):
+            run = _Run(ctx, p, obj, ctx.request.old_object, inv.param, inv.gvr, inv.gvk)
+            decisions, audits, why = _validate(run)
+            run.report_variables()
+            inv.evaluation.expressions = run.expressions
+            if why is not None:
+                inv.evaluation.matched = False
+                inv.evaluation.why_not = why
+            actions = inv.binding_spec.get("validationActions")
+            actions = [a for a in actions if isinstance(a, str)] if isinstance(actions, list) else []
+            for d in decisions:
+                for action in actions:
+                    if action == "Deny":
+                        out.denials.append(_denial(_VAP, p.name, inv.binding, d.message, d.reason))
+                    elif action == "Warn":
+                        out.warnings.append(
+                            f"Validation failed for ValidatingAdmissionPolicy '{p.name}' with binding "
+                            f"'{inv.binding}': {d.message}"
+                        )
+                    elif action == "Audit":
+                        failures.append(
+                            {
+                                "message": d.message,
+                                "policy": p.name,
+                                "binding": inv.binding,
+                                "expressionIndex": d.index,
+                                "validationActions": actions,
+                            }
+                        )
+            for key, value, error in audits:
+                if error is not None:
+                    out.denials.append(_denial(_VAP, p.name, inv.binding, error))
+                elif value is not None:
+                    values = collected.setdefault(key, [])
+                    if value not in values:
+                        values.append(value)
+        for key, values in collected.items():
+            out.audit[f"{p.name}/{key}"] = ", ".join(values)
+    if failures:
+        out.audit[VALIDATION_FAILURE_KEY] = _go_json(failures[:50])
+
+
+def _object_schema(
+    ctx: _Context, obj: Mapping[str, Any]
+) -> tuple[Mapping[str, Any] | None, patching.Resolve]:
+    def identity(s: Mapping[str, Any]) -> Mapping[str, Any]:
+        return s
+
+    group, ver = _split_api_version(_text(obj.get("apiVersion")))
+    kind = _text(obj.get("kind"))
+    definition = ctx.schema.definition_for_kind(group, ver, kind)
+    if definition is not None:
+        schema_set = ctx.schema
+
+        def resolve(s: Mapping[str, Any]) -> Mapping[str, Any]:
+            return schema_set.resolve(dict(s))
+
+        return {"$ref": definition}, resolve
+    for c in ctx.crds:
+        if (c.group, c.version, c.kind) == (group, ver, kind):
+            return c.schema, identity
+    return None, identity
+
+
+def _mutate_once(ctx: _Context, run: _Run, kind: str, e: _Expr, obj: dict[str, Any]) -> dict[str, Any]:
+    """dispatchOne for one mutation; raises patching.PatchError with the server's text."""
+    err = e.compile_error()
+    if err is not None:
+        raise patching.PatchError(err)
+    activation = {**run.full_with_vars, "object": obj}
+    r = run.eval(e, activation)
+    if r.cost > RUNTIME_BUDGET:
+        raise patching.PatchError(OUT_OF_BUDGET)
+    if r.error is not None:
+        raise patching.PatchError(r.error)
+    if kind == "applyConfiguration":
+        if not isinstance(r.value, StructValue):
+            raise patching.PatchError(
+                f"unsupported return type from ApplyConfiguration expression: {r.value!r}"
+            )
+        patching.check_type_names(r.value)
+        patch = patching.to_json(r.value)
+        schema, resolve = _object_schema(ctx, obj)
+        result = patching.apply_configuration(obj, patch, schema, resolve)
+        return result if isinstance(result, dict) else obj
+    if not isinstance(r.value, list):
+        raise patching.PatchError("type mismatch: JSONPatchType.expression should evaluate to array")
+    ops: list[dict[str, Any]] = []
+    for item in r.value:
+        if not isinstance(item, StructValue):
+            raise patching.PatchError(
+                "type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch"
+            )
+        op: dict[str, Any] = {
+            "op": to_python(item.fields.get("op", "")),
+            "path": to_python(item.fields.get("path", "")),
+        }
+        if item.fields.get("from"):
+            op["from"] = to_python(item.fields["from"])
+        if "value" in item.fields:
+            value = item.fields["value"]
+            if isinstance(value, StructValue):
+                errs = patching.type_name_errors(value, value.type_name)
+                if errs:
+                    raise patching.PatchError("type mismatch: " + "\n".join(errs))
+            op["value"] = patching.to_json(value)
+        ops.append(op)
+    result, _applied = patching.apply_json_patch(obj, ops)
+    return result if isinstance(result, dict) else obj
+
+
+def _mutating_phase(ctx: _Context, out: _Outcome) -> dict[str, Any] | None:
+    """The MAP dispatcher with one reinvocation round (reinvocationPolicy IfNeeded)."""
+    obj = copy.deepcopy(ctx.request.object) if isinstance(ctx.request.object, dict) else None
+    policies = _policies(ctx.inputs, True, ctx.version)
+    if not policies:
+        return obj
+    invocations = _invocations(ctx, policies, out, "policy")
+    previously: list[int] = []
+    reinvoke: set[int] = set()
+    changed_any = False
+    for round_ in (0, 1):
+        if round_ == 1 and not changed_any:
+            break
+        for idx, inv in enumerate(invocations):
+            if round_ == 1 and idx not in reinvoke:
+                continue
+            p = inv.policy
+            run = _Run(ctx, p, obj, ctx.request.old_object, inv.param, inv.gvr, inv.gvk)
+            ok, why, err = run.match_conditions()
+            if err is not None:
+                _map_error(out, inv, err)
+                inv.evaluation.expressions.extend(run.expressions)
+                continue
+            if not ok:
+                inv.evaluation.matched = False
+                inv.evaluation.why_not = why
+                inv.evaluation.expressions.extend(run.expressions)
+                continue
+            before = copy.deepcopy(obj)
+            for kind, e in p.mutations:
+                if obj is None or e is None:
+                    continue
+                try:
+                    obj = _mutate_once(ctx, run, kind, e, obj)
+                except patching.PatchError as exc:
+                    _map_error(out, inv, str(exc))
+            run.report_variables()
+            inv.evaluation.expressions.extend(run.expressions)
+            if obj != before:
+                changed_any = True
+                reinvoke.update(previously)
+                previously = []
+            if p.spec.get("reinvocationPolicy") == "IfNeeded" and round_ == 0:
+                previously.append(idx)
+    return obj
+
+
+def _map_error(out: _Outcome, inv: _Invocation, error: str) -> None:
+    if not _fail(inv.policy):
+        return
+    out.denials.append(_denial("policy", inv.policy.name, inv.binding, error))
+
+
+def _yaml(obj: Any) -> str:
+    from ruamel.yaml import YAML
+
+    y = YAML(typ="safe", pure=True)
+    y.default_flow_style = False
+    buf = io.StringIO()
+    y.dump(obj, buf)
+    return buf.getvalue()
 
 
 def run_admission(request: AdmissionRequestInput, inputs: PolicyInputs, version: str) -> AdmissionResult:
-    from vap_lsp.admission.api import AdmissionResult
-
-    obj = request.object or request.old_object or {}
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    assert isinstance(meta, dict)
-    ident = {
-        "apiVersion": obj.get("apiVersion"),
-        "kind": obj.get("kind"),
-        "namespace": request.namespace or meta.get("namespace"),
-        "name": request.name or meta.get("name"),
-    }
-    return AdmissionResult(ident, True, [], [], {}, None, None, [])
+    ctx = _context(request, inputs, version)
+    out = _Outcome()
+    patched = _mutating_phase(ctx, out)
+    diff: str | None = None
+    if patched is not None and patched != request.object:
+        diff = "".join(
+            difflib.unified_diff(
+                _yaml(request.object).splitlines(keepends=True),
+                _yaml(patched).splitlines(keepends=True),
+                "original",
+                "patched",
+            )
+        )
+    mutated = patched if patched is not None and patched != request.object else None
+    _validating_phase(ctx, patched if request.operation != "DELETE" else None, out)
+    return AdmissionResult(
+        ctx.identity,
+        not out.denials,
+        out.denials,
+        out.warnings,
+        out.audit,
+        mutated,
+        diff,
+        out.evaluations,
+    )

@@ -1,0 +1,113 @@
+"""`vap-lsp run`: admit sample objects against policies offline and print the verdicts.
+
+Thin: argument handling and formatting; the evaluation is `vap_lsp.admission`.
+Exit codes: 0 all admitted, 1 any denied, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from vap_lsp.admission.api import OPERATIONS, AdmissionResult, UserInfo, admit
+from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs, load_requests
+from vap_lsp.schema.store import available_versions, default_version, normalize_version
+
+
+def add_parser(sub: Any) -> None:
+    run = sub.add_parser(
+        "run",
+        help="admit sample objects against policies and bindings offline (as the API server would)",
+        description="Exit codes: 0 all admitted, 1 any denied, 2 bad input.",
+    )
+    run.add_argument("paths", nargs="*", metavar="PATH", help="policies, bindings, params, namespaces, CRDs")
+    run.add_argument(
+        "--object", action="append", default=[], metavar="FILE", help="object(s) under admission"
+    )
+    run.add_argument("--old-object", metavar="FILE", help="the old object (UPDATE, DELETE)")
+    run.add_argument("--operation", default=None, help="CREATE (default), UPDATE, DELETE or CONNECT")
+    run.add_argument("--user", default="system:anonymous", metavar="NAME")
+    run.add_argument("--group", action="append", default=[], metavar="NAME")
+    run.add_argument("--authorizer-rules", metavar="FILE", help="who may do what (see README)")
+    run.add_argument(
+        "--kubernetes-version",
+        metavar="X.Y",
+        help=f"({', '.join(available_versions())}; default {default_version()})",
+    )
+    run.add_argument("--format", choices=("text", "json"), default="text")
+    run.set_defaults(func=run_command)
+
+
+def _fail(message: str) -> int:
+    print(f"vap-lsp: {message}", file=sys.stderr)
+    return 2
+
+
+def run_command(args: argparse.Namespace) -> int:
+    try:
+        version = normalize_version(args.kubernetes_version) if args.kubernetes_version else default_version()
+    except ValueError as exc:
+        return _fail(str(exc))
+    operation = (args.operation or ("UPDATE" if args.old_object else "CREATE")).upper()
+    if operation not in OPERATIONS:
+        return _fail(f"unknown operation {args.operation!r} (expected one of {', '.join(OPERATIONS)})")
+    if not args.object:
+        return _fail("no object to admit: give --object FILE")
+    try:
+        inputs = load_policy_inputs(args.paths)
+        if args.authorizer_rules:
+            inputs.authorizer_rules = load_authorizer_rules(Path(args.authorizer_rules))
+        old: dict[str, Any] | None = None
+        if args.old_object:
+            olds = load_requests(Path(args.old_object), operation="CREATE", user=UserInfo())
+            old = olds[0].object
+        user = UserInfo(username=args.user, groups=tuple(args.group))
+        requests = [
+            r
+            for f in args.object
+            for r in load_requests(Path(f), operation=operation, user=user, old_object=old)
+        ]
+    except InputError as exc:
+        return _fail(str(exc))
+    results = [admit(r, inputs, kubernetes_version=version) for r in requests]
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"results": [r.to_json() for r in results]}, indent=2) + "\n")
+    else:
+        sys.stdout.write("".join(format_text(r) for r in results))
+    return 0 if all(r.allowed for r in results) else 1
+
+
+def _value(v: object) -> str:
+    return json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else json.dumps(v)
+
+
+def format_text(result: AdmissionResult) -> str:
+    o = result.object
+    where = f"{o.get('namespace')}/" if o.get("namespace") else ""
+    lines = [f"{o.get('apiVersion')} {o.get('kind')} {where}{o.get('name') or '<no name>'}"]
+    for ev in result.evaluations:
+        who = (
+            ev.policy
+            + (f" / binding {ev.binding}" if ev.binding else "")
+            + (f" / param {ev.param}" if ev.param else "")
+        )
+        lines.append(f"  {who}: " + ("matched" if ev.matched else f"not matched ({ev.why_not})"))
+        for x in ev.expressions:
+            shown = f"error: {x.error}" if x.error else _value(x.result)
+            lines.append(f"    {x.field}: {shown}")
+    for w in result.warnings:
+        lines.append(f"  warning: {w}")
+    for key, value in result.audit_annotations.items():
+        lines.append(f"  audit annotation {key}: {value}")
+    if result.patch_diff:
+        lines.append("  mutated:")
+        lines.extend("    " + line.rstrip("\n") for line in result.patch_diff.splitlines())
+    if result.allowed:
+        lines.append("  => admitted")
+    else:
+        for d in result.denials:
+            lines.append(f"  => denied ({d.reason}, {d.code}): {d.message}")
+    return "\n".join(lines) + "\n"
