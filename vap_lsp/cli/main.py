@@ -68,6 +68,35 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if has_error else 0
 
 
+def _test(args: argparse.Namespace) -> int:
+    from vap_lsp.testfiles.discover import discover
+    from vap_lsp.testfiles.report import SuiteRun, counts, junit_report, text_report
+    from vap_lsp.testfiles.runner import run_suite
+
+    try:
+        version = normalize_version(args.kubernetes_version) if args.kubernetes_version else None
+    except ValueError as exc:
+        print(f"vap-lsp: {exc}", file=sys.stderr)
+        return 2
+    io_errors: list[str] = []
+    suites = discover(args.paths or ["."], io_errors)
+    runs = [SuiteRun(s, run_suite(s, version, args.policy)) for s in suites]
+    sys.stdout.write(text_report(runs, verbose=args.verbose))
+    if args.junit:
+        try:
+            Path(args.junit).write_text(junit_report(runs), encoding="utf-8")
+        except OSError as exc:
+            io_errors.append(f"{args.junit}: {exc.strerror or exc}")
+    for message in io_errors:
+        print(f"vap-lsp: {message}", file=sys.stderr)
+    if not suites and not io_errors:
+        print("vap-lsp: no test files found", file=sys.stderr)
+        return 2
+    if io_errors or any(s.problems for s in suites):
+        return 2
+    return 1 if counts(runs)[1] else 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     from vap_lsp.server.app import run_server
 
@@ -103,6 +132,25 @@ def build_parser() -> argparse.ArgumentParser:
         f"default {default_version()})",
     )
     check.set_defaults(func=_check)
+
+    test = sub.add_parser(
+        "test",
+        help="run admission test files (vap-lsp AdmissionTest, kaptest, kyverno-test.yaml)",
+        description="Exit codes: 0 every case passed, 1 a case failed, 2 bad input.",
+    )
+    test.add_argument(
+        "paths", nargs="*", metavar="PATH", help="test files, or folders to search (default: .)"
+    )
+    test.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    test.add_argument("--policy", metavar="NAME", help="only cases about this policy")
+    test.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
+    test.add_argument(
+        "--kubernetes-version",
+        metavar="X.Y",
+        help="Kubernetes version to evaluate with (default: the file's kubernetesVersion, else "
+        f"{default_version()})",
+    )
+    test.set_defaults(func=_test)
 
     serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")

@@ -15,7 +15,7 @@ from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
-from vap_lsp.server import cel_features, diagnostics, yaml_features
+from vap_lsp.server import cel_features, diagnostics, run_features, yaml_features
 from vap_lsp.server.settings import ServerSettings, parse_settings
 from vap_lsp.yaml.detect import decode_bytes
 
@@ -106,6 +106,7 @@ def create_server() -> VapLanguageServer:
     diagnostics.register(server)
     cel_features.register(server)
     yaml_features.register(server)
+    run_features.register(server)  # after yaml_features: it extends the code-action provider
     return server
 
 

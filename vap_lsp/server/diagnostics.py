@@ -4,7 +4,9 @@ Invariants:
 - analysis runs in a worker thread, never on the event loop, so the server keeps answering;
 - each URI has at most one pending analysis; a newer version cancels the older one;
 - results are published only if the document still has the version that was analysed,
-  so stale diagnostics never overwrite fresher ones.
+  so stale diagnostics never overwrite fresher ones;
+- extra diagnostics (from "Run against samples") are appended to a URI's analysis when it is
+  published, and dropped as soon as that document changes (listeners clear the rest).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
@@ -31,6 +34,41 @@ class DiagnosticsScheduler:
         self._pending: dict[str, asyncio.Task[None]] = {}
         # Latest analysis per URI with the document version it describes (features read these).
         self.analyses: dict[str, tuple[int | None, FileAnalysis]] = {}
+        # Diagnostics other features add to a URI (appended on publishing), and who to tell
+        # when a document changes (so they can drop results that depend on it).
+        self.extra: dict[str, list[lsp.Diagnostic]] = {}
+        self.change_listeners: list[Callable[[str], None]] = []
+
+    def document_changed(self, uri: str) -> None:
+        self.extra.pop(uri, None)
+        for listener in list(self.change_listeners):
+            listener(uri)
+
+    def set_extra(self, uri: str, diagnostics: list[lsp.Diagnostic]) -> None:
+        """Replace the extra diagnostics of `uri` and publish them with its latest analysis."""
+        if diagnostics:
+            self.extra[uri] = diagnostics
+        elif self.extra.pop(uri, None) is None:
+            return
+        document = self.server.workspace.text_documents.get(uri)
+        if document is None:
+            # Not open: nothing else is published for it, the extras are all there is.
+            self.server.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=list(diagnostics))
+            )
+            return
+        latest = self.analyses.get(uri)
+        if latest is None or latest[0] != document.version:
+            self.schedule(uri, immediate=True)  # that run publishes the extras with fresh results
+            return
+        encoding = str(self.server.workspace.position_encoding or "utf-16")
+        analysis = latest[1]
+        published = [to_lsp_diagnostic(d, analysis.lines, encoding) for d in analysis.diagnostics]
+        self.server.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(
+                uri=uri, diagnostics=published + self.extra.get(uri, []), version=document.version
+            )
+        )
 
     def schedule(self, uri: str, *, immediate: bool = False) -> None:
         previous = self._pending.pop(uri, None)
@@ -48,6 +86,7 @@ class DiagnosticsScheduler:
         if task is not None:
             task.cancel()
         self.analyses.pop(uri, None)
+        self.extra.pop(uri, None)
         self.server.reindex_from_disk(uri)
         self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -69,6 +108,7 @@ class DiagnosticsScheduler:
             self.analyses[uri] = (version, analysis)
             encoding = str(self.server.workspace.position_encoding or "utf-16")
             diagnostics = [to_lsp_diagnostic(d, analysis.lines, encoding) for d in analysis.diagnostics]
+            diagnostics += self.extra.get(uri, [])
             self.server.text_document_publish_diagnostics(
                 lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
             )
@@ -94,6 +134,7 @@ def register(server: VapLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: VapLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        ls.diagnostics.document_changed(params.text_document.uri)
         ls.diagnostics.schedule(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)

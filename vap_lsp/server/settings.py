@@ -1,7 +1,8 @@
 """Server settings, read from initializationOptions and workspace/didChangeConfiguration.
 
 Both carry the same shape: `{"vapLsp": {"kubernetesVersion": "1.33", "debounceMs": 150}}`
-(the top-level `vapLsp` wrapper is optional in initializationOptions).
+(the top-level `vapLsp` wrapper is optional in initializationOptions). `samples` is a list of
+globs or paths (relative to each workspace folder) that "Run against samples" also uses.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from vap_lsp.schema.store import normalize_version
 class ServerSettings:
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     debounce_seconds: float = 0.15
+    samples: tuple[str, ...] = ()
 
 
 def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[ServerSettings, list[str]]:
@@ -39,4 +41,11 @@ def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[Ser
     delay = section.get("debounceMs")
     if isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 10_000:
         debounce = float(delay) / 1000.0
-    return ServerSettings(analysis, debounce), problems
+    samples = current.samples
+    raw_samples = section.get("samples")
+    if raw_samples is not None:
+        if isinstance(raw_samples, list) and all(isinstance(s, str) for s in raw_samples):
+            samples = tuple(raw_samples)
+        else:
+            problems.append("vapLsp.samples: expected a list of globs or paths")
+    return ServerSettings(analysis, debounce, samples), problems

@@ -1,0 +1,363 @@
+""" "Run against samples": one policy evaluated, as the API server would, against sample
+objects, with the verdicts placed where the user reads them (no LSP types here).
+
+Samples are (1) test files of the workspace that name the policy, (2) workspace documents
+whose kind the policy matches, (3) files from the `vapLsp.samples` setting. The result is
+diagnostics per URI (on each sample and on each failing expression of the policy) and a
+readable Markdown report; the server adapter publishes and shows them.
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, admit
+from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.analysis.engine import parse_text
+from vap_lsp.analysis.matching import matched_kinds
+from vap_lsp.analysis.placement import head_span, span_for_path
+from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.features.snapshot import DocumentSnapshot
+from vap_lsp.policy.kinds import PolicyKind, recognise
+from vap_lsp.schema.store import get_schema_set
+from vap_lsp.testfiles.common import bindings_of, synthesized_binding
+from vap_lsp.testfiles.discover import looks_like_test, named_like_test, read_suite
+from vap_lsp.testfiles.runner import run_suite
+from vap_lsp.text import LineIndex, Span
+from vap_lsp.yaml.model import ExpansionLimit, MappingNode, to_python
+from vap_lsp.yaml.model import Path as FieldPath
+
+SOURCE = "vap-lsp run"
+
+
+@dataclass(frozen=True)
+class PolicyLens:
+    """Where "Run against samples" is offered: one per VAP/MAP of the document."""
+
+    span: Span
+    name: str
+    kind: PolicyKind
+
+
+def policy_lenses(snapshot: DocumentSnapshot) -> list[PolicyLens]:
+    out: list[PolicyLens] = []
+    for obj in snapshot.objects:
+        recognised = recognise(obj.api_version, obj.kind)
+        if recognised is None or recognised[0] not in (PolicyKind.VAP, PolicyKind.MAP) or not obj.name:
+            continue
+        out.append(PolicyLens(head_span(obj.node, snapshot.lines), obj.name, recognised[0]))
+    return out
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file's text as the run saw it (`version` of an open document, None from disk)."""
+
+    uri: str
+    path: str | None
+    text: str
+    version: int | None = None
+
+
+@dataclass
+class _Object:
+    source: Source
+    node: MappingNode
+    data: dict[str, Any]
+    lines: LineIndex
+
+    @property
+    def label(self) -> str:
+        meta = self.data.get("metadata") if isinstance(self.data.get("metadata"), dict) else {}
+        assert isinstance(meta, dict)
+        ns = meta.get("namespace")
+        return (
+            f"{self.data.get('kind')} {ns + '/' if isinstance(ns, str) and ns else ''}{meta.get('name', '?')}"
+        )
+
+
+@dataclass
+class RunOutcome:
+    policy: str
+    diagnostics: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)  # the text each URI's spans refer to
+    report: str = ""
+    summary: str = ""
+
+
+def sample_paths(patterns: Sequence[str], roots: Sequence[str]) -> list[Path]:
+    """Files named by `vapLsp.samples` (globs or paths, relative to each workspace folder)."""
+    found: dict[str, Path] = {}
+    for pattern in patterns:
+        bases = [""] if Path(pattern).is_absolute() else list(roots)
+        for base in bases:
+            full = str(Path(base) / pattern) if base else pattern
+            for match in sorted(glob.glob(full, recursive=True)):
+                p = Path(match)
+                if p.is_dir():
+                    for child in sorted(p.rglob("*")):
+                        if child.suffix in (".yaml", ".yml") and child.is_file():
+                            found.setdefault(str(child), child)
+                elif p.is_file():
+                    found.setdefault(str(p), p)
+    return list(found.values())
+
+
+def _objects(source: Source) -> list[_Object]:
+    yaml_file, objects = parse_text(source.text)
+    out: list[_Object] = []
+    for obj in objects:
+        try:
+            data = to_python(obj.node, budget=200_000)
+        except ExpansionLimit:
+            continue
+        if isinstance(data, dict):
+            out.append(_Object(source, obj.node, data, yaml_file.lines))
+    return out
+
+
+def _field_path(field_name: str) -> FieldPath:
+    """`spec.validations[0].expression` → ("spec", "validations", 0, "expression")."""
+    out: list[str | int] = []
+    for part in field_name.split("."):
+        name, _, rest = part.partition("[")
+        if name:
+            out.append(name)
+        while rest:
+            index, _, rest = rest.partition("]")
+            if index.isdigit():
+                out.append(int(index))
+            rest = rest.lstrip("[")
+    return tuple(out)
+
+
+def run_against_samples(
+    policy_uri: str,
+    policy: str,
+    workspace_sources: Iterable[Source],
+    extra_samples: Iterable[Source],
+    kubernetes_version: str,
+    index: WorkspaceIndex | None = None,
+) -> RunOutcome:
+    outcome = RunOutcome(policy)
+    sources = {s.uri: s for s in workspace_sources}
+    extras = [s for s in extra_samples if s.uri not in sources]
+    all_objects = [o for s in [*sources.values(), *extras] for o in _objects(s)]
+    inputs = PolicyInputs.from_objects(o.data for o in all_objects)
+    policy_object = next(
+        (
+            o
+            for o in all_objects
+            if o.source.uri == policy_uri
+            and (r := recognise(o.data.get("apiVersion"), o.data.get("kind"))) is not None
+            and r[0] in (PolicyKind.VAP, PolicyKind.MAP)
+            and isinstance(o.data.get("metadata"), dict)
+            and o.data["metadata"].get("name") == policy
+        ),
+        None,
+    )
+    if policy_object is None:
+        outcome.summary = f"no policy named {policy} in {policy_uri}"
+        outcome.report = f"# Run against samples: {policy}\n\n{outcome.summary}\n"
+        return outcome
+    notes: list[str] = []
+    bindings = bindings_of(inputs, policy)
+    if not bindings:
+        bindings = [synthesized_binding(policy_object.data)]
+        notes.append(
+            "No binding of this policy in the workspace: evaluated with a synthesized binding "
+            "(the API server applies a policy only through a binding)."
+        )
+    run_inputs = PolicyInputs([policy_object.data], bindings, inputs.params, inputs.namespaces, inputs.crds)
+    spec = policy_object.data.get("spec") if isinstance(policy_object.data.get("spec"), dict) else {}
+    assert isinstance(spec, dict)
+    kinds = {(g.api_version, g.kind) for g in matched_kinds(spec, get_schema_set(kubernetes_version), index)}
+    extra_uris = {s.uri for s in extras}
+    candidates = [
+        o
+        for o in all_objects
+        if recognise(o.data.get("apiVersion"), o.data.get("kind")) is None
+        and o.data.get("kind") != "CustomResourceDefinition"
+        and (o.source.uri in extra_uris or (str(o.data.get("apiVersion")), str(o.data.get("kind"))) in kinds)
+    ]
+    sections: list[str] = []
+    failing: dict[str, list[str]] = {}
+    counts = {"denied": 0, "admitted": 0, "not matched": 0, "mutated": 0}
+    for sample in candidates:
+        request = AdmissionRequestInput("CREATE", copy.deepcopy(sample.data))
+        try:
+            result = admit(request, run_inputs, kubernetes_version=kubernetes_version)
+        except Exception as exc:  # admit never raises by contract; keep the editor alive if it does
+            sections.append(f"## {sample.label}\n\nadmission failed: {exc}\n")
+            continue
+        verdict = _verdict(result, request)
+        counts[verdict] += 1
+        _sample_diagnostics(outcome, sample, result, policy, verdict)
+        for evaluation in result.evaluations:
+            for x in evaluation.expressions:
+                if x.error or x.result is False:
+                    what = f"error: {x.error}" if x.error else "false"
+                    failing.setdefault(x.field, []).append(f"{sample.label} ({what})")
+        sections.append(_section(sample.label, sample.source, sample.node, sample.lines, result, verdict))
+    test_lines = _run_tests(outcome, sources.values(), policy, kubernetes_version)
+    _expression_diagnostics(outcome, policy_object, failing)
+    summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "no sample matched"
+    if test_lines:
+        summary += f"; tests: {test_lines[0]}"
+    outcome.summary = f"{policy}: {summary}"
+    outcome.report = "\n".join(
+        [
+            f"# Run against samples: {policy}",
+            "",
+            f"Kubernetes {kubernetes_version}; {len(candidates)} sample object(s); {summary}.",
+            "",
+            *(f"> {n}" for n in notes),
+            "",
+            *sections,
+            *(["## Test files", "", *test_lines[1:], ""] if test_lines else []),
+        ]
+    )
+    return outcome
+
+
+def _verdict(result: AdmissionResult, request: AdmissionRequestInput) -> str:
+    if result.denials:
+        return "denied"
+    if not any(e.matched for e in result.evaluations):
+        return "not matched"
+    if result.patched is not None and result.patched != request.object:
+        return "mutated"
+    return "admitted"
+
+
+def _add(outcome: RunOutcome, source: Source, diagnostic: Diagnostic) -> None:
+    outcome.sources.setdefault(source.uri, source)
+    outcome.diagnostics.setdefault(source.uri, []).append(diagnostic)
+
+
+def _sample_diagnostics(
+    outcome: RunOutcome, sample: _Object, result: AdmissionResult, policy: str, verdict: str
+) -> None:
+    span = head_span(sample.node, sample.lines)
+    for denial in result.denials:
+        _add(
+            outcome,
+            sample.source,
+            Diagnostic(
+                span, Severity.ERROR, "denied", f"denied by {policy}: {denial.message}", source=SOURCE
+            ),
+        )
+    for warning in result.warnings:
+        _add(
+            outcome,
+            sample.source,
+            Diagnostic(
+                span,
+                Severity.WARNING,
+                "admission-warning",
+                f"warning from {policy}: {warning}",
+                source=SOURCE,
+            ),
+        )
+    if verdict == "mutated":
+        _add(
+            outcome,
+            sample.source,
+            Diagnostic(
+                span,
+                Severity.INFORMATION,
+                "mutated",
+                f"mutated by {policy} (see the report for the patched object)",
+                source=SOURCE,
+            ),
+        )
+    elif verdict == "admitted":
+        _add(
+            outcome,
+            sample.source,
+            Diagnostic(span, Severity.HINT, "admitted", f"admitted by {policy}", source=SOURCE),
+        )
+
+
+def _expression_diagnostics(outcome: RunOutcome, policy: _Object, failing: dict[str, list[str]]) -> None:
+    for field_name, samples in sorted(failing.items()):
+        path = _field_path(field_name)
+        span = span_for_path(policy.node, path, policy.lines)
+        shown = ", ".join(samples[:3]) + (f" and {len(samples) - 3} more" if len(samples) > 3 else "")
+        message = f"fails for {len(samples)} sample(s): {shown}"
+        _add(
+            outcome,
+            policy.source,
+            Diagnostic(span, Severity.WARNING, "fails-on-samples", message, field_name, SOURCE),
+        )
+
+
+def _section(
+    label: str, source: Source, node: MappingNode, lines: LineIndex, result: AdmissionResult, verdict: str
+) -> str:
+    line = lines.line_of(node.span.start) + 1
+    out = [f"## {label}: {verdict}", "", f"{source.path or source.uri}:{line}", ""]
+    out.extend(f"- denied: {d.message} (reason {d.reason}, code {d.code})" for d in result.denials)
+    out.extend(f"- warning: {w}" for w in result.warnings)
+    out.extend(f"- audit annotation {k}: {v}" for k, v in sorted(result.audit_annotations.items()))
+    for evaluation in result.evaluations:
+        if not evaluation.matched and evaluation.why_not:
+            out.append(f"- not matched (binding {evaluation.binding}): {evaluation.why_not}")
+        for x in evaluation.expressions:
+            if x.error or x.result is False:
+                out.append(f"- `{x.field}`: {'error: ' + x.error if x.error else 'false'}")
+    if result.patched is not None and verdict == "mutated":
+        if result.patch_diff:
+            out += ["", "```diff", result.patch_diff.rstrip("\n"), "```"]
+        out += ["", "Patched object:", "", "```json", json.dumps(result.patched, indent=2), "```"]
+    out.append("")
+    return "\n".join(out)
+
+
+def _run_tests(
+    outcome: RunOutcome, sources: Iterable[Source], policy: str, kubernetes_version: str
+) -> list[str]:
+    """Cases about `policy` in the workspace's test files; failures become diagnostics there."""
+    passed = failed = 0
+    lines: list[str] = []
+    for source in sources:
+        if source.path is None:
+            continue
+        path = Path(source.path)
+        if not (named_like_test(path) or looks_like_test(source.text)):
+            continue
+        suite = read_suite(path, source.text)
+        if suite is None or policy not in suite.policies:
+            continue
+        text_lines = LineIndex(source.text)
+        for problem in suite.problems:
+            _add(
+                outcome,
+                source,
+                Diagnostic(Span(0, 0), Severity.ERROR, "bad-test-file", problem, source=SOURCE),
+            )
+        for r in run_suite(suite, kubernetes_version, policy):
+            start = text_lines.line_start(max(0, (r.case.line or 1) - 1))
+            span = Span(start, text_lines.line_end(text_lines.line_of(start)))
+            if r.passed:
+                passed += 1
+                _add(
+                    outcome,
+                    source,
+                    Diagnostic(span, Severity.HINT, "test-passed", f"passed: {r.case.name}", source=SOURCE),
+                )
+                lines.append(f"- PASS {r.case.name} ({source.path}:{r.case.line})")
+            else:
+                failed += 1
+                message = f"test case failed: {r.case.name}: " + "; ".join(r.failures)
+                _add(outcome, source, Diagnostic(span, Severity.ERROR, "test-failed", message, source=SOURCE))
+                lines.append(f"- FAIL {r.case.name} ({source.path}:{r.case.line}): " + "; ".join(r.failures))
+    if not passed and not failed:
+        return []
+    return [f"{passed} passed, {failed} failed", *lines]

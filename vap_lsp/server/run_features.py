@@ -1,0 +1,231 @@
+"""LSP adapter for "Run against samples": a code lens and a `source` code action on each
+policy, both running the command `vapLsp.runAgainstSamples` (workspace/executeCommand).
+
+The command evaluates in a worker thread (`features.run_samples`), publishes the verdicts as
+extra diagnostics through the DiagnosticsScheduler (merged with regular analysis, dropped when
+a sample, test file or the policy changes), and shows a Markdown report via
+window/showDocument when the client supports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
+from pygls import uris
+
+from vap_lsp.analysis.files import read_file, walk_yaml
+from vap_lsp.features import run_samples
+from vap_lsp.server.convert import to_lsp_diagnostic
+from vap_lsp.text import LineIndex, Position
+from vap_lsp.yaml.detect import decode_bytes
+
+if TYPE_CHECKING:
+    from vap_lsp.server.app import VapLanguageServer
+
+log = logging.getLogger(__name__)
+
+COMMAND = "vapLsp.runAgainstSamples"
+TITLE = "▶ Run against samples"
+
+
+class _RunState:
+    """URIs that carry diagnostics of the last run: a change to any of them clears them all."""
+
+    def __init__(self) -> None:
+        self.uris: set[str] = set()
+
+
+def _sources(ls: VapLanguageServer) -> list[run_samples.Source]:
+    """Every YAML file of the workspace folders (open buffers win over disk) and open documents."""
+    out: dict[str, run_samples.Source] = {}
+    for uri, document in list(ls.workspace.text_documents.items()):
+        out[uri] = run_samples.Source(uri, uris.to_fs_path(uri), document.source, document.version)
+    errors: list[str] = []
+    for folder in list(ls.workspace.folders.values()):
+        root = uris.to_fs_path(folder.uri)
+        if root is None:
+            continue
+        for path in walk_yaml(Path(root), errors):
+            uri = uris.from_fs_path(str(path)) or str(path)
+            if uri in out:
+                continue
+            data = read_file(path, errors)
+            text = decode_bytes(data)[0] if data is not None else None
+            if text is not None:
+                out[uri] = run_samples.Source(uri, str(path), text)
+    return list(out.values())
+
+
+def _extra_sources(ls: VapLanguageServer) -> list[run_samples.Source]:
+    roots = [r for f in ls.workspace.folders.values() if (r := uris.to_fs_path(f.uri)) is not None]
+    out: list[run_samples.Source] = []
+    for path in run_samples.sample_paths(ls.settings.samples, roots):
+        uri = uris.from_fs_path(str(path)) or str(path)
+        document = ls.workspace.text_documents.get(uri)
+        if document is not None:
+            out.append(run_samples.Source(uri, str(path), document.source, document.version))
+            continue
+        data = read_file(path, [])
+        text = decode_bytes(data)[0] if data is not None else None
+        if text is not None:
+            out.append(run_samples.Source(uri, str(path), text))
+    return out
+
+
+def _write_report(policy: str, report: str) -> Path:
+    folder = Path(tempfile.gettempdir()) / "vap-lsp-reports"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (re.sub(r"[^A-Za-z0-9_.-]+", "_", policy) + ".md")
+    path.write_text(report, encoding="utf-8")
+    return path
+
+
+def _current(ls: VapLanguageServer, source: run_samples.Source) -> bool:
+    """Whether the text the run saw is still what the document says (stale results are dropped)."""
+    document = ls.workspace.text_documents.get(source.uri)
+    if document is None:
+        return source.version is None
+    return bool(document.version == source.version and document.source == source.text)
+
+
+async def run_command(ls: VapLanguageServer, state: _RunState, uri: str, policy: str) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
+    sources = _sources(ls)
+    extras = _extra_sources(ls)
+    version = ls.settings.analysis.resolved_version()
+    outcome = await loop.run_in_executor(
+        ls.thread_pool,
+        functools.partial(run_samples.run_against_samples, uri, policy, sources, extras, version, ls.index),
+    )
+    previous, state.uris = state.uris, set()
+    encoding = ls.position_encoding
+    published = 0
+    for target, diagnostics in outcome.diagnostics.items():
+        source = outcome.sources[target]
+        if not _current(ls, source):
+            continue
+        lines = LineIndex(source.text)
+        converted = [to_lsp_diagnostic(d, lines, encoding) for d in diagnostics]
+        ls.diagnostics.set_extra(target, converted)
+        state.uris.add(target)
+        published += len(converted)
+    state.uris.add(uri)
+    for stale in previous - state.uris:
+        ls.diagnostics.set_extra(stale, [])
+    report_path = _write_report(policy, outcome.report)
+    capabilities = ls.client_capabilities.window
+    if (
+        capabilities is not None
+        and capabilities.show_document is not None
+        and capabilities.show_document.support
+    ):
+        target_uri = uris.from_fs_path(str(report_path)) or str(report_path)
+        try:
+            await ls.window_show_document_async(lsp.ShowDocumentParams(uri=target_uri, take_focus=False))
+        except Exception:  # a client may refuse; the diagnostics are the main result
+            log.warning("window/showDocument failed for %s", target_uri, exc_info=True)
+    else:
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info, message=outcome.summary))
+    return {"summary": outcome.summary, "report": str(report_path), "diagnostics": published}
+
+
+def register(server: VapLanguageServer) -> None:
+    state = _RunState()
+
+    def on_change(uri: str) -> None:
+        if uri in state.uris:
+            uris_of_run, state.uris = state.uris, set()
+            for other in uris_of_run - {uri}:
+                server.diagnostics.set_extra(other, [])
+
+    server.diagnostics.change_listeners.append(on_change)
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
+    def code_lens(ls: VapLanguageServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
+        try:
+            snapshot = ls.snapshot(params.text_document.uri)
+            out = []
+            for lens in run_samples.policy_lenses(snapshot):
+                start = snapshot.lines.position(lens.span.start, ls.position_encoding)
+                position = lsp.Position(start.line, start.character)
+                out.append(
+                    lsp.CodeLens(
+                        range=lsp.Range(position, position),
+                        command=lsp.Command(
+                            title=TITLE, command=COMMAND, arguments=[snapshot.uri, lens.name]
+                        ),
+                    )
+                )
+            return out or None
+        except Exception:
+            log.exception("code lens failed")
+            return None
+
+    @server.command(COMMAND)
+    async def run_against_samples(ls: VapLanguageServer, *args: Any) -> dict[str, Any] | None:
+        if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+            ls.window_show_message(
+                lsp.ShowMessageParams(
+                    type=lsp.MessageType.Error, message=f"{COMMAND} needs [uri, policyName]"
+                )
+            )
+            return None
+        try:
+            return await run_command(ls, state, args[0], args[1])
+        except Exception as exc:
+            log.exception("run against samples failed")
+            ls.window_show_message(
+                lsp.ShowMessageParams(
+                    type=lsp.MessageType.Error, message=f"Run against samples failed: {exc}"
+                )
+            )
+            return None
+
+    # One code-action handler per server (pygls): wrap the quick-fix provider that is already
+    # registered and add the `source` action for the policy under the cursor.
+    features = server.protocol.fm.features
+    feature_options = server.protocol.fm.feature_options
+    previous = features.pop(lsp.TEXT_DOCUMENT_CODE_ACTION, None)
+    previous_options = feature_options.pop(lsp.TEXT_DOCUMENT_CODE_ACTION, None)
+    kinds = list(getattr(previous_options, "code_action_kinds", None) or [])
+    if lsp.CodeActionKind.Source not in kinds:
+        kinds.append(lsp.CodeActionKind.Source)
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=kinds))
+    def code_action(ls: VapLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
+        only = params.context.only
+        out: list[lsp.CodeAction] = []
+        if previous is not None and (only is None or any(not str(k).startswith("source") for k in only)):
+            out.extend(previous(params) or [])
+        asked = only is not None and any(str(k).startswith("source") for k in only)
+        # Unfiltered requests get it only at a cursor (a one-line range), as editors ask while
+        # typing; a whole-document request for quick fixes is not offered a command.
+        if not asked and (only is not None or params.range.start.line != params.range.end.line):
+            return out or None
+        try:
+            snapshot = ls.snapshot(params.text_document.uri)
+            offset = snapshot.offset(
+                Position(params.range.start.line, params.range.start.character), ls.position_encoding
+            )
+            obj = snapshot.object_at(offset)
+            for lens in run_samples.policy_lenses(snapshot):
+                if obj is not None and obj.node.span.start <= lens.span.start <= obj.node.span.end:
+                    out.append(
+                        lsp.CodeAction(
+                            title=f"Run {lens.name} against samples",
+                            kind=lsp.CodeActionKind.Source,
+                            command=lsp.Command(
+                                title=TITLE, command=COMMAND, arguments=[snapshot.uri, lens.name]
+                            ),
+                        )
+                    )
+        except Exception:
+            log.exception("run-against-samples code action failed")
+        return out or None

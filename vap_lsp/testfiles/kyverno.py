@@ -1,0 +1,171 @@
+"""Kyverno CLI test files (`kyverno-test.yaml`, `kind: Test`) for ValidatingAdmissionPolicy and
+MutatingAdmissionPolicy results (`isValidatingAdmissionPolicy`/`isMutatingAdmissionPolicy`).
+
+Supported: `policies`, `resources`, `paramResources`, `userinfo` (a `kind: UserInfo` file),
+`variables` (a `kind: Value` file; its `namespaceSelector` list becomes Namespace objects with
+those labels), `results` with `policy`, `kind`, `resources` (names, `ns/name`; all of `kind`
+when absent), `result` (pass, fail, skip, error) and `patchedResources`/`patchedResource`.
+Results for Kyverno's own policies are ignored. Kyverno applies a policy that has no binding;
+the API server never does, so such cases run with a synthesized binding and say so.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
+from vap_lsp.policy.kinds import PolicyKind
+from vap_lsp.testfiles.common import (
+    bindings_of,
+    policy_kind,
+    policy_name,
+    synthesized_binding,
+    user_info,
+)
+from vap_lsp.testfiles.loader import SourceObject, TestDocument, load_objects, resolve
+from vap_lsp.testfiles.model import Decision, Expectation, Mode, TestCase, TestSuite
+
+_RESULTS = {"pass": None, "fail": Decision.DENY, "skip": Decision.SKIP, "error": Decision.ERROR}
+
+
+def is_kyverno_test(data: Any) -> bool:
+    return (
+        isinstance(data, Mapping)
+        and data.get("kind") == "Test"
+        and str(data.get("apiVersion", "")).split("/")[0] in ("cli.kyverno.io", "kyverno.io")
+    )
+
+
+def _list(value: Any) -> list[Any]:
+    if isinstance(value, str):
+        return [value]
+    return value if isinstance(value, list) else []
+
+
+def read_kyverno(doc: TestDocument) -> TestSuite:
+    path = doc.path
+    suite = TestSuite(str(path), "kyverno")
+    data = doc.data
+    problems = suite.problems
+    if not isinstance(data, Mapping):
+        problems.append(f"{path}: a test file is a mapping")
+        return suite
+
+    def objects(key: str) -> list[SourceObject]:
+        out: list[SourceObject] = []
+        for rel in _list(data.get(key)):
+            out.extend(load_objects(resolve(path, str(rel)), problems))
+        return out
+
+    policy_objects = objects("policies")
+    resources = objects("resources")
+    params = [o.data for o in objects("paramResources")]
+    base = PolicyInputs.from_objects(o.data for o in policy_objects)
+    suite.policies = tuple(policy_name(p) for p in base.policies)
+    user = UserInfo()
+    for o in objects("userinfo"):
+        if o.kind == "UserInfo":
+            user = user_info(o.data.get("userInfo"))
+    namespaces = [copy.deepcopy(o.data) for o in resources if o.kind == "Namespace"]
+    for o in objects("variables"):
+        for entry in _list(o.data.get("namespaceSelector")):
+            if isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
+                labels = entry.get("labels") if isinstance(entry.get("labels"), Mapping) else {}
+                namespaces.append(
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Namespace",
+                        "metadata": {"name": entry["name"], "labels": dict(labels or {})},
+                    }
+                )
+    for i, raw in enumerate(_list(data.get("results"))):
+        line = doc.line_of("results", i)
+        where = f"{path}:{line}"
+        if not isinstance(raw, Mapping):
+            problems.append(f"{where}: a result is a mapping")
+            continue
+        if not (raw.get("isValidatingAdmissionPolicy") or raw.get("isMutatingAdmissionPolicy")):
+            continue  # a Kyverno policy's result: not ours to check
+        name = str(raw.get("policy", ""))
+        policy = next((p for p in base.policies if policy_name(p) == name), None)
+        if policy is None:
+            problems.append(
+                f"{where}: no policy named {name!r} in {', '.join(map(str, _list(data.get('policies'))))}"
+            )
+            continue
+        expected = str(raw.get("result", ""))
+        if expected not in _RESULTS:
+            problems.append(f"{where}: result {expected!r} is not pass, fail, skip or error")
+            continue
+        is_map = policy_kind(policy) is PolicyKind.MAP
+        decision = _RESULTS[expected] or (Decision.MUTATE if is_map else Decision.ADMIT)
+        patched_objects: list[SourceObject] = []
+        for key in ("patchedResources", "patchedResource"):
+            for rel in _list(raw.get(key)):
+                patched_objects.extend(load_objects(resolve(path, str(rel)), problems))
+        kind = raw.get("kind")
+        names = [str(n) for n in _list(raw.get("resources"))]
+        targets = _targets(resources, kind, names, where, problems)
+        bindings = bindings_of(base, name)
+        notes: tuple[str, ...] = ()
+        if not bindings:
+            bindings = [synthesized_binding(policy)]
+            notes = ("no binding in the test's policies: Kyverno applies the policy anyway; "
+                     "evaluated with a synthesized binding (the API server would not apply it)",)  # fmt: skip
+        for target in targets:
+            expected_patch = None
+            if decision is Decision.MUTATE:
+                expected_patch = next(
+                    (
+                        copy.deepcopy(p.data)
+                        for p in patched_objects
+                        if p.kind == target.kind and p.name == target.name and p.namespace == target.namespace
+                    ),
+                    None,
+                ) or (copy.deepcopy(patched_objects[0].data) if len(patched_objects) == 1 else None)
+            inputs = PolicyInputs([policy], list(bindings), list(params), list(namespaces), list(base.crds))
+            request = AdmissionRequestInput(
+                operation="CREATE",
+                object=copy.deepcopy(target.data),
+                user=user,
+                namespace=target.namespace or None,
+            )
+            suite.cases.append(
+                TestCase(
+                    f"{name} {target.kind} {target.namespace + '/' if target.namespace else ''}"
+                    f"{target.name} → {expected}",
+                    request,
+                    inputs,
+                    Expectation(decision=decision, patched=expected_patch),
+                    name,
+                    Mode.SERVER,
+                    line,
+                    notes,
+                )
+            )
+    return suite
+
+
+def _targets(
+    resources: list[SourceObject], kind: Any, names: list[str], where: str, problems: list[str]
+) -> list[SourceObject]:
+    of_kind = [o for o in resources if kind is None or o.kind == kind]
+    if not names:
+        if not of_kind:
+            problems.append(f"{where}: no resource of kind {kind}")
+        return of_kind
+    out: list[SourceObject] = []
+    for name in names:
+        namespace, _, bare = name.rpartition("/")
+        found = [o for o in of_kind if o.name == bare and (not namespace or o.namespace == namespace)]
+        if not found:
+            problems.append(f"{where}: no resource {kind} {name}")
+        out.extend(found)
+    return out
+
+
+def kyverno_path_hint(path: Path) -> bool:
+    return path.name in ("kyverno-test.yaml", "kyverno-test.yml")
