@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import glob
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -241,6 +242,17 @@ def _add(outcome: RunOutcome, source: Source, diagnostic: Diagnostic) -> None:
     outcome.diagnostics.setdefault(source.uri, []).append(diagnostic)
 
 
+_SERVER_PREFIX = re.compile(
+    r"^(Validating|Mutating)AdmissionPolicy '[^']*' with binding '[^']*' denied request: "
+)
+
+
+def short_message(message: str) -> str:
+    """The policy's own words: the server's "<Kind> 'p' with binding 'b' denied request: "
+    prefix is said by the diagnostic already ("denied by p: ...")."""
+    return _SERVER_PREFIX.sub("", message, count=1)
+
+
 def _sample_diagnostics(
     outcome: RunOutcome, sample: _Object, result: AdmissionResult, policy: str, verdict: str
 ) -> None:
@@ -250,7 +262,11 @@ def _sample_diagnostics(
             outcome,
             sample.source,
             Diagnostic(
-                span, Severity.ERROR, "denied", f"denied by {policy}: {denial.message}", source=SOURCE
+                span,
+                Severity.ERROR,
+                "denied",
+                f"denied by {policy}: {short_message(denial.message)}",
+                source=SOURCE,
             ),
         )
     for warning in result.warnings:

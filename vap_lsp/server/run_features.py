@@ -169,7 +169,9 @@ def register(server: VapLanguageServer) -> None:
             return None
 
     @server.command(COMMAND)
-    async def run_against_samples(ls: VapLanguageServer, *args: Any) -> dict[str, Any] | None:
+    async def run_against_samples(ls: Any, *args: Any) -> dict[str, Any] | None:
+        # pygls resolves this handler's annotations at run time: no TYPE_CHECKING-only names.
+        ls = server
         if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
             ls.window_show_message(
                 lsp.ShowMessageParams(

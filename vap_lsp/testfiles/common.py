@@ -8,6 +8,7 @@ from typing import Any
 
 from vap_lsp.admission.api import PolicyInputs, UserInfo
 from vap_lsp.policy.kinds import PolicyKind, recognise
+from vap_lsp.schema.store import default_version, get_schema_set
 from vap_lsp.testfiles.loader import SourceObject
 
 
@@ -45,6 +46,33 @@ def find_object(
         if len(unnamespaced) == 1:
             return unnamespaced[0], None
     return found[0], None
+
+
+def in_default_namespace(obj: dict[str, Any], crds: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """A namespaced object without a namespace lands in `default` (as `kubectl apply` puts it);
+    kaptest and Kyverno files leave it out, the API server never sees it without one."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or meta.get("namespace"):
+        return obj
+    api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
+    group, _, version = api_version.rpartition("/")
+    resource = get_schema_set(default_version()).resource_for_kind(group, version, kind)
+    namespaced = resource.namespaced if resource is not None else None
+    for crd in crds:
+        spec = crd.get("spec")
+        names = spec.get("names") if isinstance(spec, Mapping) else None
+        if (
+            isinstance(spec, Mapping)
+            and isinstance(names, Mapping)
+            and names.get("kind") == kind
+            and spec.get("group") == group
+        ):
+            namespaced = spec.get("scope", "Namespaced") == "Namespaced"
+    if namespaced:
+        out = copy.deepcopy(obj)
+        out["metadata"]["namespace"] = "default"
+        return out
+    return obj
 
 
 def _describe(ref: Mapping[str, Any]) -> str:

@@ -19,6 +19,7 @@ from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.testfiles.common import (
     find_object,
+    in_default_namespace,
     match_everything,
     operation_for,
     policy_kind,
@@ -130,7 +131,9 @@ def _case(
         if found is None:
             problems.append(f"{where}: param: {error}")
         else:
-            param = copy.deepcopy(found.data)
+            # kaptest hands the param over directly; on a server an unnamespaced ConfigMap is
+            # in `default`, and the synthesized paramRef names that namespace.
+            param = in_default_namespace(copy.deepcopy(found.data), crds)
     raw_expect = str(raw.get("expect", ""))
     try:
         decision = Decision(raw_expect)

@@ -20,6 +20,7 @@ from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.testfiles.common import (
     bindings_of,
+    in_default_namespace,
     policy_kind,
     policy_name,
     synthesized_binding,
@@ -62,8 +63,8 @@ def read_kyverno(doc: TestDocument) -> TestSuite:
 
     policy_objects = objects("policies")
     resources = objects("resources")
-    params = [o.data for o in objects("paramResources")]
     base = PolicyInputs.from_objects(o.data for o in policy_objects)
+    params = [in_default_namespace(o.data, base.crds) for o in objects("paramResources")]
     suite.policies = tuple(policy_name(p) for p in base.policies)
     user = UserInfo()
     for o in objects("userinfo"):
@@ -126,12 +127,15 @@ def read_kyverno(doc: TestDocument) -> TestSuite:
                     ),
                     None,
                 ) or (copy.deepcopy(patched_objects[0].data) if len(patched_objects) == 1 else None)
+            if expected_patch is not None:
+                expected_patch = in_default_namespace(expected_patch, base.crds)
             inputs = PolicyInputs([policy], list(bindings), list(params), list(namespaces), list(base.crds))
+            obj = in_default_namespace(copy.deepcopy(target.data), base.crds)
             request = AdmissionRequestInput(
                 operation="CREATE",
-                object=copy.deepcopy(target.data),
+                object=obj,
                 user=user,
-                namespace=target.namespace or None,
+                namespace=obj["metadata"].get("namespace") if isinstance(obj.get("metadata"), dict) else None,
             )
             suite.cases.append(
                 TestCase(

@@ -42,16 +42,40 @@ def errored(result: AdmissionResult, policy: str | None) -> list[str]:
 
 
 def observed_decision(
-    result: AdmissionResult, request: AdmissionRequestInput, policy: str | None
+    result: AdmissionResult, request: AdmissionRequestInput, policy: str | None, mode: Mode = Mode.SERVER
 ) -> Decision:
     evaluations = _relevant(result, policy)
     matched = [e for e in evaluations if e.matched]
     if errored(result, policy):
         return Decision.ERROR
+    if mode is Mode.KAPTEST:
+        return _kaptest_decision(result, request, matched)
     if any(policy is None or d.policy == policy for d in result.denials):
         return Decision.DENY
     if not matched:
         return Decision.SKIP
+    if result.patched is not None and _normal(result.patched) != _normal(request.object):
+        return Decision.MUTATE
+    return Decision.ADMIT
+
+
+def _kaptest_decision(
+    result: AdmissionResult, request: AdmissionRequestInput, matched: list[Evaluation]
+) -> Decision:
+    """kaptest's verdict is about expressions only: deny means a validation was false, and a
+    denial for any other reason (a binding that cannot be configured) is an error."""
+    if not matched:
+        return Decision.ERROR if result.denials else Decision.SKIP
+    false = [
+        x
+        for e in matched
+        for x in e.expressions
+        if x.result is False and re.match(r"^spec\.validations\[\d+\]\.expression$", x.field)
+    ]
+    if false:
+        return Decision.DENY
+    if result.denials:
+        return Decision.ERROR
     if result.patched is not None and _normal(result.patched) != _normal(request.object):
         return Decision.MUTATE
     return Decision.ADMIT
@@ -77,7 +101,7 @@ def run_case(case: TestCase, kubernetes_version: str) -> CaseResult:
         result = admit(case.request, case.inputs, kubernetes_version=kubernetes_version)
     except Exception as exc:  # admit must not raise; if it does, the case fails, others run
         return CaseResult(case, False, "crash", [f"admission raised {type(exc).__name__}: {exc}"])
-    actual = observed_decision(result, case.request, case.policy)
+    actual = observed_decision(result, case.request, case.policy, case.mode)
     failures: list[str] = []
     expect = case.expect
     if expect.decision is not None and not _satisfies(expect.decision, actual, result, case.policy):
