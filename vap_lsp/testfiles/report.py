@@ -33,6 +33,7 @@ def text_report(runs: list[SuiteRun], *, verbose: bool = False) -> str:
             if r.passed:
                 if verbose:
                     out.append(f"  PASS {r.case.name}")
+                    out.extend(f"       note: {n}" for n in r.notes)
                 continue
             label = "XDIFF" if r.expected_difference else "FAIL"
             out.append(f"  {label} {r.case.name} ({suite.path}{where})")

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, Evaluation, PolicyInputs, admit
-from vap_lsp.schema.store import default_version, normalize_version
+from vap_lsp.schema.store import default_version, get_schema_set, normalize_version
 from vap_lsp.testfiles.common import match_everything
 from vap_lsp.testfiles.model import CaseResult, Decision, Mode, TestCase, TestSuite
 
@@ -162,6 +162,9 @@ def _server_would_match(case: TestCase, kubernetes_version: str) -> list[str]:
     constraints = spec.get("matchConstraints") if isinstance(spec, dict) else None
     if match_everything(policy)["spec"]["matchConstraints"] == constraints:
         return []
+    obj = case.request.object or case.request.old_object or {}
+    if not _known_kind(obj, case.inputs.crds, kubernetes_version):
+        return []  # no CRD: the resource name would be a guess, so would the verdict
     probe = dict(policy)
     probe["spec"] = dict(spec) if isinstance(spec, dict) else {}
     probe["spec"]["matchConditions"] = []
@@ -176,6 +179,20 @@ def _server_would_match(case: TestCase, kubernetes_version: str) -> list[str]:
     reasons = [e.why_not for e in result.evaluations if e.why_not]
     why = f": {reasons[0]}" if reasons else ""
     return [f"on an API server this policy's matchConstraints would not match this request{why}"]
+
+
+def _known_kind(obj: dict[str, Any], crds: list[dict[str, Any]], kubernetes_version: str) -> bool:
+    group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
+    kind = obj.get("kind")
+    if get_schema_set(kubernetes_version).resource_for_kind(group, version, str(kind)) is not None:
+        return True
+    for crd in crds:
+        spec = crd.get("spec")
+        if isinstance(spec, dict) and spec.get("group") == group:
+            names = spec.get("names")
+            if isinstance(names, dict) and names.get("kind") == kind:
+                return True
+    return False
 
 
 def _diff(expected: Any, actual: Any) -> str:
