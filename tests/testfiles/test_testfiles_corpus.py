@@ -1,6 +1,7 @@
 """The policies in ../shared/corpus that ship test cases, reproduced with their expected
 outcomes: pfnet/kaptest's and cybozu-go/ofen's kaptest manifests and Kyverno's
-kyverno-test.yaml folders for ValidatingAdmissionPolicy/MutatingAdmissionPolicy.
+kyverno-test.yaml folders for ValidatingAdmissionPolicy/MutatingAdmissionPolicy (every
+`kyverno-test.yaml` of the corpus with such results).
 
 Every case must pass, except the differences listed below, each investigated: the file relies
 on behaviour of its tool that the API server does not have. A listed difference that stops
@@ -25,6 +26,7 @@ FOLDERS = [
     "cybozu-go__ofen",
     f"{KYVERNO}/test-validating-admission-policy",
     f"{KYVERNO}/test-mutating-admission-policy",
+    f"{KYVERNO}/test/validating-admission-policies",
 ]
 
 _NO_OPERATIONS = (
@@ -84,9 +86,9 @@ def test_every_test_folder_is_found() -> None:
     found = sorted(_rel(s) for s in SUITES)
     assert len([f for f in found if f.endswith("kaptest.yaml")]) == 8
     kyverno = [f for f in found if f.endswith("kyverno-test.yaml")]
-    # 10 VAP folders have a kyverno-test.yaml (4 more hold only policies and resources), 14 MAP.
-    assert len(kyverno) == 24
-    assert sum(len(s.cases) for s in SUITES) == 88
+    # 11 VAP folders have a kyverno-test.yaml (4 more hold only policies and resources), 14 MAP.
+    assert len(kyverno) == 25
+    assert sum(len(s.cases) for s in SUITES) == 90
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=_rel)
