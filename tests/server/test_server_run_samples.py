@@ -162,3 +162,19 @@ async def test_source_code_action_offers_the_command(client: LanguageClient) -> 
     action = actions[0]
     title = action.title
     assert title == "Run require-team-label against samples"
+
+
+@pytest.mark.asyncio
+async def test_editor_command_form_with_only_a_uri_runs_the_documents_policy(client: LanguageClient) -> None:
+    """VS Code's "Run Policy Against Samples" sends `[{uri, samplePaths}]`: no policy name."""
+    policy_uri, sample_uri = _uri("policy.yaml"), _uri("deployment.yaml")
+    _open(client, "policy.yaml", POLICY)
+    await _published(client, policy_uri, lambda d: True)
+    result = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(
+            command="vapLsp.runAgainstSamples", arguments=[{"uri": policy_uri, "samplePaths": []}]
+        )
+    )
+    assert result is not None and "1 denied" in result["summary"]
+    diagnostics = await _published(client, sample_uri, lambda d: any(x.code == "denied" for x in d))
+    assert any(d.message.startswith("denied by require-team-label") for d in diagnostics)

@@ -22,6 +22,7 @@ from pygls import uris
 
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.features import run_samples
+from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.server.convert import to_lsp_diagnostic
 from vap_lsp.text import LineIndex, Position
 from vap_lsp.yaml.detect import decode_bytes
@@ -93,6 +94,31 @@ def _current(ls: VapLanguageServer, source: run_samples.Source) -> bool:
     if document is None:
         return source.version is None
     return bool(document.version == source.version and document.source == source.text)
+
+
+def _field(value: Any, name: str) -> Any:
+    if isinstance(value, dict):
+        return value.get(name)
+    return getattr(value, name, None)
+
+
+def _command_target(ls: VapLanguageServer, args: tuple[Any, ...]) -> tuple[str, str] | None:
+    """`[uri, policyName]` (code lens, code action) or `[{uri, ...}]` (editor commands such as
+    VS Code's "Run Policy Against Samples", which know no policy name: the document's first)."""
+    if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+        return args[0], args[1]
+    uri = args[0] if args and isinstance(args[0], str) else _field(args[0], "uri") if args else None
+    if not isinstance(uri, str):
+        return None
+    try:
+        snapshot = ls.snapshot(uri)
+    except Exception:
+        return None
+    for obj in snapshot.objects:
+        recognised = recognise(obj.api_version, obj.kind)
+        if recognised is not None and recognised[0] in (PolicyKind.VAP, PolicyKind.MAP) and obj.name:
+            return uri, obj.name
+    return None
 
 
 async def run_command(ls: VapLanguageServer, state: _RunState, uri: str, policy: str) -> dict[str, Any]:
@@ -172,15 +198,17 @@ def register(server: VapLanguageServer) -> None:
     async def run_against_samples(ls: Any, *args: Any) -> dict[str, Any] | None:
         # pygls resolves this handler's annotations at run time: no TYPE_CHECKING-only names.
         ls = server
-        if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+        target = _command_target(ls, args)
+        if target is None:
             ls.window_show_message(
                 lsp.ShowMessageParams(
-                    type=lsp.MessageType.Error, message=f"{COMMAND} needs [uri, policyName]"
+                    type=lsp.MessageType.Error,
+                    message=f"{COMMAND} needs [uri, policyName] or [{{uri}}] of a document with a policy",
                 )
             )
             return None
         try:
-            return await run_command(ls, state, args[0], args[1])
+            return await run_command(ls, state, *target)
         except Exception as exc:
             log.exception("run against samples failed")
             ls.window_show_message(

@@ -42,7 +42,8 @@ def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[Ser
     if isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 10_000:
         debounce = float(delay) / 1000.0
     samples = current.samples
-    raw_samples = section.get("samples")
+    # `samplePaths` is what the VS Code extension sends; `samples` the documented name.
+    raw_samples = section.get("samples", section.get("samplePaths"))
     if raw_samples is not None:
         if isinstance(raw_samples, list) and all(isinstance(s, str) for s in raw_samples):
             samples = tuple(raw_samples)
