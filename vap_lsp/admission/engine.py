@@ -13,7 +13,8 @@ import difflib
 import functools
 import io
 import json
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -688,13 +689,33 @@ class _Outcome:
     evaluations: list[Evaluation] = field(default_factory=list)
 
 
+_COMPILED: OrderedDict[tuple[str, str], Any] = OrderedDict()
+
+
+def _cached(obj: dict[str, Any], version: str, build: Callable[[], Any]) -> Any:
+    """Compiled policies and defaulted bindings, keyed by content (JSON text is much cheaper
+    than defaulting and compiling again, and stays right if the caller edits the dict)."""
+    try:
+        key = (json.dumps(obj, sort_keys=True, default=str), version)
+    except (TypeError, ValueError):
+        return build()
+    hit = _COMPILED.get(key)
+    if hit is None:
+        hit = build()
+        _COMPILED[key] = hit
+        if len(_COMPILED) > 512:
+            _COMPILED.popitem(last=False)
+    return hit
+
+
 def _policies(inputs: PolicyInputs, mutating: bool, version: str) -> list[_Policy]:
     out: list[_Policy] = []
     for obj in inputs.policies:
         rec = recognise(obj.get("apiVersion"), obj.get("kind"))
         if rec is None or rec[0].is_mutating != mutating:
             continue
-        out.append(compile_policy(obj, rec[0], _text(obj.get("apiVersion")), version))
+        kind, api_version = rec[0], _text(obj.get("apiVersion"))
+        out.append(_cached(obj, version, functools.partial(compile_policy, obj, kind, api_version, version)))
     out.sort(key=lambda p: p.name)
     return out
 
@@ -706,7 +727,8 @@ def _bindings(inputs: PolicyInputs, policy: _Policy) -> list[tuple[str, dict[str
         rec = recognise(obj.get("apiVersion"), obj.get("kind"))
         if rec is None or rec[0] is not want:
             continue
-        defaulted = apply_defaults(rec[0], _text(obj.get("apiVersion")), obj)
+        kind, api_version = rec[0], _text(obj.get("apiVersion"))
+        defaulted = _cached(obj, "", functools.partial(apply_defaults, kind, api_version, obj))
         spec = defaulted.get("spec")
         if isinstance(spec, dict) and spec.get("policyName") == policy.name:
             out.append((_text(_meta(defaulted).get("name")), spec))
@@ -868,6 +890,7 @@ def _mutate_once(ctx: _Context, run: _Run, kind: str, e: _Expr, obj: dict[str, A
     """dispatchOne for one mutation; raises patching.PatchError with the server's text."""
     err = e.compile_error()
     if err is not None:
+        run.expressions.append(ExpressionEvaluation(e.field, e.text, None, err))
         raise patching.PatchError(err)
     activation = {**run.full_with_vars, "object": obj}
     r = run.eval(e, activation)
@@ -913,10 +936,10 @@ def _mutate_once(ctx: _Context, run: _Run, kind: str, e: _Expr, obj: dict[str, A
 
 def _mutating_phase(ctx: _Context, out: _Outcome) -> dict[str, Any] | None:
     """The MAP dispatcher with one reinvocation round (reinvocationPolicy IfNeeded)."""
-    obj = copy.deepcopy(ctx.request.object) if isinstance(ctx.request.object, dict) else None
     policies = _policies(ctx.inputs, True, ctx.version)
     if not policies:
-        return obj
+        return ctx.request.object if isinstance(ctx.request.object, dict) else None
+    obj = copy.deepcopy(ctx.request.object) if isinstance(ctx.request.object, dict) else None
     invocations = _invocations(ctx, policies, out, "policy")
     previously: list[int] = []
     reinvoke: set[int] = set()

@@ -210,19 +210,21 @@ def _parent(doc: Any, tokens: list[str], path: str, op: str) -> Any:
         elif isinstance(cur, list) and t.isdigit() and int(t) < len(cur):
             cur = cur[int(t)]
         else:
-            raise PatchError(
-                f'JSON Patch: {op} operation does not apply: doc is missing path: "{path}": missing value'
-            )
+            raise PatchError(_missing(op, path))
     return cur
+
+
+def _missing(op: str, path: str) -> str:
+    """evanphx/json-patch v5 texts (replace does not quote the path)."""
+    shown = path if op == "replace" else f'"{path}"'
+    return f"JSON Patch: {op} operation does not apply: doc is missing path: {shown}: missing value"
 
 
 def _index(container: list[Any], token: str, path: str, op: str, *, insert: bool) -> int:
     if token == "-" and insert:
         return len(container)
     if not token.isdigit() or (len(token) > 1 and token[0] == "0"):
-        raise PatchError(
-            f'JSON Patch: {op} operation does not apply: doc is missing path: "{path}": missing value'
-        )
+        raise PatchError(_missing(op, path))
     i = int(token)
     if i > len(container) or (not insert and i == len(container)):
         raise PatchError(f"JSON Patch: Unable to access invalid index: {i}: invalid index referenced")
@@ -237,9 +239,7 @@ def _get(doc: Any, path: str, op: str) -> Any:
         elif isinstance(cur, list) and t.isdigit() and int(t) < len(cur):
             cur = cur[int(t)]
         else:
-            raise PatchError(
-                f'JSON Patch: {op} operation does not apply: doc is missing path: "{path}": missing value'
-            )
+            raise PatchError(_missing(op, path))
     return cur
 
 
@@ -254,18 +254,14 @@ def _add(doc: Any, path: str, value: Any, op: str = "add") -> Any:
     elif isinstance(parent, list):
         parent.insert(_index(parent, last, path, op, insert=True), copy.deepcopy(value))
     else:
-        raise PatchError(
-            f'JSON Patch: {op} operation does not apply: doc is missing path: "{path}": missing value'
-        )
+        raise PatchError(_missing(op, path))
     return doc
 
 
 def _remove(doc: Any, path: str, op: str = "remove") -> tuple[Any, Any]:
     tokens = _pointer(path)
     if not tokens:
-        raise PatchError(
-            f'JSON Patch: {op} operation does not apply: doc is missing path: "{path}": missing value'
-        )
+        raise PatchError(_missing(op, path))
     parent = _parent(doc, tokens, path, op)
     last = tokens[-1]
     if isinstance(parent, dict) and last in parent:

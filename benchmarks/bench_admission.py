@@ -1,0 +1,106 @@
+"""Benchmark: offline admission throughput (printed only).
+
+Measures `vap_lsp.admission.api.admit` of a ValidatingAdmissionPolicy with 5 validations (one
+binding, no params) against 1,000 distinct Deployments: evaluations (admit calls) per second
+and validations per second. The first call (compilation, schema loading) is timed separately.
+
+Usage: python benchmarks/bench_admission.py [--objects 1000] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import yaml  # noqa: E402
+
+from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, admit  # noqa: E402
+
+POLICY = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: deployment-rules}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["deployments"]}
+  variables:
+  - {name: containers, expression: "object.spec.template.spec.containers"}
+  validations:
+  - expression: "object.spec.replicas <= 10"
+    messageExpression: "'too many replicas: ' + string(object.spec.replicas)"
+  - expression: "variables.containers.all(c, !c.image.endsWith(':latest'))"
+    message: no latest tag
+  - expression: "variables.containers.all(c, has(c.resources) && has(c.resources.limits))"
+    message: limits required
+  - expression: "has(object.metadata.labels) && 'app' in object.metadata.labels"
+    message: app label required
+  - expression: "object.metadata.name.matches('^[a-z][a-z0-9-]*$')"
+    message: bad name
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: deployment-rules-binding}
+spec: {policyName: deployment-rules, validationActions: [Deny]}
+"""
+
+
+def _deployment(i: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": f"app-{i}", "namespace": "default", "labels": {"app": f"app-{i}"}},
+        "spec": {
+            "replicas": i % 15,
+            "template": {
+                "spec": {
+                    "containers": [
+                        {
+                            "name": f"c{j}",
+                            "image": f"registry.example.com/app:{'latest' if (i + j) % 7 == 0 else '1.0'}",
+                            "resources": {"limits": {"cpu": "1"}} if (i + j) % 11 else {},
+                        }
+                        for j in range(3)
+                    ]
+                }
+            },
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--objects", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    inputs = PolicyInputs.from_objects(yaml.safe_load_all(POLICY))
+    objects = [_deployment(i) for i in range(args.objects)]
+    t0 = time.perf_counter()
+    admit(AdmissionRequestInput("CREATE", objects[0]), inputs, kubernetes_version="1.34")
+    first = time.perf_counter() - t0
+    times = []
+    denied = 0
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        denied = sum(
+            not admit(AdmissionRequestInput("CREATE", o), inputs, kubernetes_version="1.34").allowed
+            for o in objects
+        )
+        times.append(time.perf_counter() - t0)
+    best, median = min(times), statistics.median(times)
+    print(f"first admit (compile, schemas): {first * 1000:.1f} ms")
+    print(f"{args.objects} objects x 5 validations, {args.runs} runs, {denied} denied")
+    print(f"evaluations per second: {args.objects / median:,.0f} (best run {args.objects / best:,.0f})")
+    print(f"validations per second: {5 * args.objects / median:,.0f}")
+    print(f"mean per object: {median / args.objects * 1e6:.0f} µs")
+
+
+if __name__ == "__main__":
+    main()
