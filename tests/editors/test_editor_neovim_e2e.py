@@ -41,3 +41,5 @@ def test_neovim_receives_diagnostics_hover_and_completion(tmp_path: Path) -> Non
     assert proc.returncode == 0, output
     assert "PASS" in proc.stdout
     assert "ok diagnostics" in proc.stdout
+    assert "ok hover: ```cel object: Pod ```" in proc.stdout
+    assert "ok completion: 5 items" in proc.stdout
