@@ -47,8 +47,13 @@ def _environment(
     variables: tuple[tuple[str, Type], ...] | None,
     mode: Mode,
     type_check: bool,
+    type_ids: tuple[int, int],
 ) -> Environment:
-    """Environments are cached so the compile cache (keyed by environment identity) hits."""
+    """Environments are cached so the compile cache (keyed by environment identity) hits.
+
+    CEL types compare by name, so two versions of a workspace CRD give equal `ReplicaLimit`
+    types: `type_ids` (the identities of `object_t` and `params_t`, kept alive by the key)
+    tell them apart, or an edited CRD would keep typing with its old fields."""
     return build_environment(
         version,
         kind,
@@ -80,7 +85,7 @@ def _compile_all(sites: list[ExpressionSite], ctx: _Context) -> list[tuple[Expre
         if site.kind is ExpressionKind.VARIABLE:
             env = _environment(
                 ctx.version, site.kind, ctx.has_params, ctx.object_t, ctx.params_t, tuple(var_types),
-                ctx.mode, ctx.type_check,
+                ctx.mode, ctx.type_check, (id(ctx.object_t), id(ctx.params_t)),
             )  # fmt: skip
             result = compile_expression(site.text, env, trim=False)
             results.append((site, result))
@@ -93,7 +98,7 @@ def _compile_all(sites: list[ExpressionSite], ctx: _Context) -> list[tuple[Expre
             continue
         env = _environment(
             ctx.version, site.kind, ctx.has_params, ctx.object_t, ctx.params_t, all_vars, ctx.mode,
-            ctx.type_check,
+            ctx.type_check, (id(ctx.object_t), id(ctx.params_t)),
         )  # fmt: skip
         results.append((site, compile_expression(site.text, env, trim=site.kind in TRIMMED)))
     return results

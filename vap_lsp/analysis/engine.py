@@ -136,7 +136,7 @@ def _analyse(
     if workspace is not None and uri is not None:
         workspace.update(uri, objects)
         diagnostics.extend(check_references(uri, workspace))
-    generation = workspace.generation if workspace is not None else -1
+    generation = workspace.crd_generation if workspace is not None else -1
     for obj in objects:
         try:
             diagnostics.extend(_checked_object(obj, yaml_file, version, workspace, generation))

@@ -19,7 +19,8 @@ from typing import Any
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import Span
-from vap_lsp.yaml.model import ExpansionLimit, ScalarNode, lookup, to_python
+from vap_lsp.yaml.model import ExpansionLimit, MappingNode, ScalarNode, lookup, to_python
+from vap_lsp.yaml.resolve import resolve_scalar
 
 CRD_API_GROUP = "apiextensions.k8s.io"
 
@@ -151,6 +152,11 @@ def _add_object(uri: str, obj: K8sObject, entry: _FileEntry) -> None:
     )
 
 
+def _is_mapping(obj: K8sObject, field_name: str) -> bool:
+    node, _, found = lookup(obj.node, ("spec", field_name))
+    return len(found) == 2 and isinstance(node, MappingNode)
+
+
 def extract(uri: str, objects: Iterable[K8sObject]) -> _FileEntry:
     entry = _FileEntry()
     for obj in objects:
@@ -167,28 +173,20 @@ def extract(uri: str, objects: Iterable[K8sObject]) -> _FileEntry:
         if recognised is None or obj.name is None:
             continue
         kind = recognised[0]
-        spec_node = obj.node.get("spec")
-        try:
-            spec = to_python(spec_node, budget=50_000) if spec_node is not None else None
-        except ExpansionLimit:
-            continue
-        spec = spec if isinstance(spec, Mapping) else {}
+        # Read the few fields by node: converting every spec to Python on each keystroke cost
+        # most of an edit's time on large files.
         if kind in (PolicyKind.VAP, PolicyKind.MAP):
             meta = obj.node.get("metadata")
             span = meta.span if meta is not None else obj.node.span
-            entry.policies.append(
-                PolicyEntry(uri, kind, obj.name, span, isinstance(spec.get("paramKind"), Mapping))
-            )
+            entry.policies.append(PolicyEntry(uri, kind, obj.name, span, _is_mapping(obj, "paramKind")))
         else:
-            policy_name = _string_at(spec, "policyName")
-            if policy_name is None:
-                continue
             node, _, found = lookup(obj.node, ("spec", "policyName"))
-            span = node.span if node is not None and len(found) == 2 else obj.node.span
+            policy_name = resolve_scalar(node) if isinstance(node, ScalarNode) and len(found) == 2 else None
+            if not isinstance(policy_name, str):
+                continue
+            assert node is not None
             entry.bindings.append(
-                BindingEntry(
-                    uri, kind, obj.name, policy_name, span, isinstance(spec.get("paramRef"), Mapping)
-                )
+                BindingEntry(uri, kind, obj.name, policy_name, node.span, _is_mapping(obj, "paramRef"))
             )
     return entry
 
@@ -201,20 +199,30 @@ class WorkspaceIndex:
         self._lock = threading.Lock()
         self.complete = False
         self.generation = 0
+        # Moves only when the CRDs change: an object's own analysis reads nothing else of the
+        # index (bindings and policies are cross-checked per file by `references`), so editing
+        # a policy's name or breaking a document must not re-check every other object.
+        self.crd_generation = 0
 
     def update(self, uri: str, objects: Iterable[K8sObject]) -> None:
         """Replace a file's entry; the generation moves only when what the index says changed,
         so editing an expression does not invalidate every other object's cached analysis."""
         entry = extract(uri, objects)
         with self._lock:
-            if self._files.get(uri) != entry:
+            old = self._files.get(uri)
+            if old != entry:
                 self.generation += 1
+                if (old.crds if old is not None else []) != entry.crds:
+                    self.crd_generation += 1
             self._files[uri] = entry  # always: spans (not compared) may have moved
 
     def remove(self, uri: str) -> None:
         with self._lock:
-            if self._files.pop(uri, None) is not None:
+            old = self._files.pop(uri, None)
+            if old is not None:
                 self.generation += 1
+                if old.crds:
+                    self.crd_generation += 1
 
     def _entries(self) -> list[_FileEntry]:
         with self._lock:

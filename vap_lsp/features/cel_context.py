@@ -106,8 +106,9 @@ class PolicyCel:
         else:
             types = tuple((v.name, v.field_type) for v in self.variables) if self.has_variables else None
         return _environment(
-            self.version, site.kind, self.has_params, self.object_t, self.params_t, types, "new", False
-        )
+            self.version, site.kind, self.has_params, self.object_t, self.params_t, types, "new", False,
+            (id(self.object_t), id(self.params_t)),
+        )  # fmt: skip
 
     def compile(self, site: ExpressionSite) -> CompileResult:
         """The typed compile result (cached here and in the compile cache)."""

@@ -1,0 +1,80 @@
+"""Per-object results are cached across edits; a change in the workspace's CRDs (the only part of
+the index an object's own analysis reads) re-checks them, other index changes do not."""
+
+from __future__ import annotations
+
+import textwrap
+
+from vap_lsp.analysis.diagnostics import Severity
+from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
+from vap_lsp.analysis.workspace import WorkspaceIndex
+
+CRD = textwrap.dedent(
+    """\
+    apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata:
+      name: replicalimits.rules.example.com
+    spec:
+      group: rules.example.com
+      names: {kind: ReplicaLimit, plural: replicalimits}
+      scope: Namespaced
+      versions:
+        - name: v1
+          served: true
+          storage: true
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                FIELD: {type: integer}
+    """
+)
+
+POLICY = textwrap.dedent(
+    """\
+    apiVersion: admissionregistration.k8s.io/v1
+    kind: ValidatingAdmissionPolicy
+    metadata:
+      name: NAME
+    spec:
+      paramKind: {apiVersion: rules.example.com/v1, kind: ReplicaLimit}
+      matchConstraints:
+        resourceRules:
+          - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+      validations:
+        - expression: "object.spec.replicas <= params.maxReplicas"
+    """
+)
+
+SETTINGS = AnalysisSettings(kubernetes_version="1.33")
+
+
+def _messages(text: str, index: WorkspaceIndex) -> list[str]:
+    """Errors and warnings (the optional-field hints are beside the point here)."""
+    analysis = analyse_text(text, SETTINGS, workspace=index, uri="file:///p.yaml")
+    return [d.message for d in analysis.diagnostics if d.severity <= Severity.WARNING]
+
+
+def test_editing_a_crd_re_checks_the_policies_typed_by_it() -> None:
+    index = WorkspaceIndex()
+    analyse_text(CRD.replace("FIELD", "maxReplicas"), SETTINGS, workspace=index, uri="file:///crd.yaml")
+    policy = POLICY.replace("NAME", "replica-limit")
+    assert _messages(policy, index) == []
+    analyse_text(CRD.replace("FIELD", "limit"), SETTINGS, workspace=index, uri="file:///crd.yaml")
+    assert _messages(policy, index) == [  # the same policy text, now typed by the edited CRD
+        "spec.validations[0].expression: type checking against apps/v1, Kind=Deployment: "
+        "ERROR: <input>:1:31: undefined field 'maxReplicas'"
+    ]
+
+
+def test_renaming_a_policy_keeps_the_crd_generation() -> None:
+    index = WorkspaceIndex()
+    analyse_text(CRD.replace("FIELD", "maxReplicas"), SETTINGS, workspace=index, uri="file:///crd.yaml")
+    _messages(POLICY.replace("NAME", "a"), index)
+    generation, crd_generation = index.generation, index.crd_generation
+    _messages(POLICY.replace("NAME", "b"), index)
+    assert index.generation == generation + 1  # bindings must look again for their policy
+    assert index.crd_generation == crd_generation  # but no object's own analysis changed
+    analyse_text("", SETTINGS, workspace=index, uri="file:///crd.yaml")
+    assert index.crd_generation == crd_generation + 1
