@@ -9,13 +9,12 @@ exactly the same model as the pure ruamel path.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from yaml_helpers import check_map, scalars, walk
+from yaml_helpers import check_map, fingerprint, scalars
 
 from vap_lsp.yaml import scalars as scalars_mod
-from vap_lsp.yaml.model import AliasNode, MappingNode, Node, ScalarNode, ScalarStyle, SequenceNode, YamlFile
+from vap_lsp.yaml.model import ScalarStyle
 from vap_lsp.yaml.parse import parse_yaml
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -25,27 +24,6 @@ FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".yaml", ".yml")) if
 pytestmark = pytest.mark.skipif(
     not FILES, reason=f"no YAML corpus at {CORPUS} (shared/corpus next to the project)"
 )
-
-
-def fingerprint(f: YamlFile) -> list[Any]:
-    out: list[Any] = [tuple(f.problems)]
-
-    def node(n: Node | None) -> Any:
-        if n is None:
-            return None
-        base = (type(n).__name__, n.span, n.tag, n.anchor)
-        if isinstance(n, ScalarNode):
-            return (*base, n.value, n.style, tuple(n.offsets), n.content_start)
-        if isinstance(n, AliasNode):
-            return (*base, n.name, n.target.span if n.target else None)
-        if isinstance(n, (MappingNode, SequenceNode)):
-            return (*base, n.flow, len(n.items))
-        raise TypeError(n)
-
-    for d in f.documents:
-        out.append((d.index, d.span, tuple(d.problems)))
-        out.extend(node(n) for n in walk(d.root))
-    return out
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES])

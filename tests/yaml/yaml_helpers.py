@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from typing import Any
 
 from vap_lsp.yaml.model import AliasNode, MappingNode, Node, ScalarNode, SequenceNode, YamlFile, deref
 
@@ -61,3 +62,25 @@ def source_chars(text: str, node: ScalarNode) -> str:
 
 
 __all__ = ["AliasNode", "at", "check_map", "scalar", "scalars", "source_chars", "walk"]
+
+
+def fingerprint(f: YamlFile) -> list[Any]:
+    """Everything a parse result says, comparable with ==."""
+    out: list[Any] = [tuple(f.problems)]
+
+    def node(n: Node | None) -> Any:
+        if n is None:
+            return None
+        base = (type(n).__name__, n.span, n.tag, n.anchor)
+        if isinstance(n, ScalarNode):
+            return (*base, n.value, n.style, tuple(n.offsets), n.content_start)
+        if isinstance(n, AliasNode):
+            return (*base, n.name, n.target.span if n.target else None)
+        if isinstance(n, (MappingNode, SequenceNode)):
+            return (*base, n.flow, len(n.items))
+        raise TypeError(n)
+
+    for d in f.documents:
+        out.append((d.index, d.span, tuple(d.problems)))
+        out.extend(node(n) for n in walk(d.root))
+    return out

@@ -25,8 +25,11 @@ errors on a half-read tree), and parsing resumes at the next `---` line at colum
 from __future__ import annotations
 
 import importlib
+import itertools
 import re
+import threading
 import types
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -419,24 +422,10 @@ def _nearest_document(docs: list[YamlDocument], p: int) -> YamlDocument | None:
     return best or (docs[0] if docs else None)
 
 
-def _parse(text: str, use_libyaml: bool) -> YamlFile:
-    lines = LineIndex(text)
-    result = YamlFile(text=text, lines=lines, documents=[])
-    nul = text.find("\0")
-    if nul >= 0:
-        result.problems.append(
-            YamlProblem(
-                ProblemKind.NOT_TEXT,
-                Span(nul, nul + 1),
-                f"not a text file: contains NUL characters (first at offset {nul})",
-            )
-        )
-        return result
-
-    # Characters YAML forbids: parse a copy where they are harmless, then fail their documents.
-    bad = [m.start() for m in _NON_PRINTABLE.finditer(text)]
-    work = _NON_PRINTABLE.sub("\ufffd", text) if bad else text
-
+def _compose_all(
+    text: str, work: str, lines: LineIndex, use_libyaml: bool
+) -> tuple[list[YamlDocument], list[tuple[int, int, bool]], list[tuple[int, int]]]:
+    """Every document of `work` (text with forbidden characters replaced), with recovery."""
     documents: list[YamlDocument] = []
     scalar_spans: list[tuple[int, int, bool]] = []
     tokenised: list[tuple[int, int]] = []
@@ -474,6 +463,187 @@ def _parse(text: str, use_libyaml: bool) -> YamlFile:
             break
         base, fast, max_docs = nxt, libyaml, 0
 
+    return documents, scalar_spans, tokenised
+
+
+# --- Incremental parsing -------------------------------------------------------------------
+#
+# A `---` line at column 0 ends whatever came before it for both parsers (plain, quoted and block
+# scalars, flow collections: either the construct ends or the error is reported on that line, and
+# recovery resumes there). So a stream splits at those lines into pieces that parse alone, and an
+# edit re-parses only the piece it touched. Each piece is parsed with a synthetic `---` line after
+# it, so an error that the next document's marker provokes reads exactly as in the whole stream.
+# Invariant (tested over the corpus and random edits): the result equals `_compose_all`'s.
+
+
+@dataclass
+class _Piece:
+    base: int  # where `documents` and `scalar_spans` are placed (absolute offsets)
+    first_index: int
+    documents: list[YamlDocument]
+    scalar_spans: list[tuple[int, int, bool]]
+    tokenised: list[tuple[int, int]]
+
+
+_PIECES: OrderedDict[tuple[str, bool], _Piece] = OrderedDict()
+_PIECES_CHARS = 600_000  # bound on the cached text; the nodes take about 57 bytes a character
+_pieces_chars = 0
+_pieces_lock = threading.Lock()
+_DIRECTIVE_LINE = re.compile(r"^%", re.MULTILINE)
+_LOOKAHEAD = "---\n"
+
+
+class _NotSeparable(Exception):
+    pass
+
+
+def _segmentable(text: str, bad: list[int], use_libyaml: bool) -> bool:
+    """Pieces are worth it, and equal to one pass, for the common case only: libyaml present,
+    no BOM, no forbidden characters, no directives (they bind to the next `---`)."""
+    return (
+        use_libyaml
+        and _LIBYAML is not None
+        and not bad
+        and not text.startswith("\ufeff")
+        and _DIRECTIVE_LINE.search(text) is None
+        and _DOC_START_LINE.search(text, 1) is not None
+    )
+
+
+def _compose_segments(
+    text: str, lines: LineIndex
+) -> tuple[list[YamlDocument], list[tuple[int, int, bool]], list[tuple[int, int]]]:
+    bounds = [0, *(m.start() for m in _DOC_START_LINE.finditer(text, 1)), len(text)]
+    documents: list[YamlDocument] = []
+    scalar_spans: list[tuple[int, int, bool]] = []
+    tokenised: list[tuple[int, int]] = []
+    for start, end in itertools.pairwise(bounds):
+        if end <= start:
+            continue
+        piece = text[start:end]
+        lookahead = end < len(text)
+        with _pieces_lock:
+            cached = _PIECES.get((piece, lookahead))
+        if cached is None:
+            cached = _parse_piece(piece, lookahead=lookahead)
+        if cached.base != start or cached.first_index != len(documents):
+            cached = _moved(cached, start, len(documents))
+        _remember((piece, lookahead), cached)
+        documents.extend(cached.documents)
+        scalar_spans.extend(cached.scalar_spans)
+        tokenised.extend(cached.tokenised)
+    return documents, scalar_spans, tokenised
+
+
+def _remember(key: tuple[str, bool], piece: _Piece) -> None:
+    global _pieces_chars
+    with _pieces_lock:
+        if key in _PIECES:
+            _PIECES.move_to_end(key)
+        else:
+            _pieces_chars += len(key[0])
+        _PIECES[key] = piece
+        while _pieces_chars > _PIECES_CHARS and len(_PIECES) > 1:
+            (old, _lookahead), _ = _PIECES.popitem(last=False)
+            _pieces_chars -= len(old)
+
+
+def _parse_piece(piece: str, *, lookahead: bool) -> _Piece:
+    text = piece + _LOOKAHEAD if lookahead else piece
+    documents, scalar_spans, tokenised = _compose_all(text, text, LineIndex(text), True)
+    n = len(piece)
+    if lookahead and any(d.span.end > n for d in documents if d.span.start < n):
+        # ruamel reads `--- |` then column-0 lines as the block scalar's content, across the
+        # next `---`: this piece does not stand alone.
+        raise _NotSeparable
+    return _Piece(
+        0,
+        0,
+        [d for d in documents if d.span.start < n or not lookahead],
+        [t for t in scalar_spans if t[0] < n],
+        [(a, min(b, n)) for a, b in tokenised if a < n],
+    )
+
+
+def _moved(piece: _Piece, base: int, first_index: int) -> _Piece:
+    """A copy placed at another offset; never mutates (older snapshots still hold the nodes)."""
+    d = base - piece.base
+    docs = [
+        YamlDocument(
+            first_index + i,
+            Span(doc.span.start + d, doc.span.end + d),
+            _shift_node(doc.root, d, {}) if doc.root is not None else None,
+            [YamlProblem(p.kind, Span(p.span.start + d, p.span.end + d), p.message) for p in doc.problems],
+        )
+        for i, doc in enumerate(piece.documents)
+    ]
+    return _Piece(
+        base,
+        first_index,
+        docs,
+        [(a + d, b + d, q) for a, b, q in piece.scalar_spans],
+        [(a + d, b + d) for a, b in piece.tokenised],
+    )
+
+
+def _shift_node(node: Node, d: int, memo: dict[int, Node]) -> Node:
+    span = Span(node.span.start + d, node.span.end + d)
+    out: Node
+    if isinstance(node, ScalarNode):
+        out = ScalarNode(
+            span,
+            node.tag,
+            node.anchor,
+            node.value,
+            node.style,
+            [o + d for o in node.offsets],
+            node.content_start + d,
+        )
+    elif isinstance(node, MappingNode):
+        m = MappingNode(span, node.tag, node.anchor, [], node.flow)
+        memo[id(node)] = m
+        m.items = [(_shift_node(k, d, memo), _shift_node(v, d, memo)) for k, v in node.items]
+        out = m
+    elif isinstance(node, SequenceNode):
+        q = SequenceNode(span, node.tag, node.anchor, [], node.flow)
+        memo[id(node)] = q
+        q.items = [_shift_node(v, d, memo) for v in node.items]
+        out = q
+    elif isinstance(node, AliasNode):
+        target = node.target
+        moved = None if target is None else memo.get(id(target)) or _shift_node(target, d, memo)
+        out = AliasNode(span, node.tag, node.anchor, node.name, moved)
+    else:  # pragma: no cover - the model has no other node types
+        raise TypeError(type(node).__name__)
+    memo[id(node)] = out
+    return out
+
+
+def _parse(text: str, use_libyaml: bool, incremental: bool) -> YamlFile:
+    lines = LineIndex(text)
+    result = YamlFile(text=text, lines=lines, documents=[])
+    nul = text.find("\0")
+    if nul >= 0:
+        result.problems.append(
+            YamlProblem(
+                ProblemKind.NOT_TEXT,
+                Span(nul, nul + 1),
+                f"not a text file: contains NUL characters (first at offset {nul})",
+            )
+        )
+        return result
+
+    # Characters YAML forbids: parse a copy where they are harmless, then fail their documents.
+    bad = [m.start() for m in _NON_PRINTABLE.finditer(text)]
+    work = _NON_PRINTABLE.sub("\ufffd", text) if bad else text
+
+    try:
+        if not (incremental and _segmentable(text, bad, use_libyaml)):
+            raise _NotSeparable
+        documents, scalar_spans, tokenised = _compose_segments(text, lines)
+    except _NotSeparable:
+        documents, scalar_spans, tokenised = _compose_all(text, work, lines, use_libyaml)
+
     for p in bad:
         problem = YamlProblem(
             ProblemKind.SYNTAX,
@@ -500,15 +670,16 @@ def _parse(text: str, use_libyaml: bool) -> YamlFile:
     return result
 
 
-def parse_yaml(text: str, *, use_libyaml: bool = True) -> YamlFile:
+def parse_yaml(text: str, *, use_libyaml: bool = True, incremental: bool = True) -> YamlFile:
     """Parse a YAML stream into the position-tracking model. Never raises.
 
     Syntax errors, forbidden characters and over-deep nesting become per-document
     `YamlProblem`s; a template or a text with NUL characters yields one file-level problem and
-    no documents. `use_libyaml=False` forces the pure ruamel path (tests compare the two).
+    no documents. `use_libyaml=False` forces the pure ruamel path and `incremental=False` one pass
+    without the per-document cache (tests compare them).
     """
     try:
-        return _parse(text, use_libyaml)
+        return _parse(text, use_libyaml, incremental)
     except RecursionError:
         problem = YamlProblem(ProblemKind.TOO_LARGE, Span(0, 0), "YAML nesting too deep")
     except Exception as exc:  # a bug in a parser or here must not take the server down
