@@ -38,8 +38,7 @@ _TAB_ERROR = "found character '\\t' that cannot start any token"
 
 
 def _clear_cache() -> None:
-    parse_mod._PIECES.clear()
-    parse_mod._pieces_chars = 0
+    parse_mod.clear_cache()
 
 
 def _tolerated(one_pass: YamlFile, pieces: YamlFile) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from vap_lsp.cel import lexer as L
 from vap_lsp.cel.ast import (
@@ -333,31 +333,24 @@ class _Parser:
         return c
 
     def parse_or(self) -> Expr:
-        self._enter(_R_OR)
-        e = self.parse_and()
-        if self.tok.kind == L.LOGICAL_OR:
-            terms = [e]
-            ops: list[tuple[int, int]] = []
-            while self.tok.kind == L.LOGICAL_OR:
-                op = self._match()
-                terms.append(self.parse_and())
-                ops.append((self._id(op.start), op.start))
-            e = self._logical("_||_", terms, ops, 0, len(ops) - 1)
-        self.depth[_R_OR] -= 1
-        return e
+        return self._logical_chain(_R_OR, L.LOGICAL_OR, "_||_", self.parse_and)
 
     def parse_and(self) -> Expr:
-        self._enter(_R_AND)
-        e = self.parse_relation()
-        if self.tok.kind == L.LOGICAL_AND:
+        return self._logical_chain(_R_AND, L.LOGICAL_AND, "_&&_", self.parse_relation)
+
+    def _logical_chain(self, rule: int, token: int, fn: str, operand: Callable[[], Expr]) -> Expr:
+        """`a op b op c`: operands collected flat, then balanced as cel-go does."""
+        self._enter(rule)
+        e = operand()
+        if self.tok.kind == token:
             terms = [e]
             ops: list[tuple[int, int]] = []
-            while self.tok.kind == L.LOGICAL_AND:
+            while self.tok.kind == token:
                 op = self._match()
-                terms.append(self.parse_relation())
+                terms.append(operand())
                 ops.append((self._id(op.start), op.start))
-            e = self._logical("_&&_", terms, ops, 0, len(ops) - 1)
-        self.depth[_R_AND] -= 1
+            e = self._logical(fn, terms, ops, 0, len(ops) - 1)
+        self.depth[rule] -= 1
         return e
 
     def parse_relation(self) -> Expr:

@@ -56,7 +56,7 @@ from vap_lsp.yaml.model import (
 )
 from vap_lsp.yaml.scalars import scalar_offsets
 
-__all__ = ["MAX_DEPTH", "parse_yaml"]
+__all__ = ["MAX_DEPTH", "clear_cache", "parse_yaml"]
 
 # Deeper collections are refused: consumers walk the tree recursively, and Python's default
 # recursion limit (1000 frames) must survive a few frames per level plus the server's own stack.
@@ -533,6 +533,14 @@ def _compose_segments(
         scalar_spans.extend(cached.scalar_spans)
         tokenised.extend(cached.tokenised)
     return documents, scalar_spans, tokenised
+
+
+def clear_cache() -> None:
+    """Forget every cached piece (benchmarks measure cold parses with it)."""
+    global _pieces_chars
+    with _pieces_lock:
+        _PIECES.clear()
+        _pieces_chars = 0
 
 
 def _remember(key: tuple[str, bool], piece: _Piece) -> None:
