@@ -473,7 +473,9 @@ def _compose_all(
 # recovery resumes there). So a stream splits at those lines into pieces that parse alone, and an
 # edit re-parses only the piece it touched. Each piece is parsed with a synthetic `---` line after
 # it, so an error that the next document's marker provokes reads exactly as in the whole stream.
-# Invariant (tested over the corpus and random edits): the result equals `_compose_all`'s.
+# Invariant (tested over the corpus and random edits): the result equals `_compose_all`'s, except
+# where one pass lets ruamel re-read the document before one libyaml rejects (there a piece keeps
+# libyaml's verdict, as one pass does whenever the next document is well formed).
 
 
 @dataclass
@@ -493,10 +495,6 @@ _DIRECTIVE_LINE = re.compile(r"^%", re.MULTILINE)
 _LOOKAHEAD = "---\n"
 
 
-class _NotSeparable(Exception):
-    pass
-
-
 def _segmentable(text: str, bad: list[int], use_libyaml: bool) -> bool:
     """Pieces are worth it, and equal to one pass, for the common case only: libyaml present,
     no BOM, no forbidden characters, no directives (they bind to the next `---`)."""
@@ -511,8 +509,10 @@ def _segmentable(text: str, bad: list[int], use_libyaml: bool) -> bool:
 
 
 def _compose_segments(
-    text: str, lines: LineIndex
-) -> tuple[list[YamlDocument], list[tuple[int, int, bool]], list[tuple[int, int]]]:
+    text: str,
+) -> tuple[list[YamlDocument], list[tuple[int, int, bool]], list[tuple[int, int]]] | None:
+    """Piece by piece, from the cache where the text is unchanged; None when a piece does not
+    stand alone (then one pass decides)."""
     bounds = [0, *(m.start() for m in _DOC_START_LINE.finditer(text, 1)), len(text)]
     documents: list[YamlDocument] = []
     scalar_spans: list[tuple[int, int, bool]] = []
@@ -526,6 +526,8 @@ def _compose_segments(
             cached = _PIECES.get((piece, lookahead))
         if cached is None:
             cached = _parse_piece(piece, lookahead=lookahead)
+            if cached is None:
+                return None
         if cached.base != start or cached.first_index != len(documents):
             cached = _moved(cached, start, len(documents))
         _remember((piece, lookahead), cached)
@@ -556,14 +558,14 @@ def _remember(key: tuple[str, bool], piece: _Piece) -> None:
             _pieces_chars -= len(old)
 
 
-def _parse_piece(piece: str, *, lookahead: bool) -> _Piece:
+def _parse_piece(piece: str, *, lookahead: bool) -> _Piece | None:
     text = piece + _LOOKAHEAD if lookahead else piece
     documents, scalar_spans, tokenised = _compose_all(text, text, LineIndex(text), True)
     n = len(piece)
     if lookahead and any(d.span.end > n for d in documents if d.span.start < n):
         # ruamel reads `--- |` then column-0 lines as the block scalar's content, across the
         # next `---`: this piece does not stand alone.
-        raise _NotSeparable
+        return None
     return _Piece(
         0,
         0,
@@ -645,12 +647,8 @@ def _parse(text: str, use_libyaml: bool, incremental: bool) -> YamlFile:
     bad = [m.start() for m in _NON_PRINTABLE.finditer(text)]
     work = _NON_PRINTABLE.sub("\ufffd", text) if bad else text
 
-    try:
-        if not (incremental and _segmentable(text, bad, use_libyaml)):
-            raise _NotSeparable
-        documents, scalar_spans, tokenised = _compose_segments(text, lines)
-    except _NotSeparable:
-        documents, scalar_spans, tokenised = _compose_all(text, work, lines, use_libyaml)
+    composed = _compose_segments(text) if incremental and _segmentable(text, bad, use_libyaml) else None
+    documents, scalar_spans, tokenised = composed or _compose_all(text, work, lines, use_libyaml)
 
     for p in bad:
         problem = YamlProblem(
