@@ -88,6 +88,23 @@ class PolicyInputs:
                 out.params.append(obj)
         return out
 
+    def add_namespaces(self, objects: Iterable[Any]) -> None:
+        """Namespaces among the objects under admission exist for the others too (a sample file
+        that creates a labelled Namespace and a Deployment in it sees the labels through
+        namespaceSelector and `namespaceObject`, as on a cluster); given Namespaces win."""
+        known = {_metadata_name(ns) for ns in self.namespaces}
+        for obj in objects:
+            if isinstance(obj, dict) and obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1":
+                name = _metadata_name(obj)
+                if name and name not in known:
+                    known.add(name)
+                    self.namespaces.append(obj)
+
+
+def _metadata_name(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata")
+    return _str(meta.get("name")) if isinstance(meta, dict) else ""
+
 
 @dataclass
 class Denial:

@@ -22,10 +22,12 @@ from vap_lsp.analysis.placement import head_span
 from vap_lsp.analysis.policy_checks import check_policy
 from vap_lsp.analysis.references import check_references
 from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.schema.store import default_version, normalize_version
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import ProblemKind, YamlFile, YamlProblem
+from vap_lsp.yaml.parse import clear_cache as clear_yaml_cache
 from vap_lsp.yaml.parse import parse_yaml
 
 
@@ -185,11 +187,8 @@ def _checked_object(
 def clear_caches() -> None:
     """Forget every result cached across calls (parsed pieces, compiled CEL, object results), so
     a benchmark can measure a cold pass; nothing else needs to call it."""
-    from vap_lsp.cel.compile import clear_cache as clear_cel
-    from vap_lsp.yaml.parse import clear_cache as clear_yaml
-
-    clear_cel()
-    clear_yaml()
+    clear_cel_cache()
+    clear_yaml_cache()
     with _object_cache_lock:
         _OBJECT_CACHE.clear()
 

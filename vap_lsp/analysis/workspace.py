@@ -113,15 +113,6 @@ def _crd_versions(data: Mapping[str, Any]) -> list[CRDVersion]:
     return out
 
 
-def _string_at(data: Mapping[str, Any], *path: str) -> str | None:
-    cur: Any = data
-    for key in path:
-        if not isinstance(cur, Mapping):
-            return None
-        cur = cur.get(key)
-    return cur if isinstance(cur, str) else None
-
-
 def _add_object(uri: str, obj: K8sObject, entry: _FileEntry) -> None:
     name_node, _, found = lookup(obj.node, ("metadata", "name"))
     if len(found) != 2 or not isinstance(name_node, ScalarNode) or not name_node.value:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vap_lsp.admission.api import OPERATIONS, AdmissionResult, PolicyInputs, UserInfo, admit
+from vap_lsp.admission.api import OPERATIONS, AdmissionResult, UserInfo, admit
 from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs, load_requests
 from vap_lsp.schema.store import available_versions, default_version, normalize_version
 
@@ -46,25 +46,6 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _known_namespaces(inputs: PolicyInputs, objects: list[Any]) -> None:
-    """Namespaces under admission exist for the other objects too: a sample file that creates a
-    labelled Namespace and a Deployment in it should see the labels through namespaceSelector and
-    `namespaceObject`, as it would on a cluster. Namespaces from PATHs win over these."""
-    known = {_meta_name(ns) for ns in inputs.namespaces}
-    for obj in objects:
-        if isinstance(obj, dict) and obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1":
-            name = _meta_name(obj)
-            if name and name not in known:
-                known.add(name)
-                inputs.namespaces.append(obj)
-
-
-def _meta_name(obj: dict[str, Any]) -> str:
-    meta = obj.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return name if isinstance(name, str) else ""
-
-
 def run_command(args: argparse.Namespace) -> int:
     try:
         version = normalize_version(args.kubernetes_version) if args.kubernetes_version else default_version()
@@ -91,7 +72,7 @@ def run_command(args: argparse.Namespace) -> int:
         ]
     except InputError as exc:
         return _fail(str(exc))
-    _known_namespaces(inputs, [r.object for r in requests])
+    inputs.add_namespaces(r.object for r in requests)
     results = [admit(r, inputs, kubernetes_version=version) for r in requests]
     if args.format == "json":
         sys.stdout.write(json.dumps({"results": [r.to_json() for r in results]}, indent=2) + "\n")
