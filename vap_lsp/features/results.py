@@ -58,3 +58,30 @@ class CompletionEntry:
 class CompletionResult:
     items: list[CompletionEntry] = field(default_factory=list)
     is_incomplete: bool = False
+
+
+TOKEN_TYPES: tuple[str, ...] = (
+    "variable",
+    "parameter",
+    "property",
+    "method",
+    "function",
+    "macro",
+    "string",
+    "number",
+    "operator",
+    "keyword",
+    "type",
+    "namespace",
+)
+"""The semantic-token legend, in LSP's standard token type names; a token's type is an index into
+it. Here, not in `semantic_tokens`, so the server can announce it without importing the service."""
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticToken:
+    """One token piece on one line: [start, end) code-point offsets into the file."""
+
+    start: int
+    end: int
+    type: str

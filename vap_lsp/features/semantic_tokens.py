@@ -9,43 +9,16 @@ piece per line, because LSP tokens cannot span lines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from vap_lsp.cel import lexer as lx
 from vap_lsp.cel.ast import Call, Ident, Select, StructExpr
 from vap_lsp.cel.compile import CompileResult
 from vap_lsp.features.cel_context import policy_cels
+from vap_lsp.features.results import TOKEN_TYPES, SemanticToken
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.text import LineIndex
 from vap_lsp.yaml.model import ScalarNode
 
 __all__ = ["TOKEN_TYPES", "SemanticToken", "semantic_tokens"]
-
-TOKEN_TYPES: tuple[str, ...] = (
-    "variable",
-    "parameter",
-    "property",
-    "method",
-    "function",
-    "macro",
-    "string",
-    "number",
-    "operator",
-    "keyword",
-    "type",
-    "namespace",
-)
-"""The legend, in LSP's standard token type names; a token's type is an index into it."""
-
-
-@dataclass(frozen=True, slots=True)
-class SemanticToken:
-    """One token piece on one line: [start, end) code-point offsets into the file."""
-
-    start: int
-    end: int
-    type: str
-
 
 _OPERATORS = frozenset(
     {

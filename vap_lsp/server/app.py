@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
-from vap_lsp.server import cel_features, diagnostics, run_features, yaml_features
+from vap_lsp.server import cel_features, diagnostics, hover_completion, run_features, yaml_features
 from vap_lsp.server.settings import ServerSettings, parse_settings
 from vap_lsp.yaml.detect import decode_bytes
 
@@ -78,6 +79,23 @@ class VapLanguageServer(LanguageServer):
             self.index.remove(uri)
         else:
             self.index.update(uri, parse_text(text)[1])
+
+    def warm_features(self) -> None:
+        """Import the language services the handlers load on first use.
+
+        Start-up imports only what the first diagnostics need; the diagnostics scheduler calls
+        this in the thread pool after its first publish, so the first hover does not pay either.
+        """
+        for module in (
+            *hover_completion.FEATURE_MODULES,
+            *cel_features.FEATURE_MODULES,
+            *yaml_features.FEATURE_MODULES,
+            *run_features.FEATURE_MODULES,
+        ):
+            try:
+                importlib.import_module(module)
+            except Exception:  # the handler that needs it will report the failure
+                log.exception("could not import %s", module)
 
     def apply_settings(self, raw: Any) -> None:
         self.settings, problems = parse_settings(raw, self.settings)

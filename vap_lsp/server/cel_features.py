@@ -1,7 +1,8 @@
 """LSP registration of the CEL editor features: signature help, semantic tokens, inlay hints.
 
 Hover and completion live in `hover_completion` (shared with the YAML services); `register`
-wires those too, so `create_server` needs a single line for everything CEL.
+wires those too, so `create_server` needs a single line for everything CEL. The services are
+imported on first use (see `FEATURE_MODULES`), not at start-up.
 """
 
 from __future__ import annotations
@@ -12,18 +13,26 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from vap_lsp.features import cel_signature, inlay_hints, semantic_tokens
+from vap_lsp.features.results import TOKEN_TYPES
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.server import hover_completion
 from vap_lsp.text import LineIndex, Position, Span
 
 if TYPE_CHECKING:
+    from vap_lsp.features.results import SemanticToken
     from vap_lsp.server.app import VapLanguageServer
 
 log = logging.getLogger(__name__)
 
-LEGEND = lsp.SemanticTokensLegend(token_types=list(semantic_tokens.TOKEN_TYPES), token_modifiers=[])
-_TYPE_INDEX = {name: i for i, name in enumerate(semantic_tokens.TOKEN_TYPES)}
+# Imported by the handlers on first use; `app.warm_features` loads them once diagnostics are out.
+FEATURE_MODULES = (
+    "vap_lsp.features.cel_signature",
+    "vap_lsp.features.inlay_hints",
+    "vap_lsp.features.semantic_tokens",
+)
+
+LEGEND = lsp.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=[])
+_TYPE_INDEX = {name: i for i, name in enumerate(TOKEN_TYPES)}
 
 _FULL: OrderedDict[str, tuple[int | None, str, DocumentSnapshot]] = OrderedDict()
 
@@ -41,7 +50,7 @@ def full_snapshot(ls: VapLanguageServer, uri: str) -> DocumentSnapshot:
     return snapshot
 
 
-def encode_tokens(tokens: list[semantic_tokens.SemanticToken], lines: LineIndex, encoding: str) -> list[int]:
+def encode_tokens(tokens: list[SemanticToken], lines: LineIndex, encoding: str) -> list[int]:
     """LSP's relative encoding: (Δline, Δstart, length, type, modifiers) per token."""
     data: list[int] = []
     prev_line = prev_char = 0
@@ -58,6 +67,8 @@ def encode_tokens(tokens: list[semantic_tokens.SemanticToken], lines: LineIndex,
 
 
 def _signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
+    from vap_lsp.features import cel_signature
+
     uri = params.text_document.uri
     offset = hover_completion.line_index(ls, uri).offset(
         Position(params.position.line, params.position.character), ls.position_encoding
@@ -93,6 +104,8 @@ def register(server: VapLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
     def tokens_full(ls: VapLanguageServer, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
+        from vap_lsp.features import semantic_tokens
+
         try:
             snapshot = full_snapshot(ls, params.text_document.uri)
             data = encode_tokens(
@@ -105,6 +118,8 @@ def register(server: VapLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
     def inlay_hint(ls: VapLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        from vap_lsp.features import inlay_hints
+
         try:
             snapshot = full_snapshot(ls, params.text_document.uri)
             encoding = ls.position_encoding

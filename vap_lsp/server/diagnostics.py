@@ -5,6 +5,7 @@ Invariants:
 - each URI has at most one pending analysis; a newer version cancels the older one;
 - results are published only if the document still has the version that was analysed,
   so stale diagnostics never overwrite fresher ones;
+- the first publish is not delayed by the language services: they are imported after it;
 - extra diagnostics (from "Run against samples") are appended to a URI's analysis when it is
   published, and dropped as soon as that document changes (listeners clear the rest).
 """
@@ -38,6 +39,7 @@ class DiagnosticsScheduler:
         # when a document changes (so they can drop results that depend on it).
         self.extra: dict[str, list[lsp.Diagnostic]] = {}
         self.change_listeners: list[Callable[[str], None]] = []
+        self._warmed = False
 
     def document_changed(self, uri: str) -> None:
         self.extra.pop(uri, None)
@@ -112,6 +114,9 @@ class DiagnosticsScheduler:
             self.server.text_document_publish_diagnostics(
                 lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
             )
+            if not self._warmed:
+                self._warmed = True
+                loop.run_in_executor(self.server.thread_pool, self.server.warm_features)
         except asyncio.CancelledError:
             raise
         except Exception:

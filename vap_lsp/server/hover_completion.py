@@ -2,7 +2,8 @@
 
 Both the CEL and the YAML language services return `features.results` types; this module is
 the one place that turns them into LSP objects, so the two never register competing handlers.
-The YAML services (`features.yaml_hover`, `features.yaml_completion`) are optional imports.
+The YAML services (`features.yaml_hover`, `features.yaml_completion`) are optional imports;
+all services are imported on first use (`FEATURE_MODULES`), not at start-up.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from vap_lsp.features import cel_completion, cel_hover
-from vap_lsp.features.cel_context import document_local_text
 from vap_lsp.features.results import CompletionEntry, CompletionResult, HoverResult
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.text import LineIndex, Position, Span
@@ -25,6 +24,14 @@ if TYPE_CHECKING:
     from vap_lsp.server.app import VapLanguageServer
 
 log = logging.getLogger(__name__)
+
+FEATURE_MODULES = (
+    "vap_lsp.features.cel_context",
+    "vap_lsp.features.cel_hover",
+    "vap_lsp.features.cel_completion",
+    "vap_lsp.features.yaml_hover",
+    "vap_lsp.features.yaml_completion",
+)
 
 TRIGGER_CHARACTERS = [".", "(", "[", ",", "?", "'", '"', " "]
 
@@ -49,6 +56,8 @@ def local_snapshot(ls: VapLanguageServer, uri: str, offset: int) -> DocumentSnap
 
     When the latest analysis describes the current version its parse is reused as is.
     """
+    from vap_lsp.features.cel_context import document_local_text
+
     document = ls.workspace.get_text_document(uri)
     latest = ls.diagnostics.analyses.get(uri)
     if latest is not None and latest[0] == document.version and latest[1].yaml.text == document.source:
@@ -148,6 +157,8 @@ def _offset(ls: VapLanguageServer, uri: str, position: lsp.Position) -> tuple[in
 
 
 def hover_at(ls: VapLanguageServer, uri: str, position: lsp.Position) -> lsp.Hover | None:
+    from vap_lsp.features import cel_hover
+
     offset, lines = _offset(ls, uri, position)
     result = cel_hover.hover(local_snapshot(ls, uri, offset), offset)
     if result is None:
@@ -159,6 +170,8 @@ def hover_at(ls: VapLanguageServer, uri: str, position: lsp.Position) -> lsp.Hov
 def completion_at(
     ls: VapLanguageServer, uri: str, position: lsp.Position, trigger: str | None
 ) -> lsp.CompletionList | None:
+    from vap_lsp.features import cel_completion
+
     offset, lines = _offset(ls, uri, position)
     result = cel_completion.complete(local_snapshot(ls, uri, offset), offset, trigger)
     if result is None:

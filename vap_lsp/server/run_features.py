@@ -21,16 +21,19 @@ from lsprotocol import types as lsp
 from pygls import uris
 
 from vap_lsp.analysis.files import read_file, walk_yaml
-from vap_lsp.features import run_samples
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.server.convert import to_lsp_diagnostic
 from vap_lsp.text import LineIndex, Position
 from vap_lsp.yaml.detect import decode_bytes
 
 if TYPE_CHECKING:
+    from vap_lsp.features import run_samples
     from vap_lsp.server.app import VapLanguageServer
 
 log = logging.getLogger(__name__)
+
+# The admission engine behind it is imported on first use, not at start-up.
+FEATURE_MODULES = ("vap_lsp.features.run_samples",)
 
 COMMAND = "vapLsp.runAgainstSamples"
 TITLE = "▶ Run against samples"
@@ -45,6 +48,8 @@ class _RunState:
 
 def _sources(ls: VapLanguageServer) -> list[run_samples.Source]:
     """Every YAML file of the workspace folders (open buffers win over disk) and open documents."""
+    from vap_lsp.features import run_samples
+
     out: dict[str, run_samples.Source] = {}
     for uri, document in list(ls.workspace.text_documents.items()):
         out[uri] = run_samples.Source(uri, uris.to_fs_path(uri), document.source, document.version)
@@ -65,6 +70,8 @@ def _sources(ls: VapLanguageServer) -> list[run_samples.Source]:
 
 
 def _extra_sources(ls: VapLanguageServer) -> list[run_samples.Source]:
+    from vap_lsp.features import run_samples
+
     roots = [r for f in ls.workspace.folders.values() if (r := uris.to_fs_path(f.uri)) is not None]
     out: list[run_samples.Source] = []
     for path in run_samples.sample_paths(ls.settings.samples, roots):
@@ -122,6 +129,8 @@ def _command_target(ls: VapLanguageServer, args: tuple[Any, ...]) -> tuple[str, 
 
 
 async def run_command(ls: VapLanguageServer, state: _RunState, uri: str, policy: str) -> dict[str, Any]:
+    from vap_lsp.features import run_samples
+
     loop = asyncio.get_running_loop()
     sources = _sources(ls)
     extras = _extra_sources(ls)
@@ -175,6 +184,8 @@ def register(server: VapLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: VapLanguageServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
+        from vap_lsp.features import run_samples
+
         try:
             snapshot = ls.snapshot(params.text_document.uri)
             out = []
@@ -240,6 +251,8 @@ def register(server: VapLanguageServer) -> None:
         if not asked and (only is not None or params.range.start.line != params.range.end.line):
             return out or None
         try:
+            from vap_lsp.features import run_samples
+
             snapshot = ls.snapshot(params.text_document.uri)
             offset = snapshot.offset(
                 Position(params.range.start.line, params.range.start.character), ls.position_encoding

@@ -3,6 +3,7 @@
 Thin by design: convert positions with the negotiated encoding, call `vap_lsp.features`, and
 convert the plain results back. Spans in other files are converted with those files' text
 (open buffers first, else what is on disk). Hover and completion live in `hover_completion`.
+The services are imported on first use (`FEATURE_MODULES`), not at start-up.
 """
 
 from __future__ import annotations
@@ -15,15 +16,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types as lsp
 
-from vap_lsp.features import code_actions, navigation, symbols
-from vap_lsp.features.edits import TextEditResult
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.text import LineIndex, Position, Span
 
 if TYPE_CHECKING:
+    from vap_lsp.features import code_actions, navigation, symbols
+    from vap_lsp.features.edits import TextEditResult
     from vap_lsp.server.app import VapLanguageServer
 
 log = logging.getLogger(__name__)
+
+FEATURE_MODULES = (
+    "vap_lsp.features.navigation",
+    "vap_lsp.features.symbols",
+    "vap_lsp.features.code_actions",
+)
 
 T = TypeVar("T")
 
@@ -78,9 +85,11 @@ def _text_edits(
 
 
 def _guard(default: T, fn: Callable[[], T]) -> T:
+    from vap_lsp.features.navigation import RenameError
+
     try:
         return fn()
-    except navigation.RenameError:
+    except RenameError:
         raise
     except Exception:  # a feature bug must not take the session down
         log.exception("YAML feature failed")
@@ -113,11 +122,13 @@ def _document_symbol(s: symbols.Symbol, lines: LineIndex, encoding: str) -> lsp.
 def _diagnostic_ref(
     ls: VapLanguageServer, snapshot: DocumentSnapshot, d: lsp.Diagnostic
 ) -> code_actions.DiagnosticRef:
+    from vap_lsp.features.code_actions import DiagnosticRef
+
     start = _offset(ls, snapshot, d.range.start)
     end = _offset(ls, snapshot, d.range.end)
     data: Any = d.data
     field = data.get("field") if isinstance(data, dict) else None
-    return code_actions.DiagnosticRef(
+    return DiagnosticRef(
         Span(start, end),
         str(d.code) if d.code is not None else None,
         d.message,
@@ -162,6 +173,8 @@ async def scan_workspace_with_progress(ls: VapLanguageServer) -> int:
 def register(server: VapLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: VapLanguageServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
+        from vap_lsp.features import navigation
+
         def run() -> list[lsp.Location] | None:
             snapshot = ls.snapshot(params.text_document.uri)
             found = navigation.definition(snapshot, _offset(ls, snapshot, params.position))
@@ -171,6 +184,8 @@ def register(server: VapLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     def references(ls: VapLanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
+        from vap_lsp.features import navigation
+
         def run() -> list[lsp.Location] | None:
             snapshot = ls.snapshot(params.text_document.uri)
             offset = _offset(ls, snapshot, params.position)
@@ -183,6 +198,8 @@ def register(server: VapLanguageServer) -> None:
     def prepare_rename(
         ls: VapLanguageServer, params: lsp.PrepareRenameParams
     ) -> lsp.PrepareRenameResult | None:
+        from vap_lsp.features import navigation
+
         def run() -> lsp.PrepareRenameResult | None:
             snapshot = ls.snapshot(params.text_document.uri)
             found = navigation.prepare_rename(snapshot, _offset(ls, snapshot, params.position))
@@ -197,6 +214,8 @@ def register(server: VapLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
     def rename(ls: VapLanguageServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+        from vap_lsp.features import navigation
+
         def run() -> lsp.WorkspaceEdit | None:
             snapshot = ls.snapshot(params.text_document.uri)
             edits = navigation.rename(snapshot, _offset(ls, snapshot, params.position), params.new_name)
@@ -208,6 +227,8 @@ def register(server: VapLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbol(ls: VapLanguageServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+        from vap_lsp.features import symbols
+
         def run() -> list[lsp.DocumentSymbol]:
             snapshot = ls.snapshot(params.text_document.uri)
             return [
@@ -221,6 +242,8 @@ def register(server: VapLanguageServer) -> None:
     def workspace_symbol(
         ls: VapLanguageServer, params: lsp.WorkspaceSymbolParams
     ) -> list[lsp.WorkspaceSymbol]:
+        from vap_lsp.features import symbols
+
         def run() -> list[lsp.WorkspaceSymbol]:
             texts = _Texts(ls)
             out: list[lsp.WorkspaceSymbol] = []
@@ -244,6 +267,8 @@ def register(server: VapLanguageServer) -> None:
         lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
     )
     def code_action(ls: VapLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
+        from vap_lsp.features import code_actions
+
         def run() -> list[lsp.CodeAction] | None:
             only = params.context.only
             if only is not None and not any(str(k).startswith("quickfix") for k in only):
