@@ -42,6 +42,7 @@ from vap_lsp.yaml.model import (
     lookup,
     to_python,
 )
+from vap_lsp.yaml.offsets import OffsetMap
 
 __all__ = [
     "CelContext",
@@ -299,7 +300,12 @@ def _blank_site(pc: PolicyCel, offset: int, snapshot: DocumentSnapshot) -> Expre
         else:
             inside = span.start < offset < span.end
         if inside:
-            point = ScalarNode(Span(offset, offset), style=node.style, offsets=[offset], content_start=offset)
+            point = ScalarNode(
+                Span(offset, offset),
+                style=node.style,
+                offsets=OffsetMap.linear(offset, 1),
+                content_start=offset,
+            )
             return ExpressionSite(kind, path, point, name)
     return None
 

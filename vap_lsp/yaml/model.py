@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vap_lsp.text import LineIndex, Span
+from vap_lsp.yaml.offsets import OffsetMap
 
 
 class ScalarStyle(enum.Enum):
@@ -23,20 +24,20 @@ class ScalarStyle(enum.Enum):
     FOLDED = "folded"  # >
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     span: Span
     tag: str | None = None  # explicit tag as written (e.g. "!!str"), None when implicit
     anchor: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ScalarNode(Node):
     value: str = ""  # the decoded text
     style: ScalarStyle = ScalarStyle.PLAIN
     # offsets[i] is the source offset of decoded character i; offsets[len(value)] is the source
     # offset just past the content (before a closing quote / trailing break). len == len(value)+1.
-    offsets: list[int] = field(default_factory=list)
+    offsets: OffsetMap = field(default_factory=OffsetMap.empty)
     # Offset of the first content character (after quote or block header line).
     content_start: int = 0
 
@@ -60,9 +61,7 @@ class ScalarNode(Node):
         offs = self.offsets
         if not offs or source_offset < offs[0] or source_offset > offs[-1]:
             return None
-        import bisect
-
-        return bisect.bisect_left(offs, source_offset)
+        return offs.index_of(source_offset)
 
     @property
     def is_null(self) -> bool:
@@ -73,7 +72,7 @@ class ScalarNode(Node):
         )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class MappingNode(Node):
     items: list[tuple[Node, Node]] = field(default_factory=list)
     flow: bool = False
@@ -97,13 +96,13 @@ class MappingNode(Node):
                 yield k.value
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SequenceNode(Node):
     items: list[Node] = field(default_factory=list)
     flow: bool = False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class AliasNode(Node):
     """`*name`; span is the alias token. `target` is None when the anchor is undefined."""
 

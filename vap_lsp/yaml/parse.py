@@ -54,6 +54,7 @@ from vap_lsp.yaml.model import (
     YamlFile,
     YamlProblem,
 )
+from vap_lsp.yaml.offsets import OffsetMap
 from vap_lsp.yaml.scalars import scalar_offsets
 
 __all__ = ["MAX_DEPTH", "clear_cache", "parse_yaml"]
@@ -247,7 +248,7 @@ class _Composer:
             )
             self.run.scalar_spans.append((token_start, end, style is not ScalarStyle.PLAIN))
         else:  # empty scalar: no token (`key:` or a lone `&anchor`)
-            offsets, content_start = [end] * (len(value) + 1), end
+            offsets, content_start = OffsetMap.of([end] * (len(value) + 1)), end
         return ScalarNode(
             span=Span(start, end),
             tag=tag,
@@ -272,7 +273,7 @@ class _Composer:
             p += 1
         if p < len(text) and text[p] == ":":
             node.span = Span(p + 1, p + 1)
-            node.offsets = [p + 1]
+            node.offsets = OffsetMap.linear(p + 1, 1)
             node.content_start = p + 1
 
     def _column(self, p: int) -> int:
@@ -488,7 +489,7 @@ class _Piece:
 
 
 _PIECES: OrderedDict[tuple[str, bool], _Piece] = OrderedDict()
-_PIECES_CHARS = 600_000  # bound on the cached text; the nodes take about 57 bytes a character
+_PIECES_CHARS = 1_200_000  # bound on the cached text; the nodes take about 27 bytes a character
 _pieces_chars = 0
 _pieces_lock = threading.Lock()
 _DIRECTIVE_LINE = re.compile(r"^%", re.MULTILINE)
@@ -606,7 +607,7 @@ def _shift_node(node: Node, d: int, memo: dict[int, Node]) -> Node:
             node.anchor,
             node.value,
             node.style,
-            [o + d for o in node.offsets],
+            node.offsets.shifted(d),
             node.content_start + d,
         )
     elif isinstance(node, MappingNode):

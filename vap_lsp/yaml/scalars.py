@@ -15,6 +15,7 @@ import re
 import threading
 
 from vap_lsp.yaml.model import ScalarStyle
+from vap_lsp.yaml.offsets import OffsetMap, OffsetRuns
 
 __all__ = [
     "ScalarMap",
@@ -56,7 +57,7 @@ _SINGLE_SPECIAL = re.compile("[ \t'\r\n\x85\u2028\u2029]")
 _DOUBLE_SPECIAL = re.compile("[ \t\\\\\r\n\x85\u2028\u2029]")
 _PLAIN_SPECIAL = re.compile("[ \t\r\n\x85\u2028\u2029]")
 
-ScalarMap = tuple[list[int], int]  # (offsets, content_start)
+ScalarMap = tuple[OffsetMap, int]  # (offsets, content_start)
 
 _fallbacks = 0
 _fallback_lock = threading.Lock()
@@ -74,19 +75,24 @@ class _Out:
 
     def __init__(self) -> None:
         self.chars: list[str] = []
-        self.offs: list[int] = []
+        self.offs = OffsetRuns()
         self.end = -1
 
     def one(self, ch: str, pos: int, length: int) -> None:
         self.chars.append(ch)
-        self.offs.append(pos)
+        self.offs.add(pos, 1)
         self.end = pos + length
 
     def run(self, text: str, start: int, stop: int) -> None:
         if stop > start:
             self.chars.append(text[start:stop])
-            self.offs.extend(range(start, stop))
+            self.offs.add(start, stop - start)
             self.end = stop
+
+    def result(self, last: int, content_start: int) -> tuple[str, OffsetMap, int]:
+        """(decoded text, offsets with `last` appended as the end entry, content start)."""
+        self.offs.add(last, 1)
+        return "".join(self.chars), self.offs.freeze(), content_start
 
 
 def _break_at(text: str, p: int) -> tuple[str, int]:
@@ -134,7 +140,7 @@ def _fold(text: str, q: int, limit: int, out: _Out, emit_first: bool) -> int:
     return r
 
 
-def _decode_plain(text: str, start: int, end: int) -> tuple[str, list[int], int]:
+def _decode_plain(text: str, start: int, end: int) -> tuple[str, OffsetMap, int]:
     out = _Out()
     p = start
     while p < end:
@@ -152,11 +158,10 @@ def _decode_plain(text: str, start: int, end: int) -> tuple[str, list[int], int]
         else:
             out.run(text, q, r)
             p = r
-    out.offs.append(end)
-    return "".join(out.chars), out.offs, start
+    return out.result(end, start)
 
 
-def _decode_quoted(text: str, start: int, end: int, double: bool) -> tuple[str, list[int], int]:
+def _decode_quoted(text: str, start: int, end: int, double: bool) -> tuple[str, OffsetMap, int]:
     out = _Out()
     p = start + 1
     stop = end - 1  # the closing quote
@@ -194,8 +199,7 @@ def _decode_quoted(text: str, start: int, end: int, double: bool) -> tuple[str, 
                 p = _fold(text, q + 1, stop, out, False)
             else:
                 raise ValueError("unknown escape")
-    out.offs.append(stop)
-    return "".join(out.chars), out.offs, start + 1
+    return out.result(stop, start + 1)
 
 
 class _Block:
@@ -243,7 +247,7 @@ class _Block:
         pre = self.text[self.p : self.p + 3]
         return pre in ("---", "...") and self.peek(3) in _END_SPACE_TAB
 
-    def decode(self) -> tuple[str, list[int], int]:
+    def decode(self) -> tuple[str, OffsetMap, int]:
         text = self.text
         out = _Out()
         folded = text[self.p] == ">"
@@ -321,13 +325,12 @@ class _Block:
                 out.one(*b)
         if content_start < 0:
             content_start = header_end
-        out.offs.append(out.end if out.end >= 0 else content_start)
-        return "".join(out.chars), out.offs, content_start
+        return out.result(out.end if out.end >= 0 else content_start, content_start)
 
 
 def decode_scalar(
     text: str, style: ScalarStyle, start: int, end: int, parent_indent: int = -1
-) -> tuple[str, list[int], int]:
+) -> tuple[str, OffsetMap, int]:
     """Decode the scalar token at text[start:end] -> (value, offsets, content_start).
 
     `parent_indent` is ruamel's scanner indentation when the block scalar was scanned (needed
@@ -343,9 +346,9 @@ def decode_scalar(
     return _Block(text, start, parent_indent).decode()
 
 
-def _conservative(value: str, content_start: int, content_end: int) -> list[int]:
+def _conservative(value: str, content_start: int, content_end: int) -> OffsetMap:
     hi = max(content_start, content_end)
-    return [min(content_start + i, hi) for i in range(len(value) + 1)]
+    return OffsetMap.of(min(content_start + i, hi) for i in range(len(value) + 1))
 
 
 class ScalarMismatch(Exception):
@@ -370,7 +373,7 @@ def scalar_offsets(
     """
     if style is ScalarStyle.PLAIN:
         if end - start == len(value) and text.startswith(value, start):
-            return list(range(start, end + 1)), start
+            return OffsetMap.linear(start, end - start + 1), start
     elif (
         style is not ScalarStyle.LITERAL
         and style is not ScalarStyle.FOLDED
@@ -378,7 +381,7 @@ def scalar_offsets(
         and text.startswith(value, start + 1)
     ):
         # Escapes and folding always change the text, so equality means a 1:1 map.
-        return list(range(start + 1, end)), start + 1
+        return OffsetMap.linear(start + 1, end - start - 1), start + 1
     try:
         decoded, offsets, content_start = decode_scalar(text, style, start, end, parent_indent)
         if decoded == value and len(offsets) == len(value) + 1:
