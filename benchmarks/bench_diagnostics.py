@@ -67,7 +67,7 @@ def peak_rss_mib(pid: int) -> float | None:
 
 
 async def server_run(
-    text: str, edits: int, env: dict[str, str] | None = None
+    text: str, edits: int, env: dict[str, str] | None = None, folder: Path | None = None
 ) -> tuple[float, list[float], float | None]:
     client = LanguageClient("vap-lsp-bench", "1")
     published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
@@ -85,7 +85,11 @@ async def server_run(
     start = time.perf_counter()
     await client.start_io(sys.executable, "-m", "vap_lsp", "serve", env=env)
     await client.initialize_async(
-        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), initialization_options={"debounceMs": 0})
+        lsp.InitializeParams(
+            capabilities=lsp.ClientCapabilities(),
+            initialization_options={"debounceMs": 0},
+            workspace_folders=[lsp.WorkspaceFolder(folder.as_uri(), folder.name)] if folder else None,
+        )
     )
     client.initialized(lsp.InitializedParams())
     client.text_document_did_open(

@@ -42,6 +42,9 @@ class DiagnosticsScheduler:
         self._warmed = False
 
     def document_changed(self, uri: str) -> None:
+        # Features use an analysis only for the version it describes: a stale one would just
+        # hold a second model of the file while the new one is built.
+        self.analyses.pop(uri, None)
         self.extra.pop(uri, None)
         for listener in list(self.change_listeners):
             listener(uri)
