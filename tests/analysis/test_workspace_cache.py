@@ -4,7 +4,11 @@ the index an object's own analysis reads) re-checks them, other index changes do
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
+import pytest
+
+from vap_lsp.analysis import engine
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
 from vap_lsp.analysis.workspace import WorkspaceIndex
@@ -78,3 +82,23 @@ def test_renaming_a_policy_keeps_the_crd_generation() -> None:
     assert index.crd_generation == crd_generation  # but no object's own analysis changed
     analyse_text("", SETTINGS, workspace=index, uri="file:///crd.yaml")
     assert index.crd_generation == crd_generation + 1
+
+
+def test_every_object_of_a_large_file_stays_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file with more objects than the cache bound is not re-checked whole after each edit."""
+    monkeypatch.setattr(engine, "_OBJECT_CACHE_SIZE", 1)
+    checked: list[str] = []
+    real = engine.check_policy
+
+    def counting(obj: Any, *args: Any) -> Any:
+        checked.append(obj.name)
+        return real(obj, *args)
+
+    monkeypatch.setattr(engine, "check_policy", counting)
+    engine.clear_caches()
+    text = "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n" for i in range(5))
+    analyse_text(text)
+    assert len(checked) == 5
+    checked.clear()
+    analyse_text(text + "data: {a: b}\n")  # only the last object changed
+    assert checked == ["c4"]

@@ -176,7 +176,22 @@ def test_cache_is_bounded() -> None:
     _clear_cache()
     doc = "k: " + "v" * 1000 + "\n---\n"
     for i in range(3000):
-        parse_yaml(f"n: {i}\n---\n" + doc)
-    assert parse_mod._pieces_chars <= parse_mod._PIECES_CHARS
+        text = f"n: {i}\n---\n" + doc
+        parse_yaml(text)
+    # Other texts' pieces are bounded; the pieces of the text just parsed always stay.
+    assert parse_mod._pieces_chars <= parse_mod._PIECES_CHARS + len(text)
     total: Any = sum(len(key[0]) for key in parse_mod._PIECES)
     assert total == parse_mod._pieces_chars
+
+
+def test_a_file_larger_than_the_cache_still_reuses_its_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit at the end of a large file re-parses one piece, however small the cache bound."""
+    _clear_cache()
+    monkeypatch.setattr(parse_mod, "_PIECES_CHARS", 2_000)
+    text = "".join(f"---\nname: doc{i}\nvalue: {'v' * 1000}\n" for i in range(50))  # ~51,000 chars
+    before = parse_yaml(text)
+    after = parse_yaml(text + "extra: 1\n")
+    assert [a.root is b.root for a, b in zip(after.documents[:-1], before.documents[:-1], strict=True)] == [
+        True
+    ] * 49
+    assert after.documents[-1].root is not before.documents[-1].root

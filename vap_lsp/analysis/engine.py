@@ -141,7 +141,7 @@ def _analyse(
     generation = workspace.crd_generation if workspace is not None else -1
     for obj in objects:
         try:
-            diagnostics.extend(_checked_object(obj, yaml_file, version, workspace, generation))
+            diagnostics.extend(_checked_object(obj, yaml_file, version, workspace, generation, len(objects)))
         except Exception as exc:  # pragma: no cover - a safety net, exercised by fuzzing
             where = traceback.extract_tb(exc.__traceback__)[-1]
             diagnostics.append(
@@ -160,12 +160,17 @@ def _analyse(
 # Per-object results, keyed by everything they depend on, stored relative to the object's
 # start: an edit re-checks only the objects whose text changed. Bounded LRU.
 _OBJECT_CACHE: OrderedDict[tuple[str, int, str, int, int], tuple[Diagnostic, ...]] = OrderedDict()
-_OBJECT_CACHE_SIZE = 4096
+_OBJECT_CACHE_SIZE = 4096  # beyond the objects of the file being analysed, which always fit
 _object_cache_lock = threading.Lock()
 
 
 def _checked_object(
-    obj: K8sObject, yaml_file: YamlFile, version: str, workspace: WorkspaceIndex | None, generation: int
+    obj: K8sObject,
+    yaml_file: YamlFile,
+    version: str,
+    workspace: WorkspaceIndex | None,
+    generation: int,
+    file_objects: int,
 ) -> list[Diagnostic]:
     start, end = obj.node.span.start, obj.node.span.end
     column = start - yaml_file.lines.line_start(yaml_file.lines.line_of(start))
@@ -179,7 +184,7 @@ def _checked_object(
     found = check_policy(obj, yaml_file.lines, version, workspace)
     with _object_cache_lock:
         _OBJECT_CACHE[key] = tuple(_shift(d, -start) for d in found)
-        if len(_OBJECT_CACHE) > _OBJECT_CACHE_SIZE:
+        while len(_OBJECT_CACHE) > _OBJECT_CACHE_SIZE + file_objects:
             _OBJECT_CACHE.popitem(last=False)
     return found
 

@@ -50,7 +50,10 @@ class OffsetMap(Sequence[int]):
         """Every offset moved by d (a parsed piece placed at another offset)."""
         if not self._n or not d:
             return self
-        return OffsetMap(self._n, self._starts, tuple(s + d for s in self._sources))
+        sources = self._sources
+        if len(sources) == 1:  # most scalars: a moved copy of a large file makes one per scalar
+            return OffsetMap(self._n, self._starts, (sources[0] + d,))
+        return OffsetMap(self._n, self._starts, tuple([s + d for s in sources]))
 
     def __len__(self) -> int:
         return self._n

@@ -489,7 +489,9 @@ class _Piece:
 
 
 _PIECES: OrderedDict[tuple[str, bool], _Piece] = OrderedDict()
-_PIECES_CHARS = 1_200_000  # bound on the cached text; the nodes take about 27 bytes a character
+# Bound on the cached text beyond the text being parsed (whose pieces are always kept: its model
+# holds the same nodes, so they cost nothing more while it lives). Nodes take ~27 bytes a character.
+_PIECES_CHARS = 1_200_000
 _pieces_chars = 0
 _pieces_lock = threading.Lock()
 _DIRECTIVE_LINE = re.compile(r"^%", re.MULTILINE)
@@ -531,7 +533,7 @@ def _compose_segments(
                 return None
         if cached.base != start or cached.first_index != len(documents):
             cached = _moved(cached, start, len(documents))
-        _remember((piece, lookahead), cached)
+        _remember((piece, lookahead), cached, _PIECES_CHARS + len(text))
         documents.extend(cached.documents)
         scalar_spans.extend(cached.scalar_spans)
         tokenised.extend(cached.tokenised)
@@ -546,7 +548,7 @@ def clear_cache() -> None:
         _pieces_chars = 0
 
 
-def _remember(key: tuple[str, bool], piece: _Piece) -> None:
+def _remember(key: tuple[str, bool], piece: _Piece, bound: int) -> None:
     global _pieces_chars
     with _pieces_lock:
         if key in _PIECES:
@@ -554,7 +556,7 @@ def _remember(key: tuple[str, bool], piece: _Piece) -> None:
         else:
             _pieces_chars += len(key[0])
         _PIECES[key] = piece
-        while _pieces_chars > _PIECES_CHARS and len(_PIECES) > 1:
+        while _pieces_chars > bound and len(_PIECES) > 1:
             (old, _lookahead), _ = _PIECES.popitem(last=False)
             _pieces_chars -= len(old)
 
