@@ -86,7 +86,7 @@ def test_renaming_a_policy_keeps_the_crd_generation() -> None:
 
 def test_every_object_of_a_large_file_stays_cached(monkeypatch: pytest.MonkeyPatch) -> None:
     """A file with more objects than the cache bound is not re-checked whole after each edit."""
-    monkeypatch.setattr(engine, "_OBJECT_CACHE_SIZE", 1)
+    monkeypatch.setattr(engine._OBJECT_CACHE, "size", 1)
     checked: list[str] = []
     real = engine.check_policy
 

@@ -12,7 +12,6 @@ import dataclasses
 import gc
 import threading
 import traceback
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -23,6 +22,7 @@ from vap_lsp.analysis.policy_checks import check_policy
 from vap_lsp.analysis.references import check_references
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
+from vap_lsp.lru import LruCache
 from vap_lsp.schema.store import default_version, normalize_version
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.detect import decode_bytes
@@ -159,9 +159,8 @@ def _analyse(
 
 # Per-object results, keyed by everything they depend on, stored relative to the object's
 # start: an edit re-checks only the objects whose text changed. Bounded LRU.
-_OBJECT_CACHE: OrderedDict[tuple[str, int, str, int, int], tuple[Diagnostic, ...]] = OrderedDict()
-_OBJECT_CACHE_SIZE = 4096  # beyond the objects of the file being analysed, which always fit
-_object_cache_lock = threading.Lock()
+# 4,096 entries beyond the objects of the file being analysed, which always fit.
+_OBJECT_CACHE: LruCache[tuple[str, int, str, int, int], tuple[Diagnostic, ...]] = LruCache(4096)
 
 
 def _checked_object(
@@ -175,17 +174,11 @@ def _checked_object(
     start, end = obj.node.span.start, obj.node.span.end
     column = start - yaml_file.lines.line_start(yaml_file.lines.line_of(start))
     key = (yaml_file.text[start:end], column, version, generation, id(workspace))
-    with _object_cache_lock:
-        hit = _OBJECT_CACHE.get(key)
-        if hit is not None:
-            _OBJECT_CACHE.move_to_end(key)
+    hit = _OBJECT_CACHE.get(key)
     if hit is not None:
         return [_shift(d, start) for d in hit]
     found = check_policy(obj, yaml_file.lines, version, workspace)
-    with _object_cache_lock:
-        _OBJECT_CACHE[key] = tuple(_shift(d, -start) for d in found)
-        while len(_OBJECT_CACHE) > _OBJECT_CACHE_SIZE + file_objects:
-            _OBJECT_CACHE.popitem(last=False)
+    _OBJECT_CACHE.put(key, tuple(_shift(d, -start) for d in found), extra=file_objects)
     return found
 
 
@@ -194,8 +187,7 @@ def clear_caches() -> None:
     a benchmark can measure a cold pass; nothing else needs to call it."""
     clear_cel_cache()
     clear_yaml_cache()
-    with _object_cache_lock:
-        _OBJECT_CACHE.clear()
+    _OBJECT_CACHE.clear()
 
 
 def _shift(d: Diagnostic, delta: int) -> Diagnostic:

@@ -16,7 +16,6 @@ their `Environment` objects get unchanged expressions back without re-checking.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Literal as TypingLiteral
 
@@ -26,6 +25,7 @@ from vap_lsp.cel.environment import Environment
 from vap_lsp.cel.parser import parse
 from vap_lsp.cel.types import Type
 from vap_lsp.cel.validators import validate
+from vap_lsp.lru import LruCache
 
 __all__ = [
     "CompileIssue",
@@ -177,8 +177,7 @@ def _compile(text: str, env: Environment, trim: bool) -> CompileResult:
     return result
 
 
-_CACHE: OrderedDict[tuple[str, int, bool], tuple[Environment, CompileResult]] = OrderedDict()
-_CACHE_SIZE = 4096
+_CACHE: LruCache[tuple[str, int, bool], tuple[Environment, CompileResult]] = LruCache(4096)
 
 
 def compile_expression(text: str, env: Environment, *, trim: bool = False) -> CompileResult:
@@ -189,12 +188,9 @@ def compile_expression(text: str, env: Environment, *, trim: bool = False) -> Co
     key = (text, id(env), trim)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is env:
-        _CACHE.move_to_end(key)
         return hit[1]
     result = _compile(text, env, trim)
-    _CACHE[key] = (env, result)
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    _CACHE.put(key, (env, result))
     return result
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +27,7 @@ from vap_lsp.cel.compile import CompileResult, compile_expression, parse_express
 from vap_lsp.cel.environment import Environment, ExpressionKind, variable_field_type
 from vap_lsp.cel.types import DYN, Type
 from vap_lsp.features.snapshot import DocumentSnapshot
+from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.schema.store import get_schema_set
 from vap_lsp.text import Span
@@ -160,8 +160,7 @@ def _build(obj: K8sObject, version: str, workspace: WorkspaceIndex | None) -> Po
     return pc
 
 
-_CACHE: OrderedDict[tuple[int, str, int], tuple[K8sObject, PolicyCel | None]] = OrderedDict()
-_CACHE_SIZE = 256
+_CACHE: LruCache[tuple[int, str, int], tuple[K8sObject, PolicyCel | None]] = LruCache(256)
 
 
 def policy_cel(snapshot: DocumentSnapshot, obj: K8sObject) -> PolicyCel | None:
@@ -170,12 +169,9 @@ def policy_cel(snapshot: DocumentSnapshot, obj: K8sObject) -> PolicyCel | None:
     key = (id(obj.node), version, id(snapshot.workspace))
     hit = _CACHE.get(key)
     if hit is not None and hit[0].node is obj.node:
-        _CACHE.move_to_end(key)
         return hit[1]
     built = _build(obj, version, snapshot.workspace)
-    _CACHE[key] = (obj, built)
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    _CACHE.put(key, (obj, built))
     return built
 
 

@@ -8,14 +8,15 @@ imported on first use (see `FEATURE_MODULES`), not at start-up.
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
 from vap_lsp.features.results import TOKEN_TYPES
 from vap_lsp.features.snapshot import DocumentSnapshot
+from vap_lsp.lru import LruCache
 from vap_lsp.server import hover_completion
+from vap_lsp.server.worker import in_worker
 from vap_lsp.text import LineIndex, Position, Span
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ FEATURE_MODULES = (
 LEGEND = lsp.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=[])
 _TYPE_INDEX = {name: i for i, name in enumerate(TOKEN_TYPES)}
 
-_FULL: OrderedDict[str, tuple[int | None, str, DocumentSnapshot]] = OrderedDict()
+_FULL: LruCache[str, tuple[int | None, str, DocumentSnapshot]] = LruCache(8)
 
 
 def full_snapshot(ls: VapLanguageServer, uri: str) -> DocumentSnapshot:
@@ -44,9 +45,7 @@ def full_snapshot(ls: VapLanguageServer, uri: str) -> DocumentSnapshot:
     if hit is not None and hit[0] == document.version and hit[1] is document.source:
         return hit[2]
     snapshot = ls.snapshot(uri)
-    _FULL[uri] = (document.version, document.source, snapshot)
-    while len(_FULL) > 8:
-        _FULL.popitem(last=False)
+    _FULL.put(uri, (document.version, document.source, snapshot))
     return snapshot
 
 
@@ -95,6 +94,7 @@ def register(server: VapLanguageServer) -> None:
     hover_completion.register(server)
 
     @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
+    @in_worker
     def signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
         try:
             return _signature_help(ls, params)
@@ -103,6 +103,7 @@ def register(server: VapLanguageServer) -> None:
             return None
 
     @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
+    @in_worker
     def tokens_full(ls: VapLanguageServer, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
         from vap_lsp.features import semantic_tokens
 
@@ -117,6 +118,7 @@ def register(server: VapLanguageServer) -> None:
         return lsp.SemanticTokens(data=data)
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+    @in_worker
     def inlay_hint(ls: VapLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
         from vap_lsp.features import inlay_hints
 

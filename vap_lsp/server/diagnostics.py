@@ -92,7 +92,10 @@ class DiagnosticsScheduler:
             task.cancel()
         self.analyses.pop(uri, None)
         self.extra.pop(uri, None)
-        self.server.reindex_from_disk(uri)
+        # Reading and parsing the file on disk can take seconds: not on the event loop.
+        asyncio.get_running_loop().run_in_executor(
+            self.server.thread_pool, self.server.reindex_from_disk, uri
+        )
         self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     async def _run(self, uri: str, delay: float) -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
 from vap_lsp.features.results import CompletionEntry, CompletionResult, HoverResult
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
+from vap_lsp.lru import LruCache
+from vap_lsp.server.worker import in_worker
 from vap_lsp.text import LineIndex, Position, Span
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ _KINDS: dict[str, lsp.CompletionItemKind] = {
     "enum": lsp.CompletionItemKind.EnumMember,
 }
 
-_LOCAL: OrderedDict[tuple[str, int | None, int], DocumentSnapshot] = OrderedDict()
+_LOCAL: LruCache[tuple[str, int | None, int], DocumentSnapshot] = LruCache(16)
 
 
 def local_snapshot(ls: VapLanguageServer, uri: str, offset: int) -> DocumentSnapshot:
@@ -70,9 +71,7 @@ def local_snapshot(ls: VapLanguageServer, uri: str, offset: int) -> DocumentSnap
     if hit is not None and hit.text == local:
         return hit
     snapshot = make_snapshot(uri, local, document.version, ls.settings.analysis, ls.index)
-    _LOCAL[key] = snapshot
-    while len(_LOCAL) > 16:
-        _LOCAL.popitem(last=False)
+    _LOCAL.put(key, snapshot)
     return snapshot
 
 
@@ -182,6 +181,7 @@ def completion_at(
 
 def register(server: VapLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @in_worker
     def hover(ls: VapLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
         try:
             return hover_at(ls, params.text_document.uri, params.position)
@@ -192,6 +192,7 @@ def register(server: VapLanguageServer) -> None:
     @server.feature(
         lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS)
     )
+    @in_worker
     def completion(ls: VapLanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
         trigger = params.context.trigger_character if params.context is not None else None
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 import re
 import tempfile
@@ -23,6 +24,7 @@ from pygls import uris
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.server.convert import to_lsp_diagnostic
+from vap_lsp.server.worker import in_worker, off_loop
 from vap_lsp.text import LineIndex, Position
 from vap_lsp.yaml.detect import decode_bytes
 
@@ -183,6 +185,7 @@ def register(server: VapLanguageServer) -> None:
     server.diagnostics.change_listeners.append(on_change)
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
+    @in_worker
     def code_lens(ls: VapLanguageServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
         from vap_lsp.features import run_samples
 
@@ -240,35 +243,43 @@ def register(server: VapLanguageServer) -> None:
         kinds.append(lsp.CodeActionKind.Source)
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=kinds))
-    def code_action(ls: VapLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
+    async def code_action(ls: VapLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
         only = params.context.only
         out: list[lsp.CodeAction] = []
         if previous is not None and (only is None or any(not str(k).startswith("source") for k in only)):
-            out.extend(previous(params) or [])
+            fixes = previous(params)
+            out.extend((await fixes if inspect.isawaitable(fixes) else fixes) or [])
         asked = only is not None and any(str(k).startswith("source") for k in only)
         # Unfiltered requests get it only at a cursor (a one-line range), as editors ask while
         # typing; a whole-document request for quick fixes is not offered a command.
         if not asked and (only is not None or params.range.start.line != params.range.end.line):
             return out or None
-        try:
-            from vap_lsp.features import run_samples
-
-            snapshot = ls.snapshot(params.text_document.uri)
-            offset = snapshot.offset(
-                Position(params.range.start.line, params.range.start.character), ls.position_encoding
-            )
-            obj = snapshot.object_at(offset)
-            for lens in run_samples.policy_lenses(snapshot):
-                if obj is not None and obj.node.span.start <= lens.span.start <= obj.node.span.end:
-                    out.append(
-                        lsp.CodeAction(
-                            title=f"Run {lens.name} against samples",
-                            kind=lsp.CodeActionKind.Source,
-                            command=lsp.Command(
-                                title=TITLE, command=COMMAND, arguments=[snapshot.uri, lens.name]
-                            ),
-                        )
-                    )
-        except Exception:
-            log.exception("run-against-samples code action failed")
+        out.extend(await off_loop(ls, lambda: _source_actions(ls, params)))
         return out or None
+
+
+def _source_actions(ls: VapLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    """The `source` action "Run <policy> against samples" for the policy under the cursor."""
+    out: list[lsp.CodeAction] = []
+    try:
+        from vap_lsp.features import run_samples
+
+        snapshot = ls.snapshot(params.text_document.uri)
+        offset = snapshot.offset(
+            Position(params.range.start.line, params.range.start.character), ls.position_encoding
+        )
+        obj = snapshot.object_at(offset)
+        for lens in run_samples.policy_lenses(snapshot):
+            if obj is not None and obj.node.span.start <= lens.span.start <= obj.node.span.end:
+                out.append(
+                    lsp.CodeAction(
+                        title=f"Run {lens.name} against samples",
+                        kind=lsp.CodeActionKind.Source,
+                        command=lsp.Command(
+                            title=TITLE, command=COMMAND, arguments=[snapshot.uri, lens.name]
+                        ),
+                    )
+                )
+    except Exception:
+        log.exception("run-against-samples code action failed")
+    return out

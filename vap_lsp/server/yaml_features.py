@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types as lsp
 
 from vap_lsp.features.snapshot import DocumentSnapshot
+from vap_lsp.server.worker import in_worker
 from vap_lsp.text import LineIndex, Position, Span
 
 if TYPE_CHECKING:
@@ -172,6 +173,7 @@ async def scan_workspace_with_progress(ls: VapLanguageServer) -> int:
 
 def register(server: VapLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @in_worker
     def definition(ls: VapLanguageServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
         from vap_lsp.features import navigation
 
@@ -183,6 +185,7 @@ def register(server: VapLanguageServer) -> None:
         return _guard(None, run)
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    @in_worker
     def references(ls: VapLanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
         from vap_lsp.features import navigation
 
@@ -195,6 +198,7 @@ def register(server: VapLanguageServer) -> None:
         return _guard(None, run)
 
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+    @in_worker
     def prepare_rename(
         ls: VapLanguageServer, params: lsp.PrepareRenameParams
     ) -> lsp.PrepareRenameResult | None:
@@ -213,6 +217,7 @@ def register(server: VapLanguageServer) -> None:
         return _guard(None, run)
 
     @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+    @in_worker
     def rename(ls: VapLanguageServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
         from vap_lsp.features import navigation
 
@@ -226,6 +231,7 @@ def register(server: VapLanguageServer) -> None:
         return _guard(None, run)
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @in_worker
     def document_symbol(ls: VapLanguageServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
         from vap_lsp.features import symbols
 
@@ -239,6 +245,7 @@ def register(server: VapLanguageServer) -> None:
         return _guard([], run)
 
     @server.feature(lsp.WORKSPACE_SYMBOL)
+    @in_worker
     def workspace_symbol(
         ls: VapLanguageServer, params: lsp.WorkspaceSymbolParams
     ) -> list[lsp.WorkspaceSymbol]:
@@ -266,6 +273,7 @@ def register(server: VapLanguageServer) -> None:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
     )
+    @in_worker
     def code_action(ls: VapLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
         from vap_lsp.features import code_actions
 

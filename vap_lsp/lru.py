@@ -1,0 +1,49 @@
+"""`LruCache`: the bounded, thread-safe mapping behind the project's result caches.
+
+The server analyses in worker threads while language services (also in worker threads) read the
+same compile, policy and snapshot caches; a lookup followed by a move-to-end, or an eviction loop,
+must not interleave with another thread's, so every operation holds the cache's lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Generic, TypeVar
+
+__all__ = ["LruCache"]
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LruCache(Generic[K, V]):
+    """At most `size` entries (more while one `put` asks for it); least recently used leave first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V, *, extra: int = 0) -> None:
+        """Store `value`; `extra` raises the bound for this call (e.g. by a file's object count,
+        so analysing one large file never evicts its own results)."""
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size + extra:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,36 @@
+"""Request handlers do their work in the server's thread pool, never on the event loop.
+
+A whole-document feature parses the file when no analysis of its version exists yet; on a large
+file that takes seconds, and on the event loop it would hold up every other request, document
+change and publish behind it. The response is still sent from the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
+T = TypeVar("T")
+S = TypeVar("S")
+P = TypeVar("P")
+
+
+async def off_loop(ls: LanguageServer, work: Callable[[], T]) -> T:
+    return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
+
+
+def in_worker(
+    handler: Callable[[S, P], T],
+) -> Callable[[S, P], Coroutine[Any, Any, T]]:
+    """Register `handler` (a plain function of the server and the params) to run in the pool."""
+
+    @functools.wraps(handler)
+    async def run(ls: S, params: P) -> T:  # pygls passes the server to a first parameter named `ls`
+        return await off_loop(cast("LanguageServer", ls), lambda: handler(ls, params))
+
+    return run
