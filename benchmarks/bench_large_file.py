@@ -2,7 +2,8 @@
 
 The file is the hostile-input test's: ConfigMaps of 20 long keys each, then one policy at its
 end with an error, about 10 MB and 6,500 objects. Prints the server's time to first diagnostics,
-diagnostics after an edit near the top (every later document moves), and its peak RSS.
+diagnostics after an edit near the top (every later document moves), its peak RSS, and how long
+a hover on a small document waits while the large one is opened and its semantic tokens asked.
 
 Usage: python benchmarks/bench_large_file.py [--mb 10] [--edits 3]
 """
@@ -12,8 +13,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
+import time
 
-from bench_diagnostics import server_run
+from bench_diagnostics import ROOT, server_run
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
 
 POLICY = (
     "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
@@ -34,6 +39,50 @@ def generate(megabytes: float) -> str:
     return "---\n".join([*chunks, POLICY])
 
 
+async def hover_while_opening(text: str, hovers: int) -> list[float]:
+    """Hover latencies on a small open document while the large one is opened and tokenised."""
+    small = (ROOT / "examples" / "valid" / "replica-limit.yaml").read_text(encoding="utf-8")
+    small_uri, big_uri = "file:///bench/small.yaml", "file:///bench/big.yaml"
+    client = LanguageClient("vap-lsp-bench", "1")
+    published: asyncio.Queue[str] = asyncio.Queue()
+
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
+        published.put_nowait(params.uri)
+
+    await client.start_io(sys.executable, "-m", "vap_lsp", "serve")
+    await client.initialize_async(
+        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), initialization_options={"debounceMs": 0})
+    )
+    client.initialized(lsp.InitializedParams())
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(small_uri, "yaml", 1, small))
+    )
+    while await published.get() != small_uri:
+        pass
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(big_uri, "yaml", 1, text))
+    )
+    tokens = asyncio.ensure_future(
+        client.text_document_semantic_tokens_full_async(
+            lsp.SemanticTokensParams(lsp.TextDocumentIdentifier(big_uri))
+        )
+    )
+    line = small[: small.index("expression:")].count("\n")
+    latencies = []
+    for _ in range(hovers):
+        t0 = time.perf_counter()
+        await client.text_document_hover_async(
+            lsp.HoverParams(lsp.TextDocumentIdentifier(small_uri), lsp.Position(line, 8))
+        )
+        latencies.append(time.perf_counter() - t0)
+    await tokens
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return latencies
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=10)
@@ -49,6 +98,11 @@ def main() -> None:
     )
     if rss is not None:
         print(f"server peak RSS: {rss:.0f} MiB")
+    hovers = asyncio.run(hover_while_opening(text, 5))
+    print(
+        "hover on another document while the large one opens: "
+        f"p50 {statistics.median(hovers) * 1000:.0f} ms, max {max(hovers) * 1000:.0f} ms over {len(hovers)}"
+    )
 
 
 if __name__ == "__main__":
