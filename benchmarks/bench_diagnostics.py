@@ -66,15 +66,42 @@ def peak_rss_mib(pid: int) -> float | None:
     return None
 
 
-async def server_run(
-    text: str, edits: int, env: dict[str, str] | None = None, folder: Path | None = None
-) -> tuple[float, list[float], float | None]:
+async def start_server(
+    published: asyncio.Queue[lsp.PublishDiagnosticsParams],
+    *,
+    debounce_ms: int = 0,
+    env: dict[str, str] | None = None,
+    folder: Path | None = None,
+) -> LanguageClient:
+    """Spawn `vap-lsp serve` over stdio and initialise it; publications go to `published`."""
     client = LanguageClient("vap-lsp-bench", "1")
-    published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
 
     @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
         published.put_nowait(params)
+
+    await client.start_io(sys.executable, "-m", "vap_lsp", "serve", env=env)
+    await client.initialize_async(
+        lsp.InitializeParams(
+            capabilities=lsp.ClientCapabilities(),
+            initialization_options={"debounceMs": debounce_ms},
+            workspace_folders=[lsp.WorkspaceFolder(folder.as_uri(), folder.name)] if folder else None,
+        )
+    )
+    client.initialized(lsp.InitializedParams())
+    return client
+
+
+async def stop_server(client: LanguageClient) -> None:
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+
+
+async def server_run(
+    text: str, edits: int, env: dict[str, str] | None = None, folder: Path | None = None
+) -> tuple[float, list[float], float | None]:
+    published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
 
     async def wait_version(version: int) -> None:
         while True:
@@ -83,15 +110,7 @@ async def server_run(
                 return
 
     start = time.perf_counter()
-    await client.start_io(sys.executable, "-m", "vap_lsp", "serve", env=env)
-    await client.initialize_async(
-        lsp.InitializeParams(
-            capabilities=lsp.ClientCapabilities(),
-            initialization_options={"debounceMs": 0},
-            workspace_folders=[lsp.WorkspaceFolder(folder.as_uri(), folder.name)] if folder else None,
-        )
-    )
-    client.initialized(lsp.InitializedParams())
+    client = await start_server(published, env=env, folder=folder)
     client.text_document_did_open(
         lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
     )
@@ -115,9 +134,7 @@ async def server_run(
         latencies.append(time.perf_counter() - t0)
     server_process = client._server  # pygls keeps the spawned process here
     rss = peak_rss_mib(server_process.pid) if server_process is not None else None
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
+    await stop_server(client)
     return cold, latencies, rss
 
 

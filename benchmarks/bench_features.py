@@ -22,13 +22,12 @@ import time
 from pathlib import Path
 
 from lsprotocol import types as lsp
-from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_diagnostics import generate, pct  # noqa: E402
+from bench_diagnostics import generate, pct, start_server, stop_server  # noqa: E402
 
 from vap_lsp.analysis.engine import AnalysisSettings  # noqa: E402
 from vap_lsp.features import cel_context  # noqa: E402
@@ -85,20 +84,8 @@ def service_run(text: str, completion: list[int], hovers: list[int], n: int) -> 
 
 
 async def server_run(text: str, completion: list[int], hovers: list[int], n: int) -> None:
-    client = LanguageClient("vap-lsp-bench", "1")
     published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
-
-    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
-    def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
-        published.put_nowait(params)
-
-    await client.start_io(sys.executable, "-m", "vap_lsp", "serve")
-    await client.initialize_async(
-        lsp.InitializeParams(
-            capabilities=lsp.ClientCapabilities(), initialization_options={"debounceMs": 200}
-        )
-    )
-    client.initialized(lsp.InitializedParams())
+    client = await start_server(published, debounce_ms=200)
     client.text_document_did_open(
         lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
     )
@@ -137,9 +124,7 @@ async def server_run(text: str, completion: list[int], hovers: list[int], n: int
                 times.append(time.perf_counter() - t0)
         print(summary(f"server completion, {label}", c_times))
         print(summary(f"server hover, {label}", h_times))
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()  # type: ignore[no-untyped-call]
+    await stop_server(client)
 
 
 def main() -> None:

@@ -13,12 +13,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import time
 
-from bench_diagnostics import ROOT, server_run
+from bench_diagnostics import ROOT, server_run, start_server, stop_server
 from lsprotocol import types as lsp
-from pygls.lsp.client import LanguageClient
 
 POLICY = (
     "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
@@ -43,22 +41,12 @@ async def hover_while_opening(text: str, hovers: int) -> list[float]:
     """Hover latencies on a small open document while the large one is opened and tokenised."""
     small = (ROOT / "examples" / "valid" / "replica-limit.yaml").read_text(encoding="utf-8")
     small_uri, big_uri = "file:///bench/small.yaml", "file:///bench/big.yaml"
-    client = LanguageClient("vap-lsp-bench", "1")
-    published: asyncio.Queue[str] = asyncio.Queue()
-
-    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
-        published.put_nowait(params.uri)
-
-    await client.start_io(sys.executable, "-m", "vap_lsp", "serve")
-    await client.initialize_async(
-        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), initialization_options={"debounceMs": 0})
-    )
-    client.initialized(lsp.InitializedParams())
+    published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
+    client = await start_server(published)
     client.text_document_did_open(
         lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(small_uri, "yaml", 1, small))
     )
-    while await published.get() != small_uri:
+    while (await published.get()).uri != small_uri:
         pass
     client.text_document_did_open(
         lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(big_uri, "yaml", 1, text))
@@ -77,9 +65,7 @@ async def hover_while_opening(text: str, hovers: int) -> list[float]:
         )
         latencies.append(time.perf_counter() - t0)
     await tokens
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
+    await stop_server(client)
     return latencies
 
 

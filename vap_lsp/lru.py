@@ -18,7 +18,8 @@ V = TypeVar("V")
 
 
 class LruCache(Generic[K, V]):
-    """At most `size` entries (more while one `put` asks for it); least recently used leave first."""
+    """At most `size` entries (more while one `put` asks for it); least recently used leave first.
+    Values are never None: `get` answers None for a miss."""
 
     def __init__(self, size: int) -> None:
         self.size = size

@@ -72,14 +72,21 @@ class VapLanguageServer(LanguageServer):
         return str(self.workspace.position_encoding or "utf-16")
 
     def reindex_from_disk(self, uri: str) -> None:
-        """A closed document counts as what is on disk again (or nothing, if it is gone)."""
+        """A closed document counts as what is on disk again (or nothing, if it is gone).
+
+        Runs in the thread pool after didClose: if the document was opened again meanwhile, its
+        buffer (indexed by its own analysis) wins over the disk.
+        """
         path = uris.to_fs_path(uri)
         data = read_file(Path(path), []) if path and Path(path).is_file() else None
         text = decode_bytes(data)[0] if data is not None else None
-        if text is None:
+        objects = parse_text(text)[1] if text is not None else None
+        if uri in self.workspace.text_documents:
+            return
+        if objects is None:
             self.index.remove(uri)
         else:
-            self.index.update(uri, parse_text(text)[1])
+            self.index.update(uri, objects)
 
     def warm_features(self) -> None:
         """Import the language services the handlers load on first use.

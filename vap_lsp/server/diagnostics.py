@@ -22,6 +22,7 @@ from lsprotocol import types as lsp
 
 from vap_lsp.analysis.engine import FileAnalysis, analyse_text
 from vap_lsp.server.convert import to_lsp_diagnostic
+from vap_lsp.server.worker import in_background, off_loop
 
 if TYPE_CHECKING:
     from vap_lsp.server.app import VapLanguageServer
@@ -93,9 +94,7 @@ class DiagnosticsScheduler:
         self.analyses.pop(uri, None)
         self.extra.pop(uri, None)
         # Reading and parsing the file on disk can take seconds: not on the event loop.
-        asyncio.get_running_loop().run_in_executor(
-            self.server.thread_pool, self.server.reindex_from_disk, uri
-        )
+        in_background(self.server, functools.partial(self.server.reindex_from_disk, uri))
         self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     async def _run(self, uri: str, delay: float) -> None:
@@ -105,9 +104,8 @@ class DiagnosticsScheduler:
             document = self.server.workspace.get_text_document(uri)
             version, text = document.version, document.source
             settings = self.server.settings.analysis
-            loop = asyncio.get_running_loop()
-            analysis = await loop.run_in_executor(
-                self.server.thread_pool,
+            analysis = await off_loop(
+                self.server,
                 functools.partial(analyse_text, text, settings, workspace=self.server.index, uri=uri),
             )
             current = self.server.workspace.text_documents.get(uri)
@@ -122,7 +120,7 @@ class DiagnosticsScheduler:
             )
             if not self._warmed:
                 self._warmed = True
-                loop.run_in_executor(self.server.thread_pool, self.server.warm_features)
+                in_background(self.server, self.server.warm_features)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -9,8 +9,6 @@ window/showDocument when the client supports it.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import inspect
 import logging
 import re
@@ -133,14 +131,14 @@ def _command_target(ls: VapLanguageServer, args: tuple[Any, ...]) -> tuple[str, 
 async def run_command(ls: VapLanguageServer, state: _RunState, uri: str, policy: str) -> dict[str, Any]:
     from vap_lsp.features import run_samples
 
-    loop = asyncio.get_running_loop()
-    sources = _sources(ls)
-    extras = _extra_sources(ls)
     version = ls.settings.analysis.resolved_version()
-    outcome = await loop.run_in_executor(
-        ls.thread_pool,
-        functools.partial(run_samples.run_against_samples, uri, policy, sources, extras, version, ls.index),
-    )
+
+    def run() -> run_samples.RunOutcome:
+        # Reading the workspace's files belongs off the event loop too.
+        sources, extras = _sources(ls), _extra_sources(ls)
+        return run_samples.run_against_samples(uri, policy, sources, extras, version, ls.index)
+
+    outcome = await off_loop(ls, run)
     previous, state.uris = state.uris, set()
     encoding = ls.position_encoding
     published = 0

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -22,6 +25,17 @@ P = TypeVar("P")
 
 async def off_loop(ls: LanguageServer, work: Callable[[], T]) -> T:
     return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
+
+
+def in_background(ls: LanguageServer, work: Callable[[], object]) -> None:
+    """Run `work` in the pool without waiting for it; a failure is logged, not lost."""
+    future = asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
+    future.add_done_callback(_log_failure)
+
+
+def _log_failure(future: asyncio.Future[object]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("background work failed", exc_info=future.exception())
 
 
 def in_worker(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types as lsp
 
 from vap_lsp.features.snapshot import DocumentSnapshot
-from vap_lsp.server.worker import in_worker
+from vap_lsp.server.worker import in_worker, off_loop
 from vap_lsp.text import LineIndex, Position, Span
 
 if TYPE_CHECKING:
@@ -148,9 +148,9 @@ async def scan_workspace_with_progress(ls: VapLanguageServer) -> int:
         except Exception:
             log.warning("client refused a progress token", exc_info=True)
             token = None
-    loop = asyncio.get_running_loop()
     if token is None:
-        return await loop.run_in_executor(ls.thread_pool, ls.scan_workspace)
+        return await off_loop(ls, ls.scan_workspace)
+    loop = asyncio.get_running_loop()
     ls.work_done_progress.begin(
         token, lsp.WorkDoneProgressBegin(title="vap-lsp: indexing workspace", cancellable=False)
     )
