@@ -13,9 +13,14 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from vap_lsp.cel import library as lib
+from vap_lsp.cel import types as t
 from vap_lsp.cel.ast import ParsedExpr
 from vap_lsp.cel.environment import Environment, ExpressionKind, build_environment
+from vap_lsp.cel.library import celext
 from vap_lsp.cel.library.decls import FunctionDecl
+from vap_lsp.cel.library.kubernetes import CIDR as CIDR_TYPE
+from vap_lsp.cel.library.kubernetes import IP as IP_TYPE
+from vap_lsp.cel.macros import ALL_MACROS, BLOCK_MACROS
 from vap_lsp.cel.parser import parse
 from vap_lsp.cel.types import Type
 
@@ -35,10 +40,26 @@ class ConformanceEnvironment(Environment):
     container: str = ""
 
 
+_EXTENSIONS = (celext.MATH, celext.ENCODERS, celext.STRINGS_V3)
+
+
 @lru_cache(maxsize=1)
 def _base() -> Environment:
-    return build_environment(
-        f"1.{lib.NEWEST_MINOR}", ExpressionKind.VARIABLE, has_params=False, mode="stored"
+    k8s = build_environment(f"1.{lib.NEWEST_MINOR}", ExpressionKind.VARIABLE, has_params=False, mode="stored")
+    extra = lib._group(o for library in _EXTENSIONS for o in library.overloads)
+    return replace(
+        k8s,
+        functions=_merge(k8s.functions, extra),
+        nested_functions=_merge(k8s.nested_functions, extra),
+        # plain CEL: mixed list/map literals are list(dyn)/map(K, dyn) (Kubernetes sets
+        # cel.HomogeneousAggregateLiterals)
+        features=replace(k8s.features, homogeneous_aggregate_literals=False),
+        # network_ext names the IP/CIDR types, as cel-go's ext.Network does
+        type_identifiers={
+            **k8s.type_identifiers,
+            "net.IP": t.type_of(IP_TYPE),
+            "net.CIDR": t.type_of(CIDR_TYPE),
+        },
     )
 
 
@@ -64,5 +85,6 @@ def conformance_environment(decls: ConformanceDecls, container: str = "") -> Con
 
 def conformance_parse(text: str, env: Environment, *, macros: bool = True) -> ParsedExpr:
     """Parse with every macro (or none: `disable_macros`), optional syntax and backtick escapes."""
-    names = frozenset(f"{m.name}({m.arg_count})" for m in env.macros if m.arg_count is not None)
-    return parse(text, macros=names if macros else frozenset(), enable_optional_syntax=True)
+    return parse(
+        text, macros=ALL_MACROS | BLOCK_MACROS if macros else frozenset(), enable_optional_syntax=True
+    )

@@ -37,7 +37,7 @@ from vap_lsp.cel.ast import (
 from vap_lsp.cel.checker import CheckedExpr, qualified_name
 from vap_lsp.cel.environment import Environment
 from vap_lsp.cel.library.decls import Overload
-from vap_lsp.cel.runtime import extlib, k8s
+from vap_lsp.cel.runtime import celext, extlib, k8s
 from vap_lsp.cel.runtime.cost import LIST_CREATE, MAP_CREATE, STRUCT_CREATE, call_cost, is_unit_cost
 from vap_lsp.cel.runtime.stdlib import IMPLS, MutableList
 from vap_lsp.cel.runtime.values import (
@@ -396,7 +396,12 @@ _CANDIDATES: dict[str, _Candidate | None] = {}
 def _candidate(overload: Overload) -> _Candidate | None:
     found = _CANDIDATES.get(overload.id, _MISSING)
     if found is _MISSING:
-        impl = IMPLS.get(overload.id) or extlib.IMPLS.get(overload.id) or k8s.IMPLS.get(overload.id)
+        impl = (
+            IMPLS.get(overload.id)
+            or extlib.IMPLS.get(overload.id)
+            or k8s.IMPLS.get(overload.id)
+            or celext.IMPLS.get(overload.id)
+        )
         found = (
             None
             if impl is None
@@ -480,6 +485,12 @@ class _Planner:
         self.accus: list[set[str]] = []
 
     # -- helpers --------------------------------------------------------------------------
+
+    def _env_overload(self, function: str, overload_id: str) -> Overload | None:
+        """An overload only this environment declares (the conformance suite's extensions; the
+        Kubernetes overloads are all in `_OVERLOADS`)."""
+        decl = self.env.find_function(function)
+        return decl.overload(overload_id) if decl is not None else None
 
     def is_local(self, name: str) -> bool:
         return any(name in s for s in self.scopes)
@@ -681,7 +692,7 @@ class _Planner:
             if target is not None and ref.name != fn:
                 target = None  # namespaced function: `sets.contains(...)`
             ids = ref.overload_ids
-            overloads = [_OVERLOADS[i] for i in ids if i in _OVERLOADS]
+            overloads = [o for o in (_OVERLOADS.get(i) or self._env_overload(function, i) for i in ids) if o]
         else:
             if target is not None:
                 prefix = qualified_name(target)
@@ -690,7 +701,8 @@ class _Planner:
                     if not self.is_local(root) and self.env.find_variable(root) is None:
                         function = f"{prefix}.{fn}"
                         target = None
-            overloads = list(_BY_FUNCTION.get(function, []))
+            decl = self.env.find_function(function)
+            overloads = list(_BY_FUNCTION.get(function) or (decl.overloads if decl is not None else []))
         member = target is not None
         argc = len(e.args) + (1 if member else 0)
         overloads = [o for o in overloads if o.receiver_style == member and len(o.params) == argc]

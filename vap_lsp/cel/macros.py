@@ -33,6 +33,7 @@ __all__ = [
     "ACCUMULATOR_NAME",
     "ALL_MACROS",
     "BIND_MACROS",
+    "BLOCK_MACROS",
     "DEFAULT_MACROS",
     "LEGACY_ACCUMULATOR_NAME",
     "OPTIONAL_MACROS",
@@ -397,6 +398,50 @@ def _bind(f: ExprFactory, target: Expr | None, args: list[Expr]) -> Expansion:
     )
 
 
+def _block_index(f: ExprFactory, target: Expr | None, args: list[Expr]) -> Expansion:
+    """`cel.index(N)` (cel-go ext/bindings.go, BindingsVersion 1): the N-th `cel.block` slot."""
+    if not (isinstance(target, Ident) and target.name == "cel"):
+        return None
+    arg = args[0]
+    if not (isinstance(arg, Literal) and arg.kind is LiteralKind.INT and isinstance(arg.value, int)):
+        return MacroError("cel.index requires a single non-negative int constant arg", arg)
+    return f.ident(f"@index{arg.value}")
+
+
+def _block_iter_var(f: ExprFactory, target: Expr | None, args: list[Expr]) -> Expansion:
+    """`cel.iterVar(depth, i)`: the comprehension variable names `cel.block` optimisers emit."""
+    if not (isinstance(target, Ident) and target.name == "cel"):
+        return None
+    nums = [a.value for a in args if isinstance(a, Literal) and a.kind is LiteralKind.INT]
+    if len(nums) != 2:
+        return MacroError("cel.iterVar requires two non-negative int constant args", args[0])
+    return f.ident(f"@it:{nums[0]}:{nums[1]}")
+
+
+def _block(f: ExprFactory, target: Expr | None, args: list[Expr]) -> Expansion:
+    """`cel.block([e0, e1, …], result)`: each slot bound once, in order, like nested `cel.bind`s
+    (cel-go evaluates the slots lazily; the values are the same)."""
+    if not (isinstance(target, Ident) and target.name == "cel"):
+        return None
+    slots = args[0]
+    if not isinstance(slots, ListExpr):
+        return MacroError("cel.block requires the first arg to be a list literal", slots)
+    result = args[1]
+    for i in reversed(range(len(slots.elements))):
+        name = f"@index{i}"
+        result = f.comprehension(
+            f.list(),
+            UNUSED_ITER_VAR,
+            None,
+            slots.elements[i],
+            f.literal(LiteralKind.BOOL, False),
+            f.ident(name),
+            result,
+            accu_var=name,
+        )
+    return result
+
+
 _SPECS: list[MacroSpec] = [
     MacroSpec("has", 1, False, _has),
     MacroSpec("all", 2, True, _quantifier("all")),
@@ -420,6 +465,12 @@ _SPECS: list[MacroSpec] = [
     MacroSpec("optFlatMap", 2, True, _opt_map(True)),
     MacroSpec("bind", 3, True, _bind),
     MacroSpec("sortBy", 2, True, _sort_by),
+]
+#: cel.block/cel.index: conformance suite only (cel-go's block extension; no Kubernetes version has it).
+_BLOCK_SPECS = [
+    MacroSpec("block", 2, True, _block),
+    MacroSpec("index", 1, True, _block_index),
+    MacroSpec("iterVar", 2, True, _block_iter_var),
 ]
 _BY_KEY: dict[str, MacroSpec] = {("cel.bind(3)" if s.function == "bind" else s.key): s for s in _SPECS}
 #: cel-go registers cel.bind as the receiver macro ``bind`` (target must be ``cel``).
@@ -446,6 +497,8 @@ OPTIONAL_MACROS = frozenset({"optMap(2)", "optFlatMap(2)"})
 LISTS_MACROS = frozenset({"sortBy(2)"})
 BIND_MACROS = frozenset({"cel.bind(3)"})
 ALL_MACROS = frozenset(_BY_KEY)
+BLOCK_MACROS = frozenset({"cel.block(2)", "cel.index(1)", "cel.iterVar(2)"})
+_BY_KEY.update({f"cel.{s.key}": s for s in _BLOCK_SPECS})
 #: Kubernetes (recent versions): standard macros, two-variable comprehensions and
 #: optional types; ``cel.bind`` is not part of the Kubernetes environment.
 DEFAULT_MACROS = STANDARD_MACROS | TWO_VAR_MACROS | OPTIONAL_MACROS
