@@ -256,6 +256,17 @@ def _select(operand: Value, name: str, ctx: _Ctx) -> Value:
     raise CelError(f"no such key: {name}")
 
 
+def _optional_field(operand: Value, name: str, ctx: _Ctx) -> Optional:
+    """`x.?name` / `opt.name`: none for an absent map key or struct field; selecting on any
+    other value (null, a number) is an error, as in cel-go."""
+    if isinstance(operand, (Mapping, k8s.StructValue)):
+        return Optional(_select(operand, name, ctx)) if _has_field_quiet(operand, name) else NONE
+    return Optional(_select(operand, name, ctx))
+
+
+_REPEATED_KEY = "Failed with repeated key"
+
+
 def _has_field(operand: Value, name: str) -> bool:
     if isinstance(operand, Mapping):
         return name in operand
@@ -602,9 +613,7 @@ class _Planner:
                     if not v.has_value:
                         return NONE
                     v = v.value
-                if _has_field_quiet(v, name):
-                    return Optional(_select(v, name, ctx))
-                return NONE
+                return _optional_field(v, name, ctx)
 
             return opt_select
 
@@ -624,8 +633,7 @@ class _Planner:
             if type(v) is Optional:
                 if not v.has_value:
                     return NONE
-                inner = v.value
-                return Optional(_select(inner, name, ctx)) if _has_field_quiet(inner, name) else NONE
+                return _optional_field(v.value, name, ctx)
             return _select(v, name, ctx)
 
         return select
@@ -890,7 +898,10 @@ class _Planner:
             try:
                 const: dict[Value, Value] = {}
                 for k, v, _ in entries:
-                    const[cel_hash_key(k.value)] = v.value  # type: ignore[attr-defined]
+                    key = cel_hash_key(k.value)  # type: ignore[attr-defined]
+                    if key in const:
+                        raise CelError(_REPEATED_KEY)
+                    const[key] = v.value  # type: ignore[attr-defined]
                 return _Const(const)
             except CelError as err:
                 return _ErrorConst(err)
@@ -910,6 +921,8 @@ class _Planner:
                         out.pop(k, None)
                         continue
                     v = v.value
+                if k in out:
+                    raise CelError(_REPEATED_KEY)
                 out[k] = v
             ctx.charge(MAP_CREATE)
             return out

@@ -22,6 +22,7 @@ from vap_lsp.cel.runtime.values import (
     cel_equals,
     map_get,
     no_such_overload,
+    num_compare,
 )
 
 __all__ = ["IMPLS", "compare", "compile_regex"]
@@ -160,6 +161,8 @@ def compare(a: Value, b: Value) -> int:
         if tb is not ta:
             raise no_such_overload()
         x, y = a.nanos, b.nanos
+    elif ta is float or tb is float:
+        return num_compare(a, b)
     else:
         x = int(a) if ta is UintType else a
         y = int(b) if tb is UintType else b

@@ -48,6 +48,7 @@ __all__ = [
     "format_key",
     "from_python",
     "no_such_overload",
+    "num_compare",
     "size_of",
     "to_python",
     "type_name",
@@ -220,9 +221,34 @@ def type_name(v: Value) -> str:
     return type(v).__name__
 
 
+def _double_vs_integer(d: float, i: int, unsigned: bool) -> int:
+    """cel-go `compareDoubleInt`/`compareDoubleUint`: outside the integer type's range the double
+    wins; inside, the integer is converted to double (lossy: 2^63-1 equals 2^63 as a double)."""
+    if d < (0 if unsigned else INT64_MIN):
+        return -1
+    if d > float(UINT64_MAX if unsigned else INT64_MAX):
+        return 1
+    f = float(i)
+    return -1 if d < f else (1 if d > f else 0)
+
+
+def num_compare(a: Value, b: Value) -> int:
+    """cel-go's ordering of two numbers of any of int/uint/double (NaN handled by callers)."""
+    ta, tb = type(a), type(b)
+    if ta is float and tb is not float:
+        return _double_vs_integer(a, int(b), tb is UintType)
+    if tb is float and ta is not float:
+        return -_double_vs_integer(b, int(a), ta is UintType)
+    x = int(a) if ta is UintType else a
+    y = int(b) if tb is UintType else b
+    return -1 if x < y else (1 if x > y else 0)
+
+
 def _num_equals(a: Value, b: Value) -> bool:
-    # Python compares int/float exactly, NaN != NaN; celpy's UintType refuses mixed equality
-    return bool((int(a) if type(a) is UintType else a) == (int(b) if type(b) is UintType else b))
+    # NaN equals nothing; int/uint exact; with a double, cel-go's lossy comparison
+    if (type(a) is float and math.isnan(a)) or (type(b) is float and math.isnan(b)):
+        return False
+    return num_compare(a, b) == 0
 
 
 _NUMERIC = (int, UintType, float)
