@@ -146,6 +146,15 @@ def qualified_name(e: Expr) -> str | None:
     return ".".join(reversed(parts))
 
 
+def container_candidates(container: str, name: str, root_only: bool = False) -> list[str]:
+    """cel-go `Container.ResolveCandidateNames`: `name` qualified by the container and each of its
+    parents, most qualified first, then `name` itself."""
+    if root_only or not container:
+        return [name]
+    parts = container.split(".")
+    return [".".join([*parts[:i], name]) for i in range(len(parts), 0, -1)] + [name]
+
+
 def _has_type_params(typ: Type) -> bool:
     if typ.kind is Kind.TYPE_PARAM:
         return True
@@ -300,23 +309,32 @@ class _Checker:
     # -- lookups --------------------------------------------------------------------------
 
     def lookup_ident(self, name: str) -> tuple[Type, Reference] | None:
-        """cel-go `Env.LookupIdent`: local scopes, declared variables, then type names."""
-        if name.startswith("."):
+        """cel-go `Env.LookupIdent`: local scopes (not for `.name`, which is always global),
+        then declared variables, type names and constants under each name the container
+        makes of it (`a.b.y`, `a.y`, `y` in container `a.b`; Kubernetes has none)."""
+        root_only = name.startswith(".")
+        if root_only:
             name = name[1:]
-        for scope in reversed(self.scopes):
-            found = scope.get(name)
-            if found is not None:
-                return found, Reference("local", name)
-        var = self.env.find_variable(name)
-        if var is not None:
-            return var, Reference("variable", name)
-        typ = self.env.find_type_identifier(name)
-        if typ is not None:
-            return typ, Reference("type", name)
-        constant = self.env.find_constant(name)
-        if constant is not None:
-            return constant, Reference("variable", name)
+        else:
+            for scope in reversed(self.scopes):
+                found = scope.get(name)
+                if found is not None:
+                    return found, Reference("local", name)
+        for candidate in container_candidates(getattr(self.env, "container", ""), name, root_only):
+            var = self.env.find_variable(candidate)
+            if var is not None:
+                return var, Reference("variable", candidate)
+            typ = self.env.find_type_identifier(candidate)
+            if typ is not None:
+                return typ, Reference("type", candidate)
+            constant = self.env.find_constant(candidate)
+            if constant is not None:
+                return constant, Reference("variable", candidate)
         return None
+
+    def is_local_root(self, qualified: str) -> bool:
+        """Whether a dotted name starts with a comprehension variable (which shadows globals)."""
+        return not qualified.startswith(".") and any(qualified.split(".")[0] in s for s in self.scopes)
 
     def lookup_function(self, name: str) -> FunctionDecl | None:
         if name.startswith("."):
@@ -346,7 +364,7 @@ class _Checker:
     def _select(self, e: Select) -> None:
         if not e.test_only and not e.optional:
             qname = qualified_name(e)
-            if qname is not None:
+            if qname is not None and not self.is_local_root(qname):
                 found = self.lookup_ident(qname)
                 if found is not None:
                     self.set_type(e, found[0])

@@ -34,7 +34,7 @@ from vap_lsp.cel.ast import (
     Select,
     StructExpr,
 )
-from vap_lsp.cel.checker import CheckedExpr, qualified_name
+from vap_lsp.cel.checker import CheckedExpr, container_candidates, qualified_name
 from vap_lsp.cel.environment import Environment
 from vap_lsp.cel.library.decls import Overload
 from vap_lsp.cel.runtime import celext, extlib, k8s
@@ -546,8 +546,9 @@ class _Planner:
         return var
 
     def plan_ident(self, e: Ident) -> Fn:
+        root_only = e.name.startswith(".")
         name = e.name.lstrip(".")
-        if self.is_local(name):
+        if not root_only and self.is_local(name):
             if self.is_accu(name):
 
                 def accu(ctx: _Ctx) -> Value:
@@ -574,7 +575,25 @@ class _Planner:
             and self.env.find_type_identifier(name) is not None
         ):
             return _Const(TypeValue(_TYPE_NAMES.get(name, name)))
+        if ref is not None and ref.kind == "variable":
+            return self._variable(ref.name)
+        container = getattr(self.env, "container", "")
+        if container and not self.checked:
+            return self._variable_in_container(container_candidates(container, name, root_only))
         return self._variable(name)
+
+    def _variable_in_container(self, candidates: list[str]) -> Fn:
+        """Unchecked name resolution in a container: the first candidate the activation has."""
+
+        def var(ctx: _Ctx) -> Value:
+            ctx.charge(1)
+            for candidate in candidates:
+                if candidate in ctx.activation:
+                    v = ctx.activation[candidate]
+                    return k8s.wrap_activation_value(v) if type(v) not in _PLAIN else v
+            raise CelError(f"no such attribute(s): {candidates[-1]}")
+
+        return var
 
     def plan_select(self, e: Select) -> Fn:
         ref = self.refs.get(e.id)
