@@ -146,6 +146,16 @@ def qualified_name(e: Expr) -> str | None:
     return ".".join(reversed(parts))
 
 
+NAMESPACE_RESOLUTION_MINOR = 37
+"""First Kubernetes minor whose cel-go (v0.29; the change is v0.27's "Namespace resolution fix",
+google/cel-go#1256) resolves `.name` globally even inside a comprehension binding `name`, and
+lets a comprehension variable shadow a dotted global (`y.z` inside `exists(y, …)`)."""
+
+
+def shadowing_fixed(env: Environment) -> bool:
+    return env.minor >= NAMESPACE_RESOLUTION_MINOR
+
+
 def container_candidates(container: str, name: str, root_only: bool = False) -> list[str]:
     """cel-go `Container.ResolveCandidateNames`: `name` qualified by the container and each of its
     parents, most qualified first, then `name` itself."""
@@ -243,6 +253,7 @@ class _Checker:
         # 1.28) and an AST validator from 0.17 on (see validators.py), where the checker joins
         # mixed element types to `dyn`.
         self.homogeneous = env.features.homogeneous_aggregate_literals and self.minor < 29
+        self.shadowing_fixed = self.minor >= NAMESPACE_RESOLUTION_MINOR
         self._dispatch: dict[type, Callable[[Expr], None]] = {
             Literal: self._literal,  # type: ignore[dict-item]
             Ident: self._ident,  # type: ignore[dict-item]
@@ -315,7 +326,7 @@ class _Checker:
         root_only = name.startswith(".")
         if root_only:
             name = name[1:]
-        else:
+        if not (root_only and self.shadowing_fixed):
             for scope in reversed(self.scopes):
                 found = scope.get(name)
                 if found is not None:
@@ -333,8 +344,13 @@ class _Checker:
         return None
 
     def is_local_root(self, qualified: str) -> bool:
-        """Whether a dotted name starts with a comprehension variable (which shadows globals)."""
-        return not qualified.startswith(".") and any(qualified.split(".")[0] in s for s in self.scopes)
+        """Whether a dotted name starts with a comprehension variable, which shadows a global of
+        that dotted name from cel-go v0.27 on (before, `y.z` found the global `y.z`)."""
+        return (
+            self.shadowing_fixed
+            and not qualified.startswith(".")
+            and any(qualified.split(".")[0] in s for s in self.scopes)
+        )
 
     def lookup_function(self, name: str) -> FunctionDecl | None:
         if name.startswith("."):

@@ -34,7 +34,7 @@ from vap_lsp.cel.ast import (
     Select,
     StructExpr,
 )
-from vap_lsp.cel.checker import CheckedExpr, container_candidates, qualified_name
+from vap_lsp.cel.checker import CheckedExpr, container_candidates, qualified_name, shadowing_fixed
 from vap_lsp.cel.environment import Environment
 from vap_lsp.cel.library.decls import Overload
 from vap_lsp.cel.runtime import celext, extlib, k8s
@@ -257,14 +257,10 @@ def _select(operand: Value, name: str, ctx: _Ctx) -> Value:
 
 
 def _optional_field(operand: Value, name: str, ctx: _Ctx) -> Optional:
-    """`x.?name` / `opt.name`: none for an absent map key or struct field; selecting on any
-    other value (null, a number) is an error, as in cel-go."""
-    if isinstance(operand, (Mapping, k8s.StructValue)):
-        return Optional(_select(operand, name, ctx)) if _has_field_quiet(operand, name) else NONE
-    return Optional(_select(operand, name, ctx))
-
-
-_REPEATED_KEY = "Failed with repeated key"
+    """`x.?name` / `opt.name`: none when the field is absent, and also on a value without
+    fields (null, a number): cel-go's `refQualify` without `cel.EnableErrorOnBadPresenceTest`,
+    which Kubernetes does not set."""
+    return Optional(_select(operand, name, ctx)) if _has_field_quiet(operand, name) else NONE
 
 
 def _has_field(operand: Value, name: str) -> bool:
@@ -548,7 +544,7 @@ class _Planner:
     def plan_ident(self, e: Ident) -> Fn:
         root_only = e.name.startswith(".")
         name = e.name.lstrip(".")
-        if not root_only and self.is_local(name):
+        if not (root_only and shadowing_fixed(self.env)) and self.is_local(name):
             if self.is_accu(name):
 
                 def accu(ctx: _Ctx) -> Value:
@@ -916,11 +912,8 @@ class _Planner:
         if all(isinstance(k, _Const) and isinstance(v, _Const) and not o for k, v, o in entries):
             try:
                 const: dict[Value, Value] = {}
-                for k, v, _ in entries:
-                    key = cel_hash_key(k.value)  # type: ignore[attr-defined]
-                    if key in const:
-                        raise CelError(_REPEATED_KEY)
-                    const[key] = v.value  # type: ignore[attr-defined]
+                for k, v, _ in entries:  # a repeated key keeps the last value, as in cel-go
+                    const[cel_hash_key(k.value)] = v.value  # type: ignore[attr-defined]
                 return _Const(const)
             except CelError as err:
                 return _ErrorConst(err)
@@ -940,8 +933,6 @@ class _Planner:
                         out.pop(k, None)
                         continue
                     v = v.value
-                if k in out:
-                    raise CelError(_REPEATED_KEY)
                 out[k] = v
             ctx.charge(MAP_CREATE)
             return out
