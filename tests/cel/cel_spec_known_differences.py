@@ -42,7 +42,8 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "string_ext/value_errors/indexof_out_of_range": (
         "cel-go returns -1 for an offset past the end of the string (ext/strings.go indexOfOffset, "
         "v0.16 to v0.28.1); the error comes with cel-go commit 14f6746a (#1335), after every cel-go "
-        "tag we could read, so not in the cel-go of any Kubernetes version modelled"
+        "tag we could read, so not in the cel-go of any Kubernetes version modelled (cel-go's own "
+        "conformance run skips it)"
     ),
     "string_ext/value_errors/lastindexof_out_of_range": (
         "same as indexof_out_of_range: cel-go's lastIndexOf returns -1 for an offset past the end "
@@ -50,14 +51,16 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     ),
     "fields/qualified_identifier_resolution/map_value_repeat_key": (
         "cel-go builds map literals into a Go map (interpreter evalMap.Eval), so a repeated key "
-        "keeps its last value instead of failing; the API server runs cel-go"
+        "keeps its last value instead of failing; the API server runs cel-go (which skips this test "
+        "in its own conformance run)"
     ),
     "fields/qualified_identifier_resolution/map_value_repeat_key_heterogeneous": (
         "cel-go does not reject repeated map literal keys (evalMap.Eval); {0: 1, 0u: 2} is no error there"
     ),
     "optionals/optionals/map_null_entry_no_such_key": (
         "cel-go's refQualify answers a presence test on a value without fields (null) with "
-        "'absent' unless cel.EnableErrorOnBadPresenceTest is set, which Kubernetes does not set"
+        "'absent' unless cel.EnableErrorOnBadPresenceTest is set: cel-go's conformance runner sets "
+        "it, Kubernetes' base.go does not"
     ),
     "optionals/optionals/map_present_key_invalid_field": (
         "as map_null_entry_no_such_key: without cel.EnableErrorOnBadPresenceTest (not set by "
@@ -66,7 +69,8 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "timestamps/duration_converters/get_milliseconds": (
         "cel-go's duration.getMilliseconds() returns the whole duration in milliseconds "
         "(types.DurationGetMilliseconds: dur.Milliseconds()), 123321 for 123.321456789s; the "
-        "specification's 321 is not what any cel-go, hence any API server, returns"
+        "specification's 321 is not what any cel-go, hence any API server, returns (cel-go skips "
+        "this test in its own conformance run)"
     ),
     "network_ext/ipv4/ipv4_equals_ipv6": (
         "Kubernetes' own IP library (apiserver pkg/cel/library/ip.go) rejects IPv4-mapped IPv6 "
@@ -76,8 +80,8 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "Kubernetes' ip() rejects IPv4-mapped IPv6 addresses (see ipv4_equals_ipv6)"
     ),
     "type_deduction/legacy_nullable_types/null_assignable_to_abstract_parameter_candidate": (
-        "check only: vap-lsp joins [optional.of(1), null] as cel-go's checker.joinTypes reads "
-        "(mostGeneral(optional_type(int), null) keeps null, kinds differ), so the element type is "
-        "null, not optional_type(int); not confirmed against a running cel-go, left as is"
+        "check only: cel-go's checker.joinTypes keeps mostGeneral(optional_type(int), null) = null "
+        "as the element type, and so does vap-lsp; cel-go skips this test in its own conformance "
+        "run (conformance/BUILD.bazel _TESTS_TO_SKIP)"
     ),
 }
