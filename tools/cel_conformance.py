@@ -1,6 +1,7 @@
 """Run google/cel-spec's conformance suite (tests/simple/testdata/*.textproto) through vap_lsp.cel.
 
-Usage: `python tools/cel_conformance.py ../shared/cel-spec [--verbose] [--file NAME]`
+Usage: `python tools/cel_conformance.py ../shared/cel-spec [--verbose] [--file NAME]` (exit status 1
+when any applicable test fails, known differences included)
 
 Each test is parsed (macros off under `disable_macros`), type-checked against its `type_env` and
 `container` (unless `disable_check`), evaluated with its `bindings` and compared with `value`,

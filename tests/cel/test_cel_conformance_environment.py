@@ -3,6 +3,8 @@ none of them may reach a Kubernetes environment."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from vap_lsp.cel import library as lib
@@ -65,3 +67,18 @@ def test_conformance_environment_evaluates_the_extensions(expression: str, expec
     result = evaluate(checked, {"x": 1}, env=env)
     assert result.error is None
     assert result.value == expected and type(result.value) is type(expected)
+
+
+@pytest.mark.parametrize(("minor", "local_wins"), [(36, False), (37, True)])
+def test_comprehension_variable_shadows_a_dotted_global_from_cel_go_0_27(
+    minor: int, local_wins: bool
+) -> None:
+    # cel-go v0.27 "Namespace resolution fix" (#1256), compiled into Kubernetes 1.37: inside
+    # exists(y, …), `y.z` is the field of the local y; before, it was the global variable `y.z`.
+    base = build_environment(f"1.{minor}", ExpressionKind.VARIABLE, has_params=False)
+    env = dataclasses.replace(base, variables={"y.z": INT})
+    result = compile_expression("[{'z': 'a'}].exists(y, y.z == 'a')", env)
+    if local_wins:
+        assert result.ok, result.render()
+    else:
+        assert "found no matching overload for '_==_' applied to '(int, string)'" in (result.render() or "")
