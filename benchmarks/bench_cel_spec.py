@@ -176,6 +176,7 @@ def celpy_engine() -> Callable[[Case], Program | None]:
         ct.MapType: "map",
         ct.TimestampType: "google.protobuf.Timestamp",
         ct.DurationType: "google.protobuf.Duration",
+        ct.TypeType: "type",
         type(None): "null_type",
     }
 
