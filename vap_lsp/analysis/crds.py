@@ -180,7 +180,7 @@ def load_crds(
                     name = (item.get("metadata") or {}).get("name") if isinstance(item, dict) else None
                     for error in validate_crd(item, kubernetes_version):
                         severity = "error" if error.server_error else "information"
-                        result.problems.append(
+                        result.findings.append(
                             f"{path}: CustomResourceDefinition {name}: {severity}: {error.message()}"
                         )
             if explicit and not found:
