@@ -70,7 +70,8 @@ def test_names_group_versions_and_schema_in_the_servers_words() -> None:
     ) == [
         'error FieldValueInvalid: metadata.name: Invalid value: "widgets.example.com": '
         'must be spec.names.plural+"."+spec.group',
-        'error FieldValueInvalid: spec.group: Invalid value: "example": should be a domain with at least one dot',
+        'error FieldValueInvalid: spec.group: Invalid value: "example": '
+        "should be a domain with at least one dot",
         'error FieldValueNotSupported: spec.scope: Unsupported value: "Global": supported values: '
         '"Cluster", "Namespaced"',
         "error FieldValueInvalid: spec.versions: Invalid value: must have exactly one version marked as "
@@ -79,7 +80,8 @@ def test_names_group_versions_and_schema_in_the_servers_words() -> None:
         "Required value: must not be empty for specified object fields",
         "error FieldValueRequired: spec.versions[0].schema.openAPIV3Schema.properties[spec]"
         ".properties[sizes].items: Required value: must be specified",
-        "error FieldValueRequired: spec.versions[1].schema.openAPIV3Schema: Required value: schemas are required",
+        "error FieldValueRequired: spec.versions[1].schema.openAPIV3Schema: "
+        "Required value: schemas are required",
         'error FieldValueInvalid: spec.versions[1].name: Invalid value: "V2": a DNS-1035 label must consist '
         "of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an "
         "alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
