@@ -220,6 +220,10 @@ class WorkspaceIndex:
             self.generation += 1
             self.crd_generation += 1
 
+    def external_sources(self) -> list[str]:
+        with self._lock:
+            return list(self._external)
+
     def external_crds(self) -> list[CRDVersion]:
         with self._lock:
             return [c for crds in self._external.values() for c in crds]

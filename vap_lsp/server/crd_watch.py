@@ -1,0 +1,167 @@
+"""The `vapLsp.crds` setting: CRDs from outside the workspace files, re-read when they change.
+
+Paths and globs are relative to each workspace folder (`analysis.crds.load_crds`); the CRDs go
+into the workspace index as one external source per folder, ranked below the workspace's own
+CRDs. Changes on disk arrive as `workspace/didChangeWatchedFiles`, for which the server registers
+watchers dynamically when the client can (`didChangeWatchedFiles.dynamicRegistration`); without
+that, the CRDs are re-read when the settings change. Handlers only schedule: the reading runs in
+the thread pool (`in_background`), and diagnostics are re-published when the CRDs changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+from pygls import uris
+
+from vap_lsp.server.worker import off_loop
+
+if TYPE_CHECKING:
+    from vap_lsp.server.app import VapLanguageServer
+
+log = logging.getLogger(__name__)
+
+REGISTRATION_ID = "vap-lsp-crds"
+SOURCE_PREFIX = "vapLsp.crds "
+_GLOB_CHARS = frozenset("*?[")
+
+
+class CrdSettingState:
+    """What was last registered and reported, so a repeated setting does not re-register."""
+
+    def __init__(self) -> None:
+        self.registered: tuple[str, ...] | None = None
+        self.reported: set[str] = set()
+        self.lock = threading.Lock()
+
+
+def _folder_roots(ls: VapLanguageServer) -> list[tuple[str, Path]]:
+    out: list[tuple[str, Path]] = []
+    for folder in list(ls.workspace.folders.values()):
+        path = uris.to_fs_path(folder.uri)
+        if path is not None:
+            out.append((folder.uri, Path(path)))
+    return out
+
+
+def reload_crds(ls: VapLanguageServer) -> bool:
+    """Read the setting's CRDs of every workspace folder into the index (thread pool only).
+
+    Returns whether the index's CRDs changed. Problems (a missing path, a file without a CRD,
+    what the API server would reject in a CRD) are shown once each."""
+    from vap_lsp.analysis.crds import load_crds
+
+    patterns = ls.settings.crds
+    version = ls.settings.analysis.resolved_version()
+    before = ls.index.crd_generation
+    roots = _folder_roots(ls)
+    live = {SOURCE_PREFIX + uri for uri, _ in roots}
+    for source in {c for c in ls.index.external_sources() if c.startswith(SOURCE_PREFIX)} - live:
+        ls.index.set_external_crds(source, [])
+    messages: list[str] = []
+    for uri, root in roots:
+        loaded = load_crds(list(patterns), root=root, kubernetes_version=version) if patterns else None
+        ls.index.set_external_crds(SOURCE_PREFIX + uri, loaded.versions if loaded is not None else [])
+        if loaded is not None:
+            messages.extend(f"vapLsp.crds: {m}" for m in (*loaded.problems, *loaded.findings))
+    state = ls.crd_state
+    with state.lock:
+        new = [m for m in messages if m not in state.reported]
+        state.reported = set(messages)
+    for message in new[:5]:
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
+    for message in new[5:]:
+        log.warning("%s", message)
+    return ls.index.crd_generation != before
+
+
+def _watch_pattern(pattern: str) -> str:
+    """A folder (no glob, no YAML suffix) is watched for the YAML files under it."""
+    if _GLOB_CHARS & set(pattern) or pattern.endswith((".yaml", ".yml", ".json")):
+        return pattern
+    return pattern.rstrip("/") + "/**/*.{yaml,yml}"
+
+
+def _watchers(ls: VapLanguageServer, patterns: tuple[str, ...]) -> list[lsp.FileSystemWatcher]:
+    caps = ls.client_capabilities.workspace
+    watched = caps.did_change_watched_files if caps is not None else None
+    relative = bool(watched is not None and watched.relative_pattern_support)
+    out: list[lsp.FileSystemWatcher] = []
+    for pattern in patterns:
+        glob = _watch_pattern(pattern)
+        if Path(pattern).expanduser().is_absolute():
+            out.append(lsp.FileSystemWatcher(glob_pattern=str(Path(glob).expanduser())))
+            continue
+        for uri, root in _folder_roots(ls):
+            if relative:
+                out.append(
+                    lsp.FileSystemWatcher(glob_pattern=lsp.RelativePattern(base_uri=uri, pattern=glob))
+                )
+            else:
+                out.append(lsp.FileSystemWatcher(glob_pattern=str(root / glob)))
+    return out
+
+
+def _can_register(ls: VapLanguageServer) -> bool:
+    caps = ls.client_capabilities.workspace
+    watched = caps.did_change_watched_files if caps is not None else None
+    return bool(watched is not None and watched.dynamic_registration)
+
+
+async def update_watchers(ls: VapLanguageServer) -> None:
+    """(Re-)register the file watchers for the current setting, when the client allows it."""
+    patterns = ls.settings.crds
+    state = ls.crd_state
+    if not _can_register(ls) or state.registered == patterns:
+        return
+    try:
+        if state.registered:
+            await ls.client_unregister_capability_async(
+                lsp.UnregistrationParams(
+                    unregisterations=[
+                        lsp.Unregistration(id=REGISTRATION_ID, method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+                    ]
+                )
+            )
+        state.registered = ()
+        if patterns:
+            options = lsp.DidChangeWatchedFilesRegistrationOptions(watchers=_watchers(ls, patterns))
+            await ls.client_register_capability_async(
+                lsp.RegistrationParams(
+                    registrations=[
+                        lsp.Registration(
+                            id=REGISTRATION_ID,
+                            method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=options,
+                        )
+                    ]
+                )
+            )
+            state.registered = patterns
+    except Exception:  # a client that refuses: the CRDs are still re-read on settings changes
+        log.warning("could not register file watchers for vapLsp.crds", exc_info=True)
+
+
+async def reload_and_publish(ls: VapLanguageServer) -> None:
+    """Re-read the CRDs in the thread pool; re-publish diagnostics (on the loop) if they changed."""
+    try:
+        changed = await off_loop(ls, lambda: reload_crds(ls))
+    except Exception:
+        log.exception("could not read the CRDs of vapLsp.crds")
+        return
+    if changed:
+        ls.diagnostics.schedule_all()
+
+
+def register(server: VapLanguageServer) -> None:
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def did_change_watched_files(
+        ls: VapLanguageServer, params: lsp.DidChangeWatchedFilesParams
+    ) -> None:
+        # Only the CRD watchers are registered: any change re-reads the setting's CRDs.
+        if params.changes:
+            await reload_and_publish(ls)
