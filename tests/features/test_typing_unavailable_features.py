@@ -65,7 +65,10 @@ def test_a_version_other_resources_still_need_is_kept_and_the_served_one_added()
     grant = grant.replace("served: false", "served: true").replace("- name: v1\n", "- name: v0\n")
     analyse_text(grant, AnalysisSettings(VERSION), workspace=workspace, uri="file:///ws/grant.yaml")
     text = _policy("[v1beta1]", "[httproutes, referencegrants]")
-    title = "Also match gateway.networking.k8s.io/v1 httproutes (HTTPRoute), the version the workspace's CRD serves"
+    title = (
+        "Also match gateway.networking.k8s.io/v1 httproutes (HTTPRoute), "
+        "the version the workspace's CRD serves"
+    )
     assert _fixes(text, workspace) == {title: _policy("[v1beta1, v1]", "[httproutes, referencegrants]")}
 
 
