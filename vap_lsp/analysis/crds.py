@@ -28,6 +28,7 @@ from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import ExpansionLimit, to_python
 from vap_lsp.yaml.parse import parse_yaml
 
+V1 = CRD_API_GROUP + "/v1"
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _OBJECT_META_REF: Mapping[str, Any] = {
     "$ref": OBJECT_META,
@@ -178,7 +179,9 @@ def load_crds(
                     result.documents.append(item)
                     result.versions.extend(crd_versions(item))
                     name = (item.get("metadata") or {}).get("name") if isinstance(item, dict) else None
-                    for error in validate_crd(item, kubernetes_version):
+                    # v1beta1 (not served since 1.22) had other rules: its schema is used, unjudged.
+                    issues = validate_crd(item, kubernetes_version) if item.get("apiVersion") == V1 else []
+                    for error in issues:
                         severity = "error" if error.server_error else "information"
                         result.findings.append(
                             f"{path}: CustomResourceDefinition {name}: {severity}: {error.message()}"

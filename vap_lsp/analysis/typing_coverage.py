@@ -35,7 +35,8 @@ class Untyped:
     """One thing a rule matches whose `object` is `dyn`."""
 
     what: str  # `gateway.networking.k8s.io/v1 httproutes`, `apps/v1, Kind=Deployment`, `*`
-    reason: str  # unknown | no-schema | wildcard-group | wildcard-resource | subresource | over-limit
+    # unknown | not-served | no-schema | wildcard-group | wildcard-resource | subresource | over-limit
+    reason: str
     group: str = ""
     version: str = ""
     resource: str = ""
@@ -114,10 +115,13 @@ def rule_coverage(
                             for c in workspace.crd_kinds_for(group, version, resource)
                         ]
                     if not kinds:
-                        untyped.append(
-                            Untyped(label, "unknown", group, version, resource,
-                                    _elsewhere(workspace, group, version, resource))
-                        )  # fmt: skip
+                        reason = "unknown"
+                        if workspace is not None and any(
+                            c.version == version for c in workspace.crd_versions_of(group, resource)
+                        ):
+                            reason = "not-served"  # the CRD has this version, with served: false
+                        elsewhere = _elsewhere(workspace, group, version, resource)
+                        untyped.append(Untyped(label, reason, group, version, resource, elsewhere))
                         continue
                     gvk = GVK(*kinds[0])
                     found.add(gvk)
@@ -147,7 +151,11 @@ def param_untyped(
     if kind_type(kubernetes_version, gvk, workspace) is not None:
         return None
     elsewhere: tuple[CRDVersion, ...] = ()
+    reason = "unknown"
     if workspace is not None:
+        own = workspace.crd(group, version, kind)
+        if own is not None:
+            reason = "no-schema" if own.served else "not-served"
         elsewhere = tuple(
             c
             for c in workspace.crds()
@@ -157,28 +165,31 @@ def param_untyped(
             and c.served
             and c.schema is not None
         )
-    return Untyped(f"{api_version} {kind}", "unknown", group, version, "", elsewhere)
+    return Untyped(f"{api_version} {kind}", reason, group, version, "", elsewhere)
 
 
 _REASONS = {
     "wildcard-group": "the API server does not type-check rules with `*` in apiGroups or apiVersions",
     "wildcard-resource": "`*` resources are not type-checked (list the resources to have them typed)",
     "subresource": "subresource requests are not type-checked",
-    "over-limit": f"the type checker stops at the first {MAX_TYPES_PER_RULE} kinds a policy matches",
+    "over-limit": f"the type checker stops at the {MAX_TYPES_PER_RULE}th kind of a rule and skips the rest",
 }
 
 
 def _clause(items: list[Untyped]) -> str:
     names = ", ".join(u.what for u in items)
     reason = items[0].reason
+    hints = [
+        f"{u.what.split(' ')[-1]} is served in {', '.join(f'{c.group}/{c.version}' for c in u.elsewhere)}"
+        for u in items
+        if u.elsewhere
+    ]
+    also = f" ({'; '.join(hints)})" if hints else ""
     if reason == "unknown":
-        hints = [
-            f"{u.what.split(' ')[-1]} is known in {', '.join(f'{c.group}/{c.version}' for c in u.elsewhere)}"
-            for u in items
-            if u.elsewhere
-        ]
         text = f"{names}: no schema (not a built-in resource, and no CRD for it among the checked files"
         return text + (f"; {'; '.join(hints)}" if hints else "") + f"); {HOW}"
+    if reason == "not-served":
+        return f"{names}: its CRD does not serve this version{also}"
     if reason == "no-schema":
         return f"{names}: its CRD version has no schema"
     return f"{names}: {_REASONS[reason]}"
