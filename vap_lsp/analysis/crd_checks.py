@@ -72,9 +72,9 @@ def _s(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def validate_crd(data: Mapping[str, Any], kubernetes_version: str | None = None) -> list[CrdIssue]:
-    """Create-time errors of a CRD (apiextensions.k8s.io/v1), after the server's defaulting."""
-    del kubernetes_version  # the checks below have not changed across the supported versions
+def validate_crd(data: Mapping[str, Any]) -> list[CrdIssue]:
+    """Create-time errors of a CRD (apiextensions.k8s.io/v1), after the server's defaulting; the
+    checks below are the same in every supported Kubernetes version."""
     issues: list[CrdIssue] = []
     spec = data.get("spec")
     spec = spec if isinstance(spec, Mapping) else {}
@@ -238,7 +238,7 @@ def check_crd_object(obj: K8sObject, lines: LineIndex, kubernetes_version: str) 
         return diagnostics
     if not isinstance(data, Mapping):
         return diagnostics
-    for crd_issue in validate_crd(data, kubernetes_version):
+    for crd_issue in validate_crd(data):
         error = crd_issue.error
         span = span_for_path(obj.node, error.path, lines, on_key=error.on_key)
         if crd_issue.server_error:

@@ -24,6 +24,7 @@ from typing import Any
 from vap_lsp.analysis.crd_checks import validate_crd
 from vap_lsp.analysis.files import collect_files, read_file
 from vap_lsp.analysis.workspace import CRD_API_GROUP, CRDVersion, crd_versions
+from vap_lsp.lru import LruCache
 from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import ExpansionLimit, to_python
 from vap_lsp.yaml.parse import parse_yaml
@@ -153,9 +154,53 @@ def _read_documents(path: Path, problems: list[str]) -> list[Any]:
     return out
 
 
-def load_crds(
-    paths: Sequence[str | Path], *, root: Path | None = None, kubernetes_version: str | None = None
-) -> LoadedCRDs:
+@dataclass(frozen=True)
+class _FileCRDs:
+    documents: tuple[dict[str, Any], ...]
+    versions: tuple[CRDVersion, ...]
+    findings: tuple[str, ...]
+    problems: tuple[str, ...]
+
+
+# Re-reading after one file changed (the server's watchers) parses only that file again; the
+# unchanged ones keep their CRDVersion objects, so their CEL types stay cached too.
+_FILE_CACHE: LruCache[tuple[str, int, int], _FileCRDs] = LruCache(512)
+
+
+def _load_file(path: Path) -> _FileCRDs:
+    try:
+        stat = path.stat()
+        key: tuple[str, int, int] | None = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        key = None
+    hit = _FILE_CACHE.get(key) if key is not None else None
+    if hit is not None:
+        return hit
+    problems: list[str] = []
+    documents: list[dict[str, Any]] = []
+    versions: list[CRDVersion] = []
+    findings: list[str] = []
+    for doc in _read_documents(path, problems):
+        for item in _unwrap(doc):
+            if not is_crd(item):
+                continue
+            documents.append(item)
+            versions.extend(crd_versions(item))
+            name = (
+                (item.get("metadata") or {}).get("name") if isinstance(item.get("metadata"), dict) else None
+            )
+            # v1beta1 (not served since 1.22) had other rules: its schema is used, unjudged.
+            issues = validate_crd(item) if item.get("apiVersion") == V1 else []
+            for error in issues:
+                severity = "error" if error.server_error else "information"
+                findings.append(f"{path}: CustomResourceDefinition {name}: {severity}: {error.message()}")
+    loaded = _FileCRDs(tuple(documents), tuple(versions), tuple(findings), tuple(problems))
+    if key is not None and not problems:
+        _FILE_CACHE.put(key, loaded)
+    return loaded
+
+
+def load_crds(paths: Sequence[str | Path], *, root: Path | None = None) -> LoadedCRDs:
     """CRDs from files, folders (recursing into *.yaml/*.yml), globs, and List documents.
 
     Other objects in those files are ignored; a file named explicitly that holds no CRD is a
@@ -170,22 +215,11 @@ def load_crds(
             if path in result.files:
                 continue
             result.files.append(path)
-            found = 0
-            for doc in _read_documents(path, result.problems):
-                for item in _unwrap(doc):
-                    if not is_crd(item):
-                        continue
-                    found += 1
-                    result.documents.append(item)
-                    result.versions.extend(crd_versions(item))
-                    name = (item.get("metadata") or {}).get("name") if isinstance(item, dict) else None
-                    # v1beta1 (not served since 1.22) had other rules: its schema is used, unjudged.
-                    issues = validate_crd(item, kubernetes_version) if item.get("apiVersion") == V1 else []
-                    for error in issues:
-                        severity = "error" if error.server_error else "information"
-                        result.findings.append(
-                            f"{path}: CustomResourceDefinition {name}: {severity}: {error.message()}"
-                        )
-            if explicit and not found:
+            loaded = _load_file(path)
+            result.documents.extend(loaded.documents)
+            result.versions.extend(loaded.versions)
+            result.findings.extend(loaded.findings)
+            result.problems.extend(loaded.problems)
+            if explicit and not loaded.documents and not loaded.problems:
                 result.problems.append(f"{path}: no CustomResourceDefinition in the file")
     return result

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from vap_lsp.analysis.crds import LoadedCRDs, load_crds
 
 
-def load_external_crds(paths: Sequence[str], version: str | None, io_errors: list[str]) -> LoadedCRDs:
+def load_external_crds(paths: Sequence[str], io_errors: list[str]) -> LoadedCRDs:
     """`--crd` for every command: unusable paths are I/O errors (exit 2), what the API server
     would say about a CRD is printed as a note (its schema is used anyway)."""
-    loaded = load_crds(paths, kubernetes_version=version)
+    loaded = load_crds(paths)
     io_errors.extend(f"--crd {p}" for p in loaded.problems)
     for finding in loaded.findings:
         print(f"vap-lsp: --crd {finding}", file=sys.stderr)

@@ -36,7 +36,7 @@ def _check(args: argparse.Namespace) -> int:
     # Two passes: index every file (CRDs, policies, bindings), then analyse each with the index.
     workspace = WorkspaceIndex()
     if args.crd:
-        loaded = load_external_crds(args.crd, settings.resolved_version(), io_errors)
+        loaded = load_external_crds(args.crd, io_errors)
         workspace.set_external_crds("--crd", loaded.versions)
     first_pass: list[tuple[Path, bytes, str | None, tuple[YamlFile, list[K8sObject]] | None]] = []
     for path in collect_files(args.paths, io_errors):
@@ -85,7 +85,7 @@ def _test(args: argparse.Namespace) -> int:
     io_errors: list[str] = []
     suites = discover(args.paths or ["."], io_errors)
     if args.crd:
-        extra = load_external_crds(args.crd, version, io_errors).documents
+        extra = load_external_crds(args.crd, io_errors).documents
         seen: set[int] = set()
         for suite in suites:
             for case in suite.cases:

@@ -62,7 +62,7 @@ def run_command(args: argparse.Namespace) -> int:
         inputs = load_policy_inputs(args.paths)
         if args.crd:
             io_errors: list[str] = []
-            inputs.crds.extend(load_external_crds(args.crd, version, io_errors).documents)
+            inputs.crds.extend(load_external_crds(args.crd, io_errors).documents)
             if io_errors:
                 return _fail(io_errors[0])
         if args.authorizer_rules:

@@ -56,7 +56,6 @@ def reload_crds(ls: VapLanguageServer) -> bool:
     from vap_lsp.analysis.crds import load_crds
 
     patterns = ls.settings.crds
-    version = ls.settings.analysis.resolved_version()
     before = ls.index.crd_generation
     roots = _folder_roots(ls)
     live = {SOURCE_PREFIX + uri for uri, _ in roots}
@@ -64,7 +63,7 @@ def reload_crds(ls: VapLanguageServer) -> bool:
         ls.index.set_external_crds(source, [])
     messages: list[str] = []
     for uri, root in roots:
-        loaded = load_crds(list(patterns), root=root, kubernetes_version=version) if patterns else None
+        loaded = load_crds(list(patterns), root=root) if patterns else None
         ls.index.set_external_crds(SOURCE_PREFIX + uri, loaded.versions if loaded is not None else [])
         if loaded is not None:
             messages.extend(f"vapLsp.crds: {m}" for m in (*loaded.problems, *loaded.findings))
