@@ -116,10 +116,13 @@ async def test_crds_from_the_setting_type_object_and_are_reread_on_change(client
         "Kind=HTTPRoute: ERROR: <input>:1:12: undefined field 'hostnamez'"
     ]
 
-    # The watchers cover the folder of the setting, relative to the workspace folder.
+    # The watchers cover the YAML files under the setting's folder (resolved against the
+    # workspace folder; a relative pattern's base holds no `..`).
     (registration,) = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
     watchers = registration.register_options["watchers"]  # type: ignore[index]
-    assert [w["globPattern"]["pattern"] for w in watchers] == ["../cluster-crds/**/*.{yaml,yml}"]
+    assert [w["globPattern"] for w in watchers] == [
+        {"baseUri": _uri(CLUSTER_CRDS), "pattern": "**/*.{yaml,yml}"}
+    ]
 
     # The cluster's CRD loses its schema's `hostnames`... and gains `hostnamez`: re-read on change.
     crd = CLUSTER_CRDS / "httproute.yaml"

@@ -11,6 +11,7 @@ the thread pool (`in_background`), and diagnostics are re-published when the CRD
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -85,23 +86,37 @@ def _watch_pattern(pattern: str) -> str:
     return pattern.rstrip("/") + "/**/*.{yaml,yml}"
 
 
+def _split_glob(pattern: Path) -> tuple[Path, str]:
+    """An absolute pattern as (the folder before any glob character, the rest): clients match
+    a RelativePattern under its base, which `..` in the pattern would leave."""
+    parts = pattern.parts
+    fixed = 0
+    while fixed < len(parts) - 1 and not (_GLOB_CHARS & set(parts[fixed])):
+        fixed += 1
+    return Path(*parts[:fixed]), "/".join(parts[fixed:])
+
+
 def _watchers(ls: VapLanguageServer, patterns: tuple[str, ...]) -> list[lsp.FileSystemWatcher]:
     caps = ls.client_capabilities.workspace
     watched = caps.did_change_watched_files if caps is not None else None
     relative = bool(watched is not None and watched.relative_pattern_support)
-    out: list[lsp.FileSystemWatcher] = []
+    absolute: list[Path] = []
     for pattern in patterns:
-        glob = _watch_pattern(pattern)
-        if Path(pattern).expanduser().is_absolute():
-            out.append(lsp.FileSystemWatcher(glob_pattern=str(Path(glob).expanduser())))
-            continue
-        for uri, root in _folder_roots(ls):
-            if relative:
-                out.append(
-                    lsp.FileSystemWatcher(glob_pattern=lsp.RelativePattern(base_uri=uri, pattern=glob))
-                )
-            else:
-                out.append(lsp.FileSystemWatcher(glob_pattern=str(root / glob)))
+        glob = Path(_watch_pattern(pattern)).expanduser()
+        if glob.is_absolute():
+            absolute.append(Path(os.path.normpath(glob)))
+        else:
+            absolute.extend(Path(os.path.normpath(root / glob)) for _, root in _folder_roots(ls))
+    out: list[lsp.FileSystemWatcher] = []
+    for path in dict.fromkeys(absolute):
+        if relative:
+            base, rest = _split_glob(path)
+            base_uri = uris.from_fs_path(str(base)) or str(base)
+            out.append(
+                lsp.FileSystemWatcher(glob_pattern=lsp.RelativePattern(base_uri=base_uri, pattern=rest))
+            )
+        else:
+            out.append(lsp.FileSystemWatcher(glob_pattern=str(path)))
     return out
 
 
