@@ -50,9 +50,16 @@ REGISTRATIONS: list[lsp.Registration] = []
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "vap_lsp", "serve"]))
 async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    REGISTRATIONS.clear()  # each test has its own server
+
     @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
     def register(params: lsp.RegistrationParams) -> None:
         REGISTRATIONS.extend(params.registrations)
+
+    @lsp_client.feature(lsp.CLIENT_UNREGISTER_CAPABILITY)
+    def unregister(params: lsp.UnregistrationParams) -> None:
+        gone = {u.id for u in params.unregisterations}
+        REGISTRATIONS[:] = [r for r in REGISTRATIONS if r.id not in gone]
 
     root = uris.from_fs_path(str(WORKSPACE))
     assert root is not None
@@ -154,3 +161,34 @@ def test_the_setting_is_a_list_of_paths_or_globs() -> None:
     kept, problems = parse_settings({"vapLsp": {"crds": "crds/"}}, settings)
     assert kept.crds == settings.crds
     assert problems == ["vapLsp.crds: expected a list of paths or globs"]
+
+
+@pytest.mark.asyncio
+async def test_the_setting_follows_the_workspace_folders(client: LanguageClient) -> None:
+    # Another repository whose own ../cluster-crds has the schema with `hostnamez`.
+    other = ROOT / "other"
+    (other / "policies").mkdir(parents=True, exist_ok=True)
+    (other / "cluster-crds").mkdir(exist_ok=True)
+    (other / "cluster-crds" / "httproute.yaml").write_text(
+        FIXTURE.read_text().replace("hostnames:", "hostnamez:")
+    )
+    uri = _uri(other / "policies" / "policy.yaml")
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=POLICY)
+        )
+    )
+    await _next_diagnostics(client, uri, lambda ds: bool(ds))
+    client.workspace_did_change_workspace_folders(
+        lsp.DidChangeWorkspaceFoldersParams(
+            lsp.WorkspaceFoldersChangeEvent(
+                added=[lsp.WorkspaceFolder(uri=_uri(other / "policies"), name="other")],
+                removed=[lsp.WorkspaceFolder(uri=_uri(WORKSPACE), name="policies")],
+            )
+        )
+    )
+    assert await _next_diagnostics(client, uri, lambda ds: ds == []) == []
+    # The watchers moved with the folder.
+    (registration,) = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    watchers = registration.register_options["watchers"]  # type: ignore[index]
+    assert [w["globPattern"]["baseUri"] for w in watchers] == [_uri(other / "cluster-crds")]

@@ -35,7 +35,8 @@ class CrdSettingState:
     """What was last registered and reported, so a repeated setting does not re-register."""
 
     def __init__(self) -> None:
-        self.registered: tuple[str, ...] | None = None
+        # (patterns, workspace folder URIs) the watchers were registered for.
+        self.registered: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self.reported: set[str] = set()
         self.lock = threading.Lock()
 
@@ -130,10 +131,11 @@ async def update_watchers(ls: VapLanguageServer) -> None:
     """(Re-)register the file watchers for the current setting, when the client allows it."""
     patterns = ls.settings.crds
     state = ls.crd_state
-    if not _can_register(ls) or state.registered == patterns:
+    key = (patterns, tuple(uri for uri, _ in _folder_roots(ls)))
+    if not _can_register(ls) or state.registered == key:
         return
     try:
-        if state.registered:
+        if state.registered is not None and state.registered[0]:
             await ls.client_unregister_capability_async(
                 lsp.UnregistrationParams(
                     unregisterations=[
@@ -141,7 +143,7 @@ async def update_watchers(ls: VapLanguageServer) -> None:
                     ]
                 )
             )
-        state.registered = ()
+        state.registered = ((), key[1])
         if patterns:
             options = lsp.DidChangeWatchedFilesRegistrationOptions(watchers=_watchers(ls, patterns))
             await ls.client_register_capability_async(
@@ -155,7 +157,7 @@ async def update_watchers(ls: VapLanguageServer) -> None:
                     ]
                 )
             )
-            state.registered = patterns
+            state.registered = key
     except Exception:  # a client that refuses: the CRDs are still re-read on settings changes
         log.warning("could not register file watchers for vapLsp.crds", exc_info=True)
 
@@ -172,6 +174,15 @@ async def reload_and_publish(ls: VapLanguageServer) -> None:
 
 
 def register(server: VapLanguageServer) -> None:
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_workspace_folders(
+        ls: VapLanguageServer, params: lsp.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        # pygls has updated `ls.workspace.folders`: the setting is relative to each of them.
+        if ls.settings.crds:
+            await update_watchers(ls)
+            await reload_and_publish(ls)
+
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(
         ls: VapLanguageServer, params: lsp.DidChangeWatchedFilesParams
