@@ -74,7 +74,11 @@ async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
             ),
             workspace_folders=[lsp.WorkspaceFolder(uri=root, name="policies")],
             initialization_options={
-                "vapLsp": {"kubernetesVersion": "1.34", "debounceMs": 0, "crds": ["../cluster-crds"]}
+                "vapLsp": {
+                    "kubernetesVersion": "1.34",
+                    "debounceMs": 0,
+                    "crds": ["../cluster-crds", "missing.yaml"],
+                }
             },
         )
     )
@@ -123,12 +127,18 @@ async def test_crds_from_the_setting_type_object_and_are_reread_on_change(client
         "Kind=HTTPRoute: ERROR: <input>:1:12: undefined field 'hostnamez'"
     ]
 
+    # A path that is not there is said once, as a message.
+    assert [m.message for m in client.messages if "vapLsp.crds" in m.message] == [
+        "vapLsp.crds: missing.yaml: no such file or directory"
+    ]
+
     # The watchers cover the YAML files under the setting's folder (resolved against the
     # workspace folder; a relative pattern's base holds no `..`).
     (registration,) = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
     watchers = registration.register_options["watchers"]  # type: ignore[index]
     assert [w["globPattern"] for w in watchers] == [
-        {"baseUri": _uri(CLUSTER_CRDS), "pattern": "**/*.{yaml,yml}"}
+        {"baseUri": _uri(CLUSTER_CRDS), "pattern": "**/*.{yaml,yml}"},
+        {"baseUri": _uri(WORKSPACE), "pattern": "missing.yaml"},
     ]
 
     # The cluster's CRD loses its schema's `hostnames`... and gains `hostnamez`: re-read on change.
@@ -191,4 +201,7 @@ async def test_the_setting_follows_the_workspace_folders(client: LanguageClient)
     # The watchers moved with the folder.
     (registration,) = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
     watchers = registration.register_options["watchers"]  # type: ignore[index]
-    assert [w["globPattern"]["baseUri"] for w in watchers] == [_uri(other / "cluster-crds")]
+    assert [w["globPattern"]["baseUri"] for w in watchers] == [
+        _uri(other / "cluster-crds"),
+        _uri(other / "policies"),
+    ]

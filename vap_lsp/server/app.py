@@ -19,7 +19,6 @@ from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.server import cel_features, crd_watch, diagnostics, hover_completion, run_features, yaml_features
 from vap_lsp.server.settings import ServerSettings, parse_settings
-from vap_lsp.server.worker import off_loop
 from vap_lsp.yaml.detect import decode_bytes
 
 log = logging.getLogger(__name__)
@@ -136,7 +135,7 @@ def create_server() -> VapLanguageServer:
         count = await yaml_features.scan_workspace_with_progress(ls)
         log.info("indexed %d workspace files", count)
         if ls.settings.crds:
-            await off_loop(ls, lambda: crd_watch.reload_crds(ls))
+            await crd_watch.reload_and_publish(ls, publish=False)  # published just below
         ls.diagnostics.schedule_all()
         await crd_watch.update_watchers(ls)
 

@@ -50,11 +50,11 @@ def _folder_roots(ls: VapLanguageServer) -> list[tuple[str, Path]]:
     return out
 
 
-def reload_crds(ls: VapLanguageServer) -> bool:
+def reload_crds(ls: VapLanguageServer) -> tuple[bool, list[str]]:
     """Read the setting's CRDs of every workspace folder into the index (thread pool only).
 
-    Returns whether the index's CRDs changed. Problems (a missing path, a file without a CRD,
-    what the API server would reject in a CRD) are shown once each."""
+    Returns whether the index's CRDs changed, and the problems not reported yet (a missing
+    path, a file without a CRD, what the API server would reject in a CRD)."""
     from vap_lsp.analysis.crds import load_crds
 
     patterns = ls.settings.crds
@@ -73,11 +73,7 @@ def reload_crds(ls: VapLanguageServer) -> bool:
     with state.lock:
         new = [m for m in messages if m not in state.reported]
         state.reported = set(messages)
-    for message in new[:5]:
-        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
-    for message in new[5:]:
-        log.warning("%s", message)
-    return ls.index.crd_generation != before
+    return ls.index.crd_generation != before, new
 
 
 def _watch_pattern(pattern: str) -> str:
@@ -162,14 +158,19 @@ async def update_watchers(ls: VapLanguageServer) -> None:
         log.warning("could not register file watchers for vapLsp.crds", exc_info=True)
 
 
-async def reload_and_publish(ls: VapLanguageServer) -> None:
-    """Re-read the CRDs in the thread pool; re-publish diagnostics (on the loop) if they changed."""
+async def reload_and_publish(ls: VapLanguageServer, *, publish: bool = True) -> None:
+    """Re-read the CRDs in the thread pool; on the loop, show new problems (a few as messages,
+    the rest in the log) and re-publish diagnostics if the CRDs changed."""
     try:
-        changed = await off_loop(ls, lambda: reload_crds(ls))
+        changed, problems = await off_loop(ls, lambda: reload_crds(ls))
     except Exception:
         log.exception("could not read the CRDs of vapLsp.crds")
         return
-    if changed:
+    for message in problems[:5]:
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
+    for message in problems[5:]:
+        log.warning("%s", message)
+    if changed and publish:
         ls.diagnostics.schedule_all()
 
 
