@@ -221,12 +221,9 @@ class WorkspaceIndex:
             self.crd_generation += 1
 
     def external_sources(self) -> list[str]:
+        """The names given to `set_external_crds` that currently hold CRDs."""
         with self._lock:
             return list(self._external)
-
-    def external_crds(self) -> list[CRDVersion]:
-        with self._lock:
-            return [c for crds in self._external.values() for c in crds]
 
     def update(self, uri: str, objects: Iterable[K8sObject]) -> None:
         """Replace a file's entry; the generation moves only when what the index says changed,
