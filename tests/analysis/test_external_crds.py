@@ -243,3 +243,26 @@ def test_a_policy_without_expressions_says_nothing() -> None:
     text = _policy("[]\n").replace("  validations:\n    []\n", "")
     assert "validations" not in text
     assert [d.code for d in _check(text) if d.code == "typing-unavailable"] == []
+
+
+def test_a_subresource_whose_object_is_the_typed_main_resource_says_nothing() -> None:
+    # pods/ephemeralcontainers and deployments/status carry the Pod and the Deployment, typed
+    # through pods and deployments; an Eviction or a Scale is another object, untyped.
+    text = _builtin_policy(
+        """\
+        - apiGroups: [""]
+          apiVersions: [v1]
+          operations: [CREATE, UPDATE]
+          resources: [pods, pods/ephemeralcontainers, pods/eviction]
+        - apiGroups: [apps]
+          apiVersions: [v1]
+          operations: [UPDATE]
+          resources: [deployments, deployments/status, deployments/scale]
+        """
+    )
+    assert [d.message for d in _check(text)] == [
+        "spec.matchConstraints.resourceRules[0]: object is untyped (dyn) for pods/eviction: subresource "
+        "requests are not type-checked",
+        "spec.matchConstraints.resourceRules[1]: object is untyped (dyn) for deployments/scale: subresource "
+        "requests are not type-checked",
+    ]

@@ -78,7 +78,8 @@ def rule_coverage(
     schema_set = get_schema_set(kubernetes_version)
     out: list[RuleCoverage] = []
     limit_reached = False
-    found: set[GVK] = set()
+    typed_resources: dict[tuple[str, str, str], GVK] = {}
+    subresource_scope: dict[int, tuple[list[str], list[str]]] = {}
     for index, rule in enumerate(rules):
         if not isinstance(rule, Mapping):
             continue
@@ -98,7 +99,8 @@ def rule_coverage(
             if "*" in r.split("/")[0]:
                 untyped.append(Untyped(r, "wildcard-resource"))
             elif "/" in r:
-                untyped.append(Untyped(r, "subresource"))
+                untyped.append(Untyped(r, "subresource", resource=r))
+                subresource_scope[index] = (groups, versions)
         concrete = sorted(r for r in resources if "*" not in r and "/" not in r)
         count = 0
         for group in sorted(groups):
@@ -124,16 +126,50 @@ def rule_coverage(
                         untyped.append(Untyped(label, reason, group, version, resource, elsewhere))
                         continue
                     gvk = GVK(*kinds[0])
-                    found.add(gvk)
                     if kind_type(kubernetes_version, gvk, workspace) is None:
                         untyped.append(Untyped(str(gvk), "no-schema", group, version, resource))
                     else:
                         typed.append(gvk)
+                        typed_resources[(group, version, resource.lower())] = gvk
                     count += 1
                     if count >= MAX_TYPES_PER_RULE:
                         limit_reached = True
         out.append(RuleCoverage(index, tuple(typed), tuple(untyped)))
-    return out
+    return [
+        _without_covered_subresources(c, subresource_scope, typed_resources, kubernetes_version) for c in out
+    ]
+
+
+def _without_covered_subresources(
+    cov: RuleCoverage,
+    scope: dict[int, tuple[list[str], list[str]]],
+    typed_resources: dict[tuple[str, str, str], GVK],
+    kubernetes_version: str,
+) -> RuleCoverage:
+    """A subresource whose object is the main resource's kind (`pods/ephemeralcontainers`,
+    `deployments/status`) when the policy types that resource: already type-checked, not worth
+    a word. Others (`deployments/scale` is a Scale) stay untyped."""
+    if cov.index not in scope:
+        return cov
+    groups, versions = scope[cov.index]
+    schema_set = get_schema_set(kubernetes_version)
+
+    def same_kind(g: str, v: str, sub: str) -> bool:
+        parent, _, name = sub.lower().partition("/")
+        gvk = typed_resources.get((g, v, parent))
+        if gvk is None:
+            return False
+        kinds = schema_set.kinds_for(g, v, sub)[:1]
+        if not kinds:  # a CRD: its status subresource is the object itself, scale is a Scale
+            return name == "status"
+        return GVK(*kinds[0]) == gvk
+
+    def covered(u: Untyped) -> bool:
+        return u.reason == "subresource" and all(
+            same_kind(g, v, u.resource) for g in groups for v in versions
+        )
+
+    return RuleCoverage(cov.index, cov.typed, tuple(u for u in cov.untyped if not covered(u)))
 
 
 def param_untyped(
