@@ -15,12 +15,13 @@ import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from vap_lsp.analysis.crd_checks import check_crd_object
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.objects import K8sObject, find_objects
 from vap_lsp.analysis.placement import head_span
 from vap_lsp.analysis.policy_checks import check_policy
 from vap_lsp.analysis.references import check_references
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.workspace import CRD_API_GROUP, WorkspaceIndex
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
 from vap_lsp.schema.store import default_version, normalize_version
@@ -177,7 +178,10 @@ def _checked_object(
     hit = _OBJECT_CACHE.get(key)
     if hit is not None:
         return [_shift(d, start) for d in hit]
-    found = check_policy(obj, yaml_file.lines, version, workspace)
+    if obj.kind == "CustomResourceDefinition" and obj.group == CRD_API_GROUP:
+        found = check_crd_object(obj, yaml_file.lines, version)
+    else:
+        found = check_policy(obj, yaml_file.lines, version, workspace)
     _OBJECT_CACHE.put(key, tuple(_shift(d, -start) for d in found), extra=file_objects)
     return found
 

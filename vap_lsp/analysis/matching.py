@@ -9,10 +9,12 @@ version, at most 10 kinds per rule, result sorted by group, version, kind.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from vap_lsp.analysis.crds import published_schema
 from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
 from vap_lsp.cel.environment import schema_to_type
 from vap_lsp.cel.types import Type
@@ -105,26 +107,35 @@ def object_type(kubernetes_version: str, gvk: GVK) -> Type | None:
 
 # CRD schemas are plain dicts (unhashable); cache their types by identity, keeping the schema
 # alive in the value so an id is never reused while cached.
-_CRD_TYPES: dict[int, tuple[Mapping[str, Any], Type | None]] = {}
+_CRD_TYPES: dict[tuple[str, int], tuple[Mapping[str, Any], Type | None]] = {}
+_CRD_TYPES_LOCK = threading.Lock()
 
 
-def _crd_type(crd: CRDVersion) -> Type | None:
+def crd_type(kubernetes_version: str, crd: CRDVersion) -> Type | None:
+    """The CEL type of a CRD version as the type checker sees it: from the schema the server
+    publishes in OpenAPI v3 discovery (`published_schema`: full ObjectMeta at the root and in
+    embedded resources), `$ref`s resolved in the selected version's definitions."""
     if crd.schema is None:
         return None
-    hit = _CRD_TYPES.get(id(crd.schema))
+    key = (kubernetes_version, id(crd.schema))
+    with _CRD_TYPES_LOCK:
+        hit = _CRD_TYPES.get(key)
     if hit is not None and hit[0] is crd.schema:
         return hit[1]
-    if len(_CRD_TYPES) > 256:
-        _CRD_TYPES.clear()
-    converted = schema_to_type(crd.schema, lambda s: s, crd.kind)
-    _CRD_TYPES[id(crd.schema)] = (crd.schema, converted)
+    schema_set = get_schema_set(kubernetes_version)
+    converted = schema_to_type(published_schema(crd.schema), _resolver(schema_set), crd.kind)
+    with _CRD_TYPES_LOCK:
+        if len(_CRD_TYPES) > 256:
+            _CRD_TYPES.clear()
+        _CRD_TYPES[key] = (crd.schema, converted)
     return converted
 
 
 def kind_type(kubernetes_version: str, gvk: GVK, workspace: WorkspaceIndex | None = None) -> Type | None:
-    """A built-in kind from the bundled schemas, else a CRD of the workspace."""
+    """A built-in kind from the bundled schemas, else a served CRD version: one in the indexed
+    files first, then one given with `--crd` / `vapLsp.crds` (`WorkspaceIndex.crd`)."""
     builtin = object_type(kubernetes_version, gvk)
     if builtin is not None or workspace is None:
         return builtin
-    crd = workspace.crd(gvk.group, gvk.version, gvk.kind)
-    return _crd_type(crd) if crd is not None else None
+    crd = workspace.crd(gvk.group, gvk.version, gvk.kind, served_only=True)
+    return crd_type(kubernetes_version, crd) if crd is not None else None

@@ -33,6 +33,9 @@ class CRDVersion:
     plural: str
     namespaced: bool
     schema: Mapping[str, Any] | None
+    # Only served versions are in the server's REST mapping and OpenAPI discovery, so only they
+    # type `object`/`params`; the others still help to say "this CRD exists under another version".
+    served: bool = True
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,8 @@ class _FileEntry:
 _BINDING_OF = {PolicyKind.VAPB: PolicyKind.VAP, PolicyKind.MAPB: PolicyKind.MAP}
 
 
-def _crd_versions(data: Mapping[str, Any]) -> list[CRDVersion]:
+def crd_versions(data: Mapping[str, Any]) -> list[CRDVersion]:
+    """Each version of a CRD given as plain data (v1, or v1beta1's top-level validation)."""
     spec = data.get("spec")
     if not isinstance(spec, Mapping):
         return []
@@ -108,9 +112,13 @@ def _crd_versions(data: Mapping[str, Any]) -> list[CRDVersion]:
                 plural.lower(),
                 namespaced,
                 open_api if isinstance(open_api, Mapping) else None,
+                v.get("served") is not False,
             )
         )
     return out
+
+
+_crd_versions = crd_versions  # the admission engine's older name
 
 
 def _add_object(uri: str, obj: K8sObject, entry: _FileEntry) -> None:
@@ -158,7 +166,7 @@ def extract(uri: str, objects: Iterable[K8sObject]) -> _FileEntry:
             except ExpansionLimit:
                 continue
             if isinstance(data, Mapping):
-                entry.crds.extend(_crd_versions(data))
+                entry.crds.extend(crd_versions(data))
             continue
         recognised = recognise(obj.api_version, obj.kind)
         if recognised is None or obj.name is None:
@@ -194,6 +202,28 @@ class WorkspaceIndex:
         # index (bindings and policies are cross-checked per file by `references`), so editing
         # a policy's name or breaking a document must not re-check every other object.
         self.crd_generation = 0
+        # CRDs from outside the indexed files (`--crd`, the `vapLsp.crds` setting), by source,
+        # consulted after the files' own CRDs (see `crd`).
+        self._external: dict[str, tuple[CRDVersion, ...]] = {}
+
+    def set_external_crds(self, source: str, crds: Iterable[CRDVersion]) -> None:
+        """Replace the CRDs given from outside the indexed files under `source` (e.g. `--crd`,
+        or one workspace folder's `vapLsp.crds`); they rank below the files' own CRDs."""
+        new = tuple(crds)
+        with self._lock:
+            if self._external.get(source, ()) == new:
+                return
+            if new:
+                self._external[source] = new
+            else:
+                self._external.pop(source, None)
+            self.generation += 1
+            self.crd_generation += 1
+
+    def external_sources(self) -> list[str]:
+        """The names given to `set_external_crds` that currently hold CRDs."""
+        with self._lock:
+            return list(self._external)
 
     def update(self, uri: str, objects: Iterable[K8sObject]) -> None:
         """Replace a file's entry; the generation moves only when what the index says changed,
@@ -219,24 +249,46 @@ class WorkspaceIndex:
         with self._lock:
             return list(self._files.values())
 
-    def crd(self, group: str, version: str, kind: str) -> CRDVersion | None:
-        for entry in self._entries():
-            for crd in entry.crds:
-                if crd.group == group and crd.version == version and crd.kind == kind:
-                    return crd
+    def _ranked_crds(self) -> list[CRDVersion]:
+        """Every CRD version, the indexed files' first, then the external ones in given order."""
+        with self._lock:
+            files = [crd for entry in self._files.values() for crd in entry.crds]
+            return files + [c for crds in self._external.values() for c in crds]
+
+    def crd(self, group: str, version: str, kind: str, *, served_only: bool = False) -> CRDVersion | None:
+        """The CRD version defining a kind: a CRD in the indexed files wins over one given from
+        outside (`--crd`, `vapLsp.crds`); `served_only` for typing (the server only knows those)."""
+        for crd in self._ranked_crds():
+            if crd.group == group and crd.version == version and crd.kind == kind:
+                if served_only and not crd.served:
+                    continue
+                return crd
         return None
 
     def crd_kinds_for(self, group: str, version: str, resource: str) -> list[CRDVersion]:
+        """Served CRD versions for a resource (the REST mapping has no others), best first."""
         resource = resource.lower()
         return [
             crd
-            for entry in self._entries()
-            for crd in entry.crds
-            if crd.group == group and crd.version == version and crd.plural == resource
+            for crd in self._ranked_crds()
+            if crd.served and crd.group == group and crd.version == version and crd.plural == resource
         ]
 
+    def crd_versions_of(self, group: str, resource: str) -> list[CRDVersion]:
+        """Every known version of a CRD's resource (for "known under another version")."""
+        resource = resource.lower()
+        return [c for c in self._ranked_crds() if c.group == group and c.plural == resource]
+
     def crds(self) -> list[CRDVersion]:
-        return [crd for entry in self._entries() for crd in entry.crds]
+        """Each (group, version, kind) once, as `crd` ranks them."""
+        seen: set[tuple[str, str, str]] = set()
+        out: list[CRDVersion] = []
+        for crd in self._ranked_crds():
+            key = (crd.group, crd.version, crd.kind)
+            if key not in seen:
+                seen.add(key)
+                out.append(crd)
+        return out
 
     def policies(self, kind: PolicyKind | None = None, name: str | None = None) -> list[PolicyEntry]:
         return [

@@ -17,6 +17,7 @@ from vap_lsp.analysis.engine import AnalysisSettings, analyse_bytes, analyse_tex
 from vap_lsp.analysis.files import collect_files, read_file
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.cli.crd_option import add_crd_option, load_external_crds
 from vap_lsp.cli.report import FORMATTERS, FileReport, summary_line
 from vap_lsp.schema.store import available_versions, default_version, normalize_version
 from vap_lsp.yaml.detect import decode_bytes
@@ -34,6 +35,9 @@ def _check(args: argparse.Namespace) -> int:
     io_errors: list[str] = []
     # Two passes: index every file (CRDs, policies, bindings), then analyse each with the index.
     workspace = WorkspaceIndex()
+    if args.crd:
+        loaded = load_external_crds(args.crd, io_errors)
+        workspace.set_external_crds("--crd", loaded.versions)
     first_pass: list[tuple[Path, bytes, str | None, tuple[YamlFile, list[K8sObject]] | None]] = []
     for path in collect_files(args.paths, io_errors):
         data = read_file(path, io_errors)
@@ -80,6 +84,14 @@ def _test(args: argparse.Namespace) -> int:
         return 2
     io_errors: list[str] = []
     suites = discover(args.paths or ["."], io_errors)
+    if args.crd:
+        extra = load_external_crds(args.crd, io_errors).documents
+        seen: set[int] = set()
+        for suite in suites:
+            for case in suite.cases:
+                if id(case.inputs) not in seen:  # cases may share their inputs
+                    seen.add(id(case.inputs))
+                    case.inputs.crds.extend(extra)  # after the suite's own: those win
     runs = [SuiteRun(s, run_suite(s, version, args.policy)) for s in suites]
     sys.stdout.write(text_report(runs, verbose=args.verbose))
     if args.junit:
@@ -131,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"Kubernetes version to check against ({', '.join(available_versions())}; "
         f"default {default_version()})",
     )
+    add_crd_option(check)
     check.set_defaults(func=_check)
 
     test = sub.add_parser(
@@ -150,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="Kubernetes version to evaluate with (default: the file's kubernetesVersion, else "
         f"{default_version()})",
     )
+    add_crd_option(test)
     test.set_defaults(func=_test)
 
     from vap_lsp.cli.run import add_parser as add_run_parser

@@ -14,6 +14,7 @@ from typing import Any
 
 from vap_lsp.admission.api import OPERATIONS, AdmissionResult, UserInfo, admit
 from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs, load_requests
+from vap_lsp.cli.crd_option import add_crd_option, load_external_crds
 from vap_lsp.schema.store import available_versions, default_version, normalize_version
 
 
@@ -38,6 +39,7 @@ def add_parser(sub: Any) -> None:
         help=f"({', '.join(available_versions())}; default {default_version()})",
     )
     run.add_argument("--format", choices=("text", "json"), default="text")
+    add_crd_option(run)
     run.set_defaults(func=run_command)
 
 
@@ -58,6 +60,11 @@ def run_command(args: argparse.Namespace) -> int:
         return _fail("no object to admit: give --object FILE")
     try:
         inputs = load_policy_inputs(args.paths)
+        if args.crd:
+            io_errors: list[str] = []
+            inputs.crds.extend(load_external_crds(args.crd, io_errors).documents)
+            if io_errors:
+                return _fail(io_errors[0])
         if args.authorizer_rules:
             inputs.authorizer_rules = load_authorizer_rules(Path(args.authorizer_rules))
         old: dict[str, Any] | None = None

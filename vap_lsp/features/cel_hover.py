@@ -26,7 +26,18 @@ __all__ = ["hover", "hover_in_context"]
 
 def hover(snapshot: DocumentSnapshot, offset: int) -> HoverResult | None:
     ctx = cel_context_at(snapshot, offset)
-    return hover_in_context(ctx) if ctx is not None else None
+    result = hover_in_context(ctx) if ctx is not None else None
+    if ctx is None or result is None:
+        return result
+    # On the root `object`/`oldObject`/`params`: say where typing is lost, as the diagnostic does.
+    name = snapshot.text[result.span.start : result.span.end]
+    if result.markdown.startswith(f"```cel\n{name}: "):
+        from vap_lsp.features.typing_fix import typing_hover_note
+
+        note = typing_hover_note(snapshot, ctx.policy.obj, name)
+        if note is not None:
+            return HoverResult(result.span, result.markdown + "\n\n" + note)
+    return result
 
 
 def _code(text: str) -> str:

@@ -383,4 +383,8 @@ def code_actions(snapshot: DocumentSnapshot, diagnostics: list[DiagnosticRef]) -
             out.extend(_optional_field(snapshot, d))
         elif code == "message-not-cel":
             out.extend(_message_to_expression(snapshot, d))
+        elif code == "typing-unavailable":
+            from vap_lsp.features.typing_fix import typing_unavailable_fixes
+
+            out.extend(typing_unavailable_fixes(snapshot, d))
     return out

@@ -17,7 +17,7 @@ from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
-from vap_lsp.server import cel_features, diagnostics, hover_completion, run_features, yaml_features
+from vap_lsp.server import cel_features, crd_watch, diagnostics, hover_completion, run_features, yaml_features
 from vap_lsp.server.settings import ServerSettings, parse_settings
 from vap_lsp.yaml.detect import decode_bytes
 
@@ -31,6 +31,7 @@ class VapLanguageServer(LanguageServer):
         self.diagnostics = diagnostics.DiagnosticsScheduler(self)
         # CRDs, policies and bindings of the workspace folders and open documents.
         self.index = WorkspaceIndex()
+        self.crd_state = crd_watch.CrdSettingState()
 
     def scan_workspace(self) -> int:
         """Index every YAML file of the workspace folders (open documents keep their buffer)."""
@@ -119,20 +120,30 @@ def create_server() -> VapLanguageServer:
         ls.apply_settings(params.initialization_options)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(ls: VapLanguageServer, params: lsp.DidChangeConfigurationParams) -> None:
+    async def did_change_configuration(
+        ls: VapLanguageServer, params: lsp.DidChangeConfigurationParams
+    ) -> None:
+        crds = ls.settings.crds
         ls.apply_settings(params.settings)
         ls.diagnostics.schedule_all()
+        if ls.settings.crds != crds:
+            await crd_watch.update_watchers(ls)
+            await crd_watch.reload_and_publish(ls)
 
     @server.feature(lsp.INITIALIZED)
     async def initialized(ls: VapLanguageServer, params: lsp.InitializedParams) -> None:
         count = await yaml_features.scan_workspace_with_progress(ls)
         log.info("indexed %d workspace files", count)
+        if ls.settings.crds:
+            await crd_watch.reload_and_publish(ls, publish=False)  # published just below
         ls.diagnostics.schedule_all()
+        await crd_watch.update_watchers(ls)
 
     diagnostics.register(server)
     cel_features.register(server)
     yaml_features.register(server)
     run_features.register(server)  # after yaml_features: it extends the code-action provider
+    crd_watch.register(server)
     return server
 
 

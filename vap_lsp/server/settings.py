@@ -19,6 +19,9 @@ class ServerSettings:
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     debounce_seconds: float = 0.15
     samples: tuple[str, ...] = ()
+    # `vapLsp.crds`: CRD files, folders or globs (relative to each workspace folder) that type
+    # policies on custom resources whose CRDs are not in the workspace (server.crd_watch).
+    crds: tuple[str, ...] = ()
 
 
 def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[ServerSettings, list[str]]:
@@ -49,4 +52,11 @@ def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[Ser
             samples = tuple(raw_samples)
         else:
             problems.append("vapLsp.samples: expected a list of globs or paths")
-    return ServerSettings(analysis, debounce, samples), problems
+    crds = current.crds
+    raw_crds = section.get("crds")
+    if raw_crds is not None:
+        if isinstance(raw_crds, list) and all(isinstance(s, str) for s in raw_crds):
+            crds = tuple(raw_crds)
+        else:
+            problems.append("vapLsp.crds: expected a list of paths or globs")
+    return ServerSettings(analysis, debounce, samples, crds), problems

@@ -5,6 +5,7 @@ export interface ServerSettings {
   kubernetesVersion?: string;
   debounceMs?: number;
   samplePaths?: string[];
+  crds?: string[];
 }
 
 /** Reads one key of the `vapLsp` section (as `WorkspaceConfiguration.get`). */
@@ -23,6 +24,10 @@ export function serverSettings(get: SettingGetter): ServerSettings {
   const samples = get("samples.paths");
   if (Array.isArray(samples)) {
     out.samplePaths = samples.filter((s): s is string => typeof s === "string" && s.trim() !== "");
+  }
+  const crds = get("crds");
+  if (Array.isArray(crds)) {
+    out.crds = crds.filter((s): s is string => typeof s === "string" && s.trim() !== "");
   }
   return out;
 }

@@ -13,6 +13,11 @@ describe("settings sent to the server", () => {
     });
   });
 
+  it("passes the CRD paths of vapLsp.crds", () => {
+    const get = getter({ crds: ["../platform/crds", " ", 3] });
+    assert.deepStrictEqual(settingsPayload(get), { vapLsp: { crds: ["../platform/crds"] } });
+  });
+
   it("omits empty or invalid values so the server keeps its defaults", () => {
     assert.deepStrictEqual(serverSettings(getter({ kubernetesVersion: "", debounceMs: -5 })), {});
     assert.deepStrictEqual(serverSettings(getter({ kubernetesVersion: 1.33, debounceMs: "150" })), {});

@@ -1,0 +1,124 @@
+"""Quick fix for `typing-unavailable`: use the version under which the workspace's CRD is served.
+
+A rule on `gateway.networking.k8s.io/v1 httproutes` whose CRD in the workspace only serves
+`v1beta1` matches nothing on a cluster running that CRD, and is untyped: the fix rewrites the
+rule's apiVersion (when no typed resource of the rule needs the old one, else it adds the
+version), or `paramKind.apiVersion`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from vap_lsp.analysis.typing_coverage import Untyped, param_untyped, rule_coverage, typing_note
+from vap_lsp.features.edits import TextEditResult, rewrite_value
+from vap_lsp.policy.kinds import PolicyKind, recognise
+from vap_lsp.text import Span
+from vap_lsp.yaml.model import ExpansionLimit, ScalarNode, SequenceNode, lookup, to_python
+
+if TYPE_CHECKING:
+    from vap_lsp.analysis.objects import K8sObject
+    from vap_lsp.features.code_actions import CodeActionResult, DiagnosticRef
+    from vap_lsp.features.snapshot import DocumentSnapshot
+
+
+def _spec(snapshot: DocumentSnapshot, offset: int) -> tuple[Any, dict[str, Any]] | None:
+    obj = snapshot.object_at(offset)
+    recognised = recognise(obj.api_version, obj.kind) if obj is not None else None
+    if obj is None or recognised is None or recognised[0] not in (PolicyKind.VAP, PolicyKind.MAP):
+        return None
+    try:
+        data = to_python(obj.node)
+    except ExpansionLimit:
+        return None
+    spec = data.get("spec") if isinstance(data, dict) else None
+    return (obj.node, spec) if isinstance(spec, dict) else None
+
+
+def _rule_fixes(
+    snapshot: DocumentSnapshot, d: DiagnosticRef, root: Any, spec: dict[str, Any], index: int
+) -> list[CodeActionResult]:
+    from vap_lsp.features.code_actions import CodeActionResult
+
+    coverage = [
+        c for c in rule_coverage(spec, snapshot.kubernetes_version, snapshot.workspace) if c.index == index
+    ]
+    if not coverage:
+        return []
+    (cov,) = coverage
+    path = ("spec", "matchConstraints", "resourceRules", index, "apiVersions")
+    versions, _, found = lookup(root, path)
+    if not isinstance(versions, SequenceNode) or len(found) != len(path):
+        return []
+    still_needed = {g.version for g in cov.typed}
+    listed = [i for i in versions.items if isinstance(i, ScalarNode)]
+    out: list[CodeActionResult] = []
+    for u in cov.untyped:
+        item = next((i for i in listed if i.value == u.version), None)
+        if not u.elsewhere or item is None:
+            continue
+        alt = u.elsewhere[0]
+        target = f"{alt.group}/{alt.version} {alt.plural} ({alt.kind})"
+        if u.version not in still_needed:
+            edit = rewrite_value(item, alt.version)
+            out.append(
+                CodeActionResult(f"Match {target}, the version the workspace's CRD serves", [edit], d, True)
+            )
+        elif versions.flow and listed:
+            # Another resource of the rule is typed under this version: add, do not replace.
+            at = listed[-1].span.end
+            edit = TextEditResult(Span(at, at), f", {alt.version}")
+            out.append(
+                CodeActionResult(f"Also match {target}, the version the workspace's CRD serves", [edit], d)
+            )
+    return out
+
+
+def _param_fixes(
+    snapshot: DocumentSnapshot, d: DiagnosticRef, root: Any, spec: dict[str, Any]
+) -> list[CodeActionResult]:
+    from vap_lsp.features.code_actions import CodeActionResult
+
+    u: Untyped | None = param_untyped(spec, snapshot.kubernetes_version, snapshot.workspace)
+    if u is None or not u.elsewhere:
+        return []
+    node, _, found = lookup(root, ("spec", "paramKind", "apiVersion"))
+    if not isinstance(node, ScalarNode) or len(found) != 3:
+        return []
+    alt = u.elsewhere[0]
+    api_version = f"{alt.group}/{alt.version}"
+    return [
+        CodeActionResult(
+            f"Use {api_version}, the version the workspace's CRD for {alt.kind} serves",
+            [rewrite_value(node, api_version)],
+            d,
+            preferred=True,
+        )
+    ]
+
+
+def typing_unavailable_fixes(snapshot: DocumentSnapshot, d: DiagnosticRef) -> list[CodeActionResult]:
+    found = _spec(snapshot, d.span.start)
+    if found is None or not d.field:
+        return []
+    root, spec = found
+    if d.field == "spec.paramKind":
+        return _param_fixes(snapshot, d, root, spec)
+    prefix = "spec.matchConstraints.resourceRules["
+    if d.field.startswith(prefix) and d.field.endswith("]") and d.field[len(prefix) : -1].isdigit():
+        return _rule_fixes(snapshot, d, root, spec, int(d.field[len(prefix) : -1]))
+    return []
+
+
+_ROOTS = frozenset({"object", "oldObject", "params"})
+
+
+def typing_hover_note(snapshot: DocumentSnapshot, obj: K8sObject, name: str) -> str | None:
+    """Hover text on `object`/`oldObject`/`params` where some matched kind has no schema."""
+    if name not in _ROOTS:
+        return None
+    found = _spec(snapshot, obj.node.span.start)
+    if found is None:
+        return None
+    note = typing_note(found[1], snapshot.kubernetes_version, snapshot.workspace, name)
+    return f"**Typing unavailable**: {note}." if note is not None else None
