@@ -156,6 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_run_parser(sub)
 
+    from vap_lsp.cli.rule import add_parser as add_rule_parser
+
+    add_rule_parser(sub)
+
     serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
     serve.add_argument("--stdio", action="store_true", help="use stdio (the default; accepted for editors)")

@@ -13,6 +13,7 @@ from typing import Any
 
 from vap_lsp import __version__
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.codes import get_rule, help_uri, render_markdown
 from vap_lsp.text import LineIndex
 
 
@@ -84,6 +85,22 @@ _SARIF_LEVEL = {
 }
 
 
+def _sarif_rule(code: str) -> dict[str, Any]:
+    """A SARIF reportingDescriptor with the rule's page (code scanning shows `help`)."""
+    rule = get_rule(code)
+    if rule is None:
+        return {"id": code, "shortDescription": {"text": code}}
+    page = render_markdown(rule)
+    return {
+        "id": code,
+        "name": code,
+        "shortDescription": {"text": rule.title},
+        "helpUri": help_uri(code),
+        "help": {"text": page, "markdown": page},
+        "properties": {"severity": rule.severity, "group": rule.group},
+    }
+
+
 def format_sarif(reports: list[FileReport]) -> str:
     rule_ids = sorted({d.code for r in reports for d in r.diagnostics})
     results = []
@@ -122,7 +139,7 @@ def format_sarif(reports: list[FileReport]) -> str:
                     "driver": {
                         "name": "vap-lsp",
                         "version": __version__,
-                        "rules": [{"id": rule, "shortDescription": {"text": rule}} for rule in rule_ids],
+                        "rules": [_sarif_rule(rule) for rule in rule_ids],
                     }
                 },
                 "columnKind": "utf16CodeUnits",
