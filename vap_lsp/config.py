@@ -15,6 +15,7 @@ with it. The filtering itself is `vap_lsp.analysis.suppress`, applied by the eng
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -235,9 +236,7 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
 
     for key in raw:
         if key not in KEYS:
-            close = [
-                k for k in KEYS if k.replace("-", "") == str(key).replace("_", "").replace("-", "").lower()
-            ]
+            close = difflib.get_close_matches(str(key).replace("_", "-").lower(), KEYS, n=1)
             errors.append(
                 f"{where}: unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
             )

@@ -3,6 +3,8 @@
 Both carry the same shape: `{"vapLsp": {"kubernetesVersion": "1.33", "debounceMs": 150}}`
 (the top-level `vapLsp` wrapper is optional in initializationOptions). `samples` is a list of
 globs or paths (relative to each workspace folder) that "Run against samples" also uses.
+`ignore` (codes) and `severity` (code → level) override the project's `.vap-lsp.yaml` /
+`[tool.vap-lsp]`, as `kubernetesVersion` and `samples` do (`VapLanguageServer.analysis_settings_for`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vap_lsp.analysis.engine import AnalysisSettings
+from vap_lsp.config import Overrides, overrides_from_client
 from vap_lsp.schema.store import normalize_version
 
 
@@ -19,6 +22,8 @@ class ServerSettings:
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
     debounce_seconds: float = 0.15
     samples: tuple[str, ...] = ()
+    # `vapLsp.ignore` / `vapLsp.severity`: override the project's configuration file.
+    rules: Overrides = field(default_factory=Overrides)
 
 
 def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[ServerSettings, list[str]]:
@@ -49,4 +54,8 @@ def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[Ser
             samples = tuple(raw_samples)
         else:
             problems.append("vapLsp.samples: expected a list of globs or paths")
-    return ServerSettings(analysis, debounce, samples), problems
+    rules = current.rules
+    if "ignore" in section or "severity" in section:
+        rules, rule_problems = overrides_from_client(section)
+        problems.extend(rule_problems)
+    return ServerSettings(analysis, debounce, samples, rules), problems
