@@ -18,12 +18,13 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.objects import K8sObject
-from vap_lsp.yaml.model import AliasNode, MappingNode, Node, ScalarNode, SequenceNode, YamlFile
+from vap_lsp.text import LineIndex
+from vap_lsp.yaml.model import MappingNode, Node, ScalarNode, SequenceNode, YamlFile
 
 UNSUPPRESSIBLE = frozenset({"yaml-syntax", "not-text"})
 
@@ -82,17 +83,30 @@ def _suppressions(yaml_file: YamlFile, objects: Sequence[K8sObject]) -> list[_Su
     found = [m for m in _COMMENT.finditer(text) if _is_comment(text, m.start())]
     if not found:
         return []
-    scalars = sorted((n.span.start, n.span.end) for n in _nodes(yaml_file) if isinstance(n, ScalarNode))
-    starts = [start for start, _ in scalars]
-    entries = _entries_by_line(yaml_file)
     lines = yaml_file.lines
+    # Only the documents that hold a comment (or its target) are walked: an edit of a large file
+    # with one suppression does not re-walk every object.
+    doc_starts = [d.span.start for d in yaml_file.documents]
+    indexes: dict[int, _DocumentIndex] = {}
+
+    def index_at(offset: int) -> _DocumentIndex | None:
+        i = bisect.bisect_right(doc_starts, offset) - 1
+        if i < 0 or yaml_file.documents[i].root is None:
+            return None
+        if i not in indexes:
+            root = yaml_file.documents[i].root
+            assert root is not None
+            indexes[i] = _DocumentIndex(root, lines)
+        return indexes[i]
+
+    object_starts: list[int] | None = None
     out: list[_Suppression] = []
     for m in found:
-        if _inside_scalar(starts, scalars, m.start()):
+        index = index_at(m.start())
+        if index is not None and index.inside_scalar(m.start()):
             continue  # `#` inside a quoted or block scalar is text, not a comment
-        codes = (
-            None if m.group(1) is None else frozenset(c.strip() for c in m.group(1).split(",") if c.strip())
-        )
+        listed = m.group(1)
+        codes = None if listed is None else frozenset(c.strip() for c in listed.split(",") if c.strip())
         line = lines.line_of(m.start())
         if text[lines.line_start(line) : m.start()].strip():
             out.append(_Suppression(lines.line_start(line), lines.line_end(line), codes))
@@ -101,24 +115,56 @@ def _suppressions(yaml_file: YamlFile, objects: Sequence[K8sObject]) -> list[_Su
         if target is None:
             continue
         target_start = lines.line_start(target)
-        obj = next((o for o in objects if _heads(yaml_file, line, target, o)), None)
+        # The only object the comment can head is the first one starting after it.
+        if object_starts is None:
+            object_starts = [o.node.span.start for o in objects]
+        i = bisect.bisect_left(object_starts, m.start())
+        obj = objects[i] if i < len(objects) and _heads(yaml_file, line, target, objects[i]) else None
         if obj is not None:
             out.append(_Suppression(min(obj.node.span.start, target_start), obj.node.span.end, codes))
-        else:
-            end = max(entries.get(target, [lines.line_end(target)]))
-            out.append(_Suppression(target_start, max(end, lines.line_end(target)), codes))
+            continue
+        target_index = index_at(target_start)
+        ends = target_index.entries.get(target, []) if target_index is not None else []
+        out.append(_Suppression(target_start, max([lines.line_end(target), *ends]), codes))
     return out
+
+
+class _DocumentIndex:
+    """The scalar spans of one document, and where each entry starting on a line ends (a mapping
+    key with its value, or a list item)."""
+
+    def __init__(self, root: Node, lines: LineIndex) -> None:
+        scalars: list[tuple[int, int]] = []
+        self.entries: dict[int, list[int]] = {}
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ScalarNode):
+                scalars.append((node.span.start, node.span.end))
+            elif isinstance(node, MappingNode):
+                for key, value in node.items:
+                    end = max(key.span.end, value.span.end)
+                    self.entries.setdefault(lines.line_of(key.span.start), []).append(end)
+                    stack.append(key)
+                    stack.append(value)
+            elif isinstance(node, SequenceNode):
+                for item in node.items:
+                    self.entries.setdefault(lines.line_of(item.span.start), []).append(item.span.end)
+                    stack.append(item)
+            # An AliasNode's target is walked where it is written.
+        scalars.sort()
+        self._scalars = scalars
+        self._starts = [start for start, _ in scalars]
+
+    def inside_scalar(self, offset: int) -> bool:
+        # Scalars do not nest: only the last one starting at or before the offset can contain it.
+        i = bisect.bisect_right(self._starts, offset) - 1
+        return i >= 0 and self._scalars[i][0] <= offset < self._scalars[i][1]
 
 
 def _is_comment(text: str, offset: int) -> bool:
     # YAML: `#` starts a comment at the start of a line or after whitespace.
     return offset == 0 or text[offset - 1] in " \t\n\r"
-
-
-def _inside_scalar(starts: list[int], scalars: list[tuple[int, int]], offset: int) -> bool:
-    i = bisect.bisect_right(starts, offset) - 1
-    # Scalars do not nest: only the last one starting at or before the offset can contain it.
-    return i >= 0 and scalars[i][0] <= offset < scalars[i][1]
 
 
 def _next_content_line(yaml_file: YamlFile, line: int) -> int | None:
@@ -140,35 +186,6 @@ def _heads(yaml_file: YamlFile, comment_line: int, target: int, obj: K8sObject) 
     if document is None or obj.location:
         return False
     return lines.line_of(document.span.start) <= comment_line < lines.line_of(obj.node.span.start)
-
-
-def _entries_by_line(yaml_file: YamlFile) -> dict[int, list[int]]:
-    """First line of each mapping entry (key to end of value) and list item → where they end."""
-    lines = yaml_file.lines
-    out: dict[int, list[int]] = {}
-    for node in _nodes(yaml_file):
-        if isinstance(node, MappingNode):
-            for key, value in node.items:
-                out.setdefault(lines.line_of(key.span.start), []).append(max(key.span.end, value.span.end))
-        elif isinstance(node, SequenceNode):
-            for item in node.items:
-                out.setdefault(lines.line_of(item.span.start), []).append(item.span.end)
-    return out
-
-
-def _nodes(yaml_file: YamlFile) -> Iterator[Node]:
-    stack: list[Node] = [d.root for d in yaml_file.documents if d.root is not None]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, MappingNode):
-            for key, value in node.items:
-                stack.append(key)
-                stack.append(value)
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.items)
-        elif isinstance(node, AliasNode):
-            continue  # the anchor's node is walked where it is written
 
 
 __all__ = ["UNSUPPRESSIBLE", "CodeRules", "apply_code_rules"]
