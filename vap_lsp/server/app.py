@@ -51,9 +51,11 @@ class VapLanguageServer(LanguageServer):
                 log.warning("configuration: %s", problem)
         return config, path
 
-    def analysis_settings_for(self, uri: str) -> AnalysisSettings:
+    def analysis_settings_for(
+        self, uri: str, resolved: tuple[Config, Path | None] | None = None
+    ) -> AnalysisSettings:
         """The configuration file's settings for this document, with the client's on top."""
-        config, path = self.config_for(uri)
+        config, path = resolved or self.config_for(uri)
         client = self.settings
         overrides = dataclasses.replace(client.rules, kubernetes_version=client.analysis.kubernetes_version)
         return config.analysis_settings(path, overrides)
@@ -65,8 +67,10 @@ class VapLanguageServer(LanguageServer):
     def analyse(self, uri: str, text: str) -> FileAnalysis:
         """Diagnostics of one open document (called in the thread pool): an excluded file keeps its
         model for the language services but publishes nothing."""
-        config, path = self.config_for(uri)
-        analysis = analyse_text(text, self.analysis_settings_for(uri), workspace=self.index, uri=uri)
+        config, path = resolved = self.config_for(uri)
+        analysis = analyse_text(
+            text, self.analysis_settings_for(uri, resolved), workspace=self.index, uri=uri
+        )
         if path is not None and config.is_excluded(path):
             analysis = dataclasses.replace(analysis, diagnostics=[])
         return analysis
