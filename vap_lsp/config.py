@@ -84,7 +84,7 @@ class Config:
 
     def analysis_settings(self, path: Path | None, overrides: Overrides | None = None) -> AnalysisSettings:
         version = (overrides.kubernetes_version if overrides else None) or self.kubernetes_version
-        return AnalysisSettings(version, self.code_rules(path, overrides))
+        return AnalysisSettings(kubernetes_version=version, rules=self.code_rules(path, overrides))
 
     def _relative(self, path: Path) -> str:
         absolute = path if path.is_absolute() else Path.cwd() / path

@@ -27,7 +27,7 @@ spec:
 def _found(text: str, rules: CodeRules | None = None) -> list[str]:
     """'line code' for each diagnostic (1-based lines)."""
     text = textwrap.dedent(text)
-    analysis = analyse_text(text, AnalysisSettings(None, rules or CodeRules()))
+    analysis = analyse_text(text, AnalysisSettings(rules=rules or CodeRules()))
     return [f"{analysis.lines.line_of(d.span.start) + 1} {d.code}" for d in analysis.diagnostics]
 
 
@@ -128,5 +128,5 @@ def test_configured_rules_ignore_and_regrade() -> None:
     rules = CodeRules(
         ignore=frozenset({"FieldValueNotSupported"}), severity=(("cel-type-check", Severity.ERROR),)
     )
-    analysis = analyse_text(text, AnalysisSettings(None, rules))
+    analysis = analyse_text(text, AnalysisSettings(rules=rules))
     assert [(d.code, d.severity) for d in analysis.diagnostics] == [("cel-type-check", Severity.ERROR)]
