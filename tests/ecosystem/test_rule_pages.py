@@ -113,13 +113,16 @@ def _cel_phases() -> set[str]:
     return {"cel-" + p for p in typing.get_args(Phase)}
 
 
-# Diagnostic codes computed from an expression: the expression as written → its codes.
-ROUTES: dict[str, Callable[[], set[str]]] = {
-    "problem.kind.value": _problem_kinds,
-    "error.type.code": _field_error_types,
-    "issue.code": _structural_codes,
-    "finding.code": lambda: _module_constants(PACKAGE / "analysis" / "mutations.py", "CODE_"),
-    "'cel-' + issue.phase": _cel_phases,
+# Diagnostic codes computed from an expression: (module, the expression as written) → its codes.
+# Keyed by module too, so the same expression elsewhere (another `issue.code`) is a new route.
+ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
+    ("vap_lsp/analysis/engine.py", "problem.kind.value"): _problem_kinds,
+    ("vap_lsp/analysis/policy_checks.py", "error.type.code"): _field_error_types,
+    ("vap_lsp/analysis/policy_checks.py", "issue.code"): _structural_codes,
+    ("vap_lsp/analysis/mutations.py", "finding.code"): lambda: _module_constants(
+        PACKAGE / "analysis" / "mutations.py", "CODE_"
+    ),
+    ("vap_lsp/analysis/cel_checks.py", "'cel-' + issue.phase"): _cel_phases,
 }
 
 
@@ -139,8 +142,8 @@ def _diagnostic_codes() -> tuple[set[str], list[str]]:
             code = _arg(call, 2, "code")
             if isinstance(code, ast.Constant) and isinstance(code.value, str):
                 codes.add(code.value)
-            elif code is not None and ast.unparse(code) in ROUTES:
-                codes |= ROUTES[ast.unparse(code)]()
+            elif code is not None and (str(path.relative_to(ROOT)), ast.unparse(code)) in ROUTES:
+                codes |= ROUTES[(str(path.relative_to(ROOT)), ast.unparse(code))]()
             else:
                 where = ast.unparse(code) if code is not None else "(none)"
                 unknown.append(f"{path.relative_to(ROOT)}:{call.lineno}: {where}")
