@@ -90,7 +90,8 @@ def render_markdown(rule: Rule) -> str:
         "",
         "## Suppressing it",
         "",
-        f"`# vap-lsp: ignore[{rule.code}]` at the end of the line, or on its own line above the object; "
+        f"`# vap-lsp: ignore[{rule.code}]` at the end of the line, or on its own line above the YAML entry "
+        "or the object; "
         f'`ignore = ["{rule.code}"]` or `severity = {{ {rule.code} = "warning" }}` in the configuration '
         "(see the README).",
         "",
