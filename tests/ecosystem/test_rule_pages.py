@@ -195,6 +195,12 @@ def test_every_page_has_the_three_parts() -> None:
         assert rule.group in groups, rule.code
 
 
+def test_the_unsuppressible_codes_agree() -> None:
+    from vap_lsp.analysis.suppress import UNSUPPRESSIBLE
+
+    assert {c for c, r in rules().items() if not r.suppressible} == UNSUPPRESSIBLE
+
+
 def test_docs_rules_is_generated_from_the_catalog() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "generate_rule_docs.py"), "--check"],

@@ -37,6 +37,9 @@ class Rule:
     # Where the code comes from, for grouping the index: yaml, decoding, validation, cel,
     # workspace, advice, run.
     group: str = "validation"
+    # False for broken files, which neither comments nor configuration may hide
+    # (`vap_lsp.analysis.suppress.UNSUPPRESSIBLE`; a test keeps the two equal).
+    suppressible: bool = True
 
 
 @functools.cache
@@ -86,16 +89,16 @@ def render_markdown(rule: Rule) -> str:
     ]
     if rule.fixed:
         parts += ["", _yaml_block(textwrap.dedent(rule.fixed))]
-    parts += [
-        "",
-        "## Suppressing it",
-        "",
-        f"`# vap-lsp: ignore[{rule.code}]` at the end of the line, or on its own line above the YAML entry "
-        "or the object; "
-        f'`ignore = ["{rule.code}"]` or `severity = {{ {rule.code} = "warning" }}` in the configuration '
-        "(see the README).",
-        "",
-    ]
+    parts += ["", "## Suppressing it", ""]
+    if rule.suppressible:
+        parts.append(
+            f"`# vap-lsp: ignore[{rule.code}]` at the end of the line, or on its own line above the YAML "
+            f'entry or the object; `ignore = ["{rule.code}"]` or `severity = {{ {rule.code} = "warning" }}` '
+            "in the configuration (see the README)."
+        )
+    else:
+        parts.append("It cannot be suppressed or re-graded: a broken file never passes.")
+    parts.append("")
     return "\n".join(parts)
 
 

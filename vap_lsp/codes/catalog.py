@@ -63,6 +63,7 @@ RULES: tuple[Rule, ...] = (
         title="The YAML is broken",
         severity="error",
         group="yaml",
+        suppressible=False,
         server="""
             `kubectl apply` cannot read the file, so nothing in the broken document reaches the
             API server. vap-lsp reports one syntax error per broken document and still checks the
@@ -93,6 +94,7 @@ RULES: tuple[Rule, ...] = (
         title="Not a text file",
         severity="error",
         group="yaml",
+        suppressible=False,
         server="""
             A file with NUL bytes or bytes that are not UTF-8/UTF-16/UTF-32 text is not YAML;
             `kubectl` refuses it. The message names the byte offset.
