@@ -15,9 +15,7 @@ with it. The filtering itself is `vap_lsp.analysis.suppress`, applied by the eng
 
 from __future__ import annotations
 
-import difflib
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,6 +185,8 @@ def _has_tool_section(path: Path) -> bool:
 
 
 def _pyproject_section(path: Path) -> Any:
+    import tomllib  # only when a pyproject.toml mentions vap-lsp: its regexes cost ~10 ms to import
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -200,6 +200,8 @@ def load_config(path: Path) -> Config:
     path = path.absolute()
     root = path.parent
     if path.name == "pyproject.toml":
+        import tomllib
+
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -236,6 +238,8 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
 
     for key in raw:
         if key not in KEYS:
+            import difflib
+
             close = difflib.get_close_matches(str(key).replace("_", "-").lower(), KEYS, n=1)
             errors.append(
                 f"{where}: unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
