@@ -317,18 +317,32 @@ class ConfigResolver:
     `explicit` (the CLI's `--config`) is used for every file; `isolated` ignores all files.
     """
 
-    def __init__(self, explicit: Path | None = None, *, isolated: bool = False) -> None:
+    def __init__(
+        self, explicit: Path | None = None, *, isolated: bool = False, snapshot: bool = False
+    ) -> None:
         self.explicit = explicit
         self.isolated = isolated
         self._parsed: dict[Path, tuple[tuple[int, int], Config]] = {}
+        # `snapshot` (one CLI run): remember which file applies to each folder, and parse each once.
+        self._folders: dict[Path, Path | None] | None = {} if snapshot else None
 
     def for_path(self, path: Path) -> Config:
         if self.isolated:
             return Config()
-        config_path = self.explicit or find_config_file(path)
+        config_path = self.explicit or self._find(path)
         if config_path is None:
             return Config()
+        if self._folders is not None and config_path in self._parsed:
+            return self._parsed[config_path][1]
         return self.load(config_path)
+
+    def _find(self, path: Path) -> Path | None:
+        if self._folders is None:
+            return find_config_file(path)
+        folder = path.absolute().parent
+        if folder not in self._folders:
+            self._folders[folder] = find_config_file(folder)
+        return self._folders[folder]
 
     def load(self, config_path: Path) -> Config:
         config_path = config_path.absolute()

@@ -38,7 +38,9 @@ def _check(args: argparse.Namespace) -> int:
             print(f"vap-lsp: {problem}", file=sys.stderr)
         return 2
     overrides = Overrides(version, split_codes(args.ignore), severity.severity, severity.off)
-    configs = ConfigResolver(Path(args.config) if args.config else None, isolated=args.no_config)
+    configs = ConfigResolver(
+        Path(args.config) if args.config else None, isolated=args.no_config, snapshot=True
+    )
     io_errors: list[str] = []
     # Two passes: index every file (CRDs, policies, bindings), then analyse each with the index.
     workspace = WorkspaceIndex()
