@@ -21,6 +21,7 @@ from vap_lsp.analysis.objects import K8sObject, find_objects
 from vap_lsp.analysis.placement import head_span
 from vap_lsp.analysis.policy_checks import check_policy
 from vap_lsp.analysis.references import check_references
+from vap_lsp.analysis.suppress import CodeRules, apply_code_rules
 from vap_lsp.analysis.workspace import CRD_API_GROUP, WorkspaceIndex
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
@@ -36,6 +37,8 @@ from vap_lsp.yaml.parse import parse_yaml
 class AnalysisSettings:
     # None selects the newest bundled version.
     kubernetes_version: str | None = None
+    # Ignored codes and severity overrides (configuration, flags); inline comments always count.
+    rules: CodeRules = field(default_factory=CodeRules)
 
     def resolved_version(self) -> str:
         if self.kubernetes_version is None:
@@ -154,6 +157,7 @@ def _analyse(
                     f"at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it",
                 )
             )
+    diagnostics = apply_code_rules(diagnostics, yaml_file, objects, settings.rules)
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.severity, d.message))
     return FileAnalysis(yaml_file, objects, diagnostics)
 

@@ -1,7 +1,9 @@
 """`vap-lsp`: the console entry point.
 
-Exit codes of `check`: 0 no error-severity diagnostic, 1 at least one, 2 usage or I/O error
-(an unreadable or missing path; the readable files are still checked and reported).
+Exit codes of `check`: 0 no error-severity diagnostic (or `--exit-zero`), 1 at least one, 2 usage,
+configuration or I/O error (an unreadable or missing path, a bad `.vap-lsp.yaml`; the readable
+files are still checked and reported). Configuration: `vap_lsp.config`; what it hides and
+re-grades is applied by the engine, so `check` only passes it on.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from pathlib import Path
 
 from vap_lsp import __version__
 from vap_lsp.analysis.diagnostics import Severity
-from vap_lsp.analysis.engine import AnalysisSettings, analyse_bytes, analyse_text, parse_text
+from vap_lsp.analysis.engine import analyse_bytes, analyse_text, parse_text
 from vap_lsp.analysis.files import collect_files, read_file
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cli.crd_option import add_crd_option, load_external_crds
-from vap_lsp.cli.report import FORMATTERS, FileReport, summary_line
+from vap_lsp.cli.report import FORMATTERS, FileReport, statistics, summary_line
+from vap_lsp.config import ConfigResolver, Overrides, parse_severity_overrides, split_codes
 from vap_lsp.schema.store import available_versions, default_version, normalize_version
 from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import YamlFile
@@ -26,12 +29,19 @@ from vap_lsp.yaml.model import YamlFile
 
 def _check(args: argparse.Namespace) -> int:
     try:
-        settings = AnalysisSettings(
-            normalize_version(args.kubernetes_version) if args.kubernetes_version else None
-        )
+        version = normalize_version(args.kubernetes_version) if args.kubernetes_version else None
     except ValueError as exc:
         print(f"vap-lsp: {exc}", file=sys.stderr)
         return 2
+    severity, problems = parse_severity_overrides(args.severity)
+    if problems:
+        for problem in problems:
+            print(f"vap-lsp: {problem}", file=sys.stderr)
+        return 2
+    overrides = Overrides(version, split_codes(args.ignore), severity.severity, severity.off)
+    configs = ConfigResolver(
+        Path(args.config) if args.config else None, isolated=args.no_config, snapshot=True
+    )
     io_errors: list[str] = []
     # Two passes: index every file (CRDs, policies, bindings), then analyse each with the index.
     workspace = WorkspaceIndex()
@@ -40,6 +50,8 @@ def _check(args: argparse.Namespace) -> int:
         workspace.set_external_crds("--crd", loaded.versions)
     first_pass: list[tuple[Path, bytes, str | None, tuple[YamlFile, list[K8sObject]] | None]] = []
     for path in collect_files(args.paths, io_errors):
+        if configs.for_path(path).is_excluded(path):
+            continue
         data = read_file(path, io_errors)
         if data is None:
             continue
@@ -54,22 +66,34 @@ def _check(args: argparse.Namespace) -> int:
 
     reports: list[FileReport] = []
     for path, data, text, parsed in first_pass:
+        settings = configs.for_path(path).analysis_settings(path, overrides)
         if text is None:
             analysis = analyse_bytes(data, settings)
         else:
             analysis = analyse_text(text, settings, workspace=workspace, uri=str(path), parsed=parsed)
         reports.append(FileReport(str(path), analysis.lines, analysis.diagnostics))
 
+    config_errors = sorted({e for c in configs.loaded() for e in c.errors})
+    for warning in sorted({w for c in configs.loaded() for w in c.warnings}):
+        print(f"vap-lsp: warning: {warning}", file=sys.stderr)
     output = FORMATTERS[args.format](reports)
-    sys.stdout.write(output)
-    for message in io_errors:
+    if args.output_file:
+        try:
+            Path(args.output_file).write_text(output, encoding="utf-8")
+        except OSError as exc:
+            io_errors.append(f"{args.output_file}: {exc.strerror or exc}")
+    elif not args.statistics:
+        sys.stdout.write(output)
+    if args.statistics:
+        sys.stdout.write(statistics(reports))
+    for message in config_errors + io_errors:
         print(f"vap-lsp: {message}", file=sys.stderr)
-    if args.format == "text":
+    if args.format == "text" or args.output_file or args.statistics:
         print(summary_line(reports), file=sys.stderr)
-    if io_errors:
+    if io_errors or config_errors:
         return 2
     has_error = any(d.severity is Severity.ERROR for r in reports for d in r.diagnostics)
-    return 1 if has_error else 0
+    return 1 if has_error and not args.exit_zero else 0
 
 
 def _test(args: argparse.Namespace) -> int:
@@ -136,7 +160,33 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "paths", nargs="+", metavar="PATH", help="files or folders (recursing into *.yaml, *.yml)"
     )
-    check.add_argument("--format", choices=sorted(FORMATTERS), default="text")
+    check.add_argument(
+        "--format",
+        choices=sorted(FORMATTERS),
+        default="text",
+        help="text (default), json, sarif (code scanning), github (workflow annotations), junit (XML)",
+    )
+    check.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument(
+        "--statistics", action="store_true", help="print the number of diagnostics per code (stdout)"
+    )
+    check.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even with errors (2 still means bad input)"
+    )
+    check.add_argument(
+        "--config", metavar="FILE", help="use this .vap-lsp.yaml or pyproject.toml for every file"
+    )
+    check.add_argument("--no-config", action="store_true", help="ignore configuration files")
+    check.add_argument(
+        "--ignore", action="append", default=[], metavar="CODE[,CODE]", help="hide these codes (repeatable)"
+    )
+    check.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="CODE=LEVEL",
+        help="report CODE as error, warning, information or hint, or off (repeatable)",
+    )
     check.add_argument(
         "--kubernetes-version",
         metavar="X.Y",
@@ -169,6 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
     from vap_lsp.cli.run import add_parser as add_run_parser
 
     add_run_parser(sub)
+
+    from vap_lsp.cli.rule import add_parser as add_rule_parser
+
+    add_rule_parser(sub)
 
     serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")

@@ -1,4 +1,5 @@
-"""Output formats of `vap-lsp check`: text for people, JSON for tools, SARIF for code scanning.
+"""Output formats of `vap-lsp check`: text for people, JSON for tools, SARIF for code scanning,
+GitHub workflow annotations, JUnit XML for CI test reports (GitLab, Jenkins).
 
 Positions: text prints 1-based line:column with columns in characters (what editors show);
 JSON uses LSP's 0-based line and UTF-16 `character`; SARIF uses 1-based lines and UTF-16
@@ -8,11 +9,13 @@ columns, declared through `columnKind`.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp import __version__
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.codes import get_rule, help_uri, render_markdown
 from vap_lsp.text import LineIndex
 
 
@@ -84,6 +87,22 @@ _SARIF_LEVEL = {
 }
 
 
+def _sarif_rule(code: str) -> dict[str, Any]:
+    """A SARIF reportingDescriptor with the rule's page (code scanning shows `help`)."""
+    rule = get_rule(code)
+    if rule is None:
+        return {"id": code, "shortDescription": {"text": code}}
+    page = render_markdown(rule)
+    return {
+        "id": code,
+        "name": code,
+        "shortDescription": {"text": rule.title},
+        "helpUri": help_uri(code),
+        "help": {"text": page, "markdown": page},
+        "properties": {"severity": rule.severity, "group": rule.group},
+    }
+
+
 def format_sarif(reports: list[FileReport]) -> str:
     rule_ids = sorted({d.code for r in reports for d in r.diagnostics})
     results = []
@@ -122,7 +141,7 @@ def format_sarif(reports: list[FileReport]) -> str:
                     "driver": {
                         "name": "vap-lsp",
                         "version": __version__,
-                        "rules": [{"id": rule, "shortDescription": {"text": rule}} for rule in rule_ids],
+                        "rules": [_sarif_rule(rule) for rule in rule_ids],
                     }
                 },
                 "columnKind": "utf16CodeUnits",
@@ -133,4 +152,98 @@ def format_sarif(reports: list[FileReport]) -> str:
     return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
 
 
-FORMATTERS = {"text": format_text, "json": format_json, "sarif": format_sarif}
+_GITHUB_LEVEL = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFORMATION: "notice",
+    Severity.HINT: "notice",
+}
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_github(reports: list[FileReport]) -> str:
+    """GitHub Actions workflow commands: each diagnostic becomes an annotation on the diff."""
+    out: list[str] = []
+    for r in reports:
+        for d in r.diagnostics:
+            start, end = r.lines.line_col(d.span.start), r.lines.line_col(d.span.end)
+            path = _gh_property(r.path.replace("\\", "/"))
+            props = (
+                f"file={path},line={start.line + 1},col={start.column + 1},"
+                f"endLine={end.line + 1},endColumn={end.column + 1},title={_gh_property('vap-lsp ' + d.code)}"
+            )
+            out.append(f"::{_GITHUB_LEVEL[d.severity]} {props}::{_gh_data(d.message)}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def _line_col(r: FileReport, d: Diagnostic) -> str:
+    lc = r.lines.line_col(d.span.start)
+    return f"{lc.line + 1}:{lc.column + 1}"
+
+
+def format_junit(reports: list[FileReport]) -> str:
+    """JUnit XML for CI test reports: a test suite per file, a failing test case per error (a file
+    without errors is one passing case); warnings and notes go to the suite's system-out."""
+    root = ET.Element("testsuites", name="vap-lsp check")
+    total = failures = 0
+    for r in reports:
+        errors = [d for d in r.diagnostics if d.severity is Severity.ERROR]
+        others = [d for d in r.diagnostics if d.severity is not Severity.ERROR]
+        suite = ET.SubElement(
+            root, "testsuite", name=r.path, tests=str(max(1, len(errors))), failures=str(len(errors))
+        )
+        if not errors:
+            ET.SubElement(suite, "testcase", classname=r.path, name=r.path)
+        for d in errors:
+            where = _line_col(r, d)
+            case = ET.SubElement(suite, "testcase", classname=r.path, name=f"{d.code} at {where}")
+            failure = ET.SubElement(
+                case, "failure", type=d.code, message=d.message.splitlines()[0] if d.message else ""
+            )
+            failure.text = f"{r.path}:{where}: {d.message}"
+        if others:
+            out = ET.SubElement(suite, "system-out")
+            out.text = "\n".join(
+                f"{r.path}:{_line_col(r, d)}: {d.severity.label}: {d.message} [{d.code}]" for d in others
+            )
+        total += max(1, len(errors))
+        failures += len(errors)
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def statistics(reports: list[FileReport]) -> str:
+    """`--statistics`: diagnostics per code, most frequent first, with the severities seen."""
+    counts: dict[str, int] = {}
+    severities: dict[str, set[Severity]] = {}
+    for r in reports:
+        for d in r.diagnostics:
+            counts[d.code] = counts.get(d.code, 0) + 1
+            severities.setdefault(d.code, set()).add(d.severity)
+    if not counts:
+        return ""
+    width = max(len(code) for code in counts)
+    digits = len(str(max(counts.values())))
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "".join(
+        f"{count:>{digits}}  {code:<{width}}  {'/'.join(s.label for s in sorted(severities[code]))}\n"
+        for code, count in rows
+    )
+
+
+FORMATTERS = {
+    "text": format_text,
+    "json": format_json,
+    "sarif": format_sarif,
+    "github": format_github,
+    "junit": format_junit,
+}

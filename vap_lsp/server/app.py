@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
 import sys
@@ -13,9 +14,10 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 from vap_lsp import __version__
-from vap_lsp.analysis.engine import parse_text
+from vap_lsp.analysis.engine import AnalysisSettings, FileAnalysis, analyse_text, parse_text
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.config import Config, ConfigResolver
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.server import cel_features, crd_watch, diagnostics, hover_completion, run_features, yaml_features
 from vap_lsp.server.settings import ServerSettings, parse_settings
@@ -32,6 +34,47 @@ class VapLanguageServer(LanguageServer):
         # CRDs, policies and bindings of the workspace folders and open documents.
         self.index = WorkspaceIndex()
         self.crd_state = crd_watch.CrdSettingState()
+        # The project's .vap-lsp.yaml / [tool.vap-lsp], re-read when the file changes on disk.
+        self.config = ConfigResolver()
+        self._reported_config: set[tuple[Path | None, tuple[str, ...]]] = set()
+
+    def config_for(self, uri: str) -> tuple[Config, Path | None]:
+        """The configuration that applies to `uri` (none for unsaved, untitled documents)."""
+        fs_path = uris.to_fs_path(uri)
+        if not fs_path:
+            return Config(), None
+        path = Path(fs_path)
+        config = self.config.for_path(path)
+        problems = (*config.errors, *config.warnings)
+        if problems and (config.path, problems) not in self._reported_config:
+            self._reported_config.add((config.path, problems))
+            for problem in problems:
+                log.warning("configuration: %s", problem)
+        return config, path
+
+    def analysis_settings_for(
+        self, uri: str, resolved: tuple[Config, Path | None] | None = None
+    ) -> AnalysisSettings:
+        """The configuration file's settings for this document, with the client's on top."""
+        config, path = resolved or self.config_for(uri)
+        client = self.settings
+        overrides = dataclasses.replace(client.rules, kubernetes_version=client.analysis.kubernetes_version)
+        return config.analysis_settings(path, overrides)
+
+    def samples_for(self, uri: str) -> tuple[str, ...]:
+        """`vapLsp.samples` from the client, else the configuration's `samples` (absolute globs)."""
+        return self.settings.samples or self.config_for(uri)[0].samples
+
+    def analyse(self, uri: str, text: str) -> FileAnalysis:
+        """Diagnostics of one open document (called in the thread pool): an excluded file keeps its
+        model for the language services but publishes nothing."""
+        config, path = resolved = self.config_for(uri)
+        analysis = analyse_text(
+            text, self.analysis_settings_for(uri, resolved), workspace=self.index, uri=uri
+        )
+        if path is not None and config.is_excluded(path):
+            analysis = dataclasses.replace(analysis, diagnostics=[])
+        return analysis
 
     def scan_workspace(self) -> int:
         """Index every YAML file of the workspace folders (open documents keep their buffer)."""
@@ -44,7 +87,7 @@ class VapLanguageServer(LanguageServer):
                 continue
             for path in walk_yaml(Path(root), errors):
                 uri = uris.from_fs_path(str(path)) or str(path)
-                if uri in self.workspace.text_documents:
+                if uri in self.workspace.text_documents or self.config.for_path(path).is_excluded(path):
                     continue
                 data = read_file(path, errors)
                 text = decode_bytes(data)[0] if data is not None else None
@@ -65,7 +108,7 @@ class VapLanguageServer(LanguageServer):
         if latest is not None and latest[0] == document.version and latest[1].yaml.text == document.source:
             parsed = (latest[1].yaml, latest[1].objects)
         return make_snapshot(
-            uri, document.source, document.version, self.settings.analysis, self.index, parsed
+            uri, document.source, document.version, self.analysis_settings_for(uri), self.index, parsed
         )
 
     @property

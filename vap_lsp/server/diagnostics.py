@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from vap_lsp.analysis.engine import FileAnalysis, analyse_text
+from vap_lsp.analysis.engine import FileAnalysis
+from vap_lsp.config import CONFIG_FILES
 from vap_lsp.server.convert import to_lsp_diagnostic
 from vap_lsp.server.worker import in_background, off_loop
 
@@ -103,11 +104,7 @@ class DiagnosticsScheduler:
                 await asyncio.sleep(delay)
             document = self.server.workspace.get_text_document(uri)
             version, text = document.version, document.source
-            settings = self.server.settings.analysis
-            analysis = await off_loop(
-                self.server,
-                functools.partial(analyse_text, text, settings, workspace=self.server.index, uri=uri),
-            )
+            analysis = await off_loop(self.server, functools.partial(self.server.analyse, uri, text))
             current = self.server.workspace.text_documents.get(uri)
             if current is None or current.version != version:
                 return  # closed or edited meanwhile: a newer run is (or was) scheduled
@@ -149,6 +146,8 @@ def register(server: VapLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: VapLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
         ls.diagnostics.schedule(params.text_document.uri, immediate=True)
+        if params.text_document.uri.rsplit("/", 1)[-1] in CONFIG_FILES:
+            ls.diagnostics.schedule_all()  # the configuration changed: every document may change
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: VapLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:

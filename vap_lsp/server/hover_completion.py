@@ -70,7 +70,7 @@ def local_snapshot(ls: VapLanguageServer, uri: str, offset: int) -> DocumentSnap
     hit = _LOCAL.get(key)
     if hit is not None and hit.text == local:
         return hit
-    snapshot = make_snapshot(uri, local, document.version, ls.settings.analysis, ls.index)
+    snapshot = make_snapshot(uri, local, document.version, ls.analysis_settings_for(uri), ls.index)
     _LOCAL.put(key, snapshot)
     return snapshot
 

@@ -69,12 +69,12 @@ def _sources(ls: VapLanguageServer) -> list[run_samples.Source]:
     return list(out.values())
 
 
-def _extra_sources(ls: VapLanguageServer) -> list[run_samples.Source]:
+def _extra_sources(ls: VapLanguageServer, uri: str) -> list[run_samples.Source]:
     from vap_lsp.features import run_samples
 
     roots = [r for f in ls.workspace.folders.values() if (r := uris.to_fs_path(f.uri)) is not None]
     out: list[run_samples.Source] = []
-    for path in run_samples.sample_paths(ls.settings.samples, roots):
+    for path in run_samples.sample_paths(ls.samples_for(uri), roots):
         uri = uris.from_fs_path(str(path)) or str(path)
         document = ls.workspace.text_documents.get(uri)
         if document is not None:
@@ -131,11 +131,10 @@ def _command_target(ls: VapLanguageServer, args: tuple[Any, ...]) -> tuple[str, 
 async def run_command(ls: VapLanguageServer, state: _RunState, uri: str, policy: str) -> dict[str, Any]:
     from vap_lsp.features import run_samples
 
-    version = ls.settings.analysis.resolved_version()
-
     def run() -> run_samples.RunOutcome:
-        # Reading the workspace's files belongs off the event loop too.
-        sources, extras = _sources(ls), _extra_sources(ls)
+        # Reading the workspace's files (and the configuration) belongs off the event loop too.
+        version = ls.analysis_settings_for(uri).resolved_version()
+        sources, extras = _sources(ls), _extra_sources(ls, uri)
         return run_samples.run_against_samples(uri, policy, sources, extras, version, ls.index)
 
     outcome = await off_loop(ls, run)

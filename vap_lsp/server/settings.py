@@ -3,6 +3,8 @@
 Both carry the same shape: `{"vapLsp": {"kubernetesVersion": "1.33", "debounceMs": 150}}`
 (the top-level `vapLsp` wrapper is optional in initializationOptions). `samples` is a list of
 globs or paths (relative to each workspace folder) that "Run against samples" also uses.
+`ignore` (codes) and `severity` (code → level) override the project's `.vap-lsp.yaml` /
+`[tool.vap-lsp]`, as `kubernetesVersion` and `samples` do (`VapLanguageServer.analysis_settings_for`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vap_lsp.analysis.engine import AnalysisSettings
+from vap_lsp.config import Overrides, overrides_from_client
 from vap_lsp.schema.store import normalize_version
 
 
@@ -22,6 +25,8 @@ class ServerSettings:
     # `vapLsp.crds`: CRD files, folders or globs (relative to each workspace folder) that type
     # policies on custom resources whose CRDs are not in the workspace (server.crd_watch).
     crds: tuple[str, ...] = ()
+    # `vapLsp.ignore` / `vapLsp.severity`: override the project's configuration file.
+    rules: Overrides = field(default_factory=Overrides)
 
 
 def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[ServerSettings, list[str]]:
@@ -59,4 +64,8 @@ def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[Ser
             crds = tuple(raw_crds)
         else:
             problems.append("vapLsp.crds: expected a list of paths or globs")
-    return ServerSettings(analysis, debounce, samples, crds), problems
+        rules = current.rules
+    if "ignore" in section or "severity" in section:
+        rules, rule_problems = overrides_from_client(section)
+        problems.extend(rule_problems)
+    return ServerSettings(analysis, debounce, samples, crds, rules), problems

@@ -1,0 +1,626 @@
+"""One entry per diagnostic code: what the API server does, an example that gets the code, the fix.
+
+Adding a code to the analysis means adding its `Rule` here (tests/ecosystem/test_rule_pages.py
+fails otherwise), then `python tools/generate_rule_docs.py` to refresh `docs/rules/`.
+Examples with `checked=True` are analysed by that test (one file, in a workspace of its own,
+Kubernetes' newest bundled version): the example must get the code, `fixed` must not.
+"""
+
+from __future__ import annotations
+
+from vap_lsp.codes import Rule
+
+
+def _vap(spec: str, name: str = "demo") -> str:
+    return (
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+        f"metadata:\n  name: {name}\nspec:\n" + spec
+    )
+
+
+def _binding(spec: str) -> str:
+    return (
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        "metadata:\n  name: demo-binding\nspec:\n" + spec
+    )
+
+
+def _map(mutations: str) -> str:
+    return (
+        "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: MutatingAdmissionPolicy\n"
+        "metadata:\n  name: demo\nspec:\n"
+        + _DEPLOYMENTS
+        + "  reinvocationPolicy: Never\n  mutations:\n"
+        + mutations
+    )
+
+
+_DEPLOYMENTS = """\
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ["apps"]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["deployments"]
+"""
+
+
+def _validation(expression: str, extra: str = "") -> str:
+    return _vap(_DEPLOYMENTS + f"  validations:\n    - expression: {expression}\n" + extra)
+
+
+_CEL_COMPILE = """
+    On create and update the API server compiles every CEL expression of the policy (with
+    `object`, `oldObject` and `params` typed `dyn`) and rejects the object with
+    `Invalid value: ...: compilation failed: ERROR: <input>:line:column: ...`. vap-lsp
+    reports cel-go's message at the offending sub-expression.
+"""
+
+RULES: tuple[Rule, ...] = (
+    # --- YAML --------------------------------------------------------------------------------
+    Rule(
+        code="yaml-syntax",
+        title="The YAML is broken",
+        severity="error",
+        group="yaml",
+        suppressible=False,
+        server="""
+            `kubectl apply` cannot read the file, so nothing in the broken document reaches the
+            API server. vap-lsp reports one syntax error per broken document and still checks the
+            other documents of the file. Neither inline suppressions nor the configuration hide it.
+        """,
+        example=_validation("'true'", "     message: misaligned\n"),
+        fix="Fix the indentation, quoting or bracket the message points at.",
+        fixed=_validation("'true'", "      message: aligned\n"),
+    ),
+    Rule(
+        code="template",
+        title="A Helm/Go template, not a manifest yet",
+        severity="information",
+        group="yaml",
+        server="""
+            Template text (`{{ ... }}`) is not what the API server receives; the rendered output is.
+            vap-lsp says so once per file instead of reporting a cascade of syntax errors.
+        """,
+        example=_vap(
+            "  validations:\n{{- range .Values.rules }}\n    - expression: {{ . | quote }}\n{{- end }}\n"
+        ),
+        fix="Render the chart first (`helm template . | vap-lsp check -` is not supported: write the "
+        "output to a file and check that), or exclude the templates in the configuration.",
+        fixed=_validation("'true'"),
+    ),
+    Rule(
+        code="not-text",
+        title="Not a text file",
+        severity="error",
+        group="yaml",
+        suppressible=False,
+        server="""
+            A file with NUL bytes or bytes that are not UTF-8/UTF-16/UTF-32 text is not YAML;
+            `kubectl` refuses it. The message names the byte offset.
+        """,
+        example="# a file that contains a NUL byte (\\0) or invalid UTF-8, e.g. a binary saved as .yaml",
+        fix="Save the file as UTF-8 text, or exclude it from checking.",
+        checked=False,
+    ),
+    Rule(
+        code="too-large",
+        title="Over a size budget (alias expansion, nesting)",
+        severity="error",
+        group="yaml",
+        server="""
+            YAML aliases can describe documents exponentially larger than their text ("billion
+            laughs"); the API server's decoder limits alias expansion and nesting too. vap-lsp never
+            expands aliases while parsing and stops expanding for analysis at 1,000,000 nodes, and
+            at 200 levels of YAML nesting.
+        """,
+        example=_vap(
+            "  variables: &a [{name: a, expression: '1'}, {name: a, expression: '1'}]\n"
+            "  x1: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "  x2: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+            "  x3: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            "  x4: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+            "  x5: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+            "  x6: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
+        ),
+        fix="Write the values out instead of nesting aliases of aliases.",
+    ),
+    # --- strict decoding -----------------------------------------------------------------------
+    Rule(
+        code="unknown-field",
+        title="A field the kind does not have",
+        severity="error",
+        group="decoding",
+        server="""
+            With server-side field validation (`kubectl apply`'s default, `--validate=strict`) the
+            API server rejects an object with a field its schema does not declare:
+            `strict decoding error: unknown field "spec.validations[0].expresion"`.
+        """,
+        example=_vap(_DEPLOYMENTS + "  validations:\n    - expresion: 'true'\n"),
+        fix="Correct the spelling (the quick fix suggests the nearest field) or remove the field.",
+        fixed=_validation("'true'"),
+    ),
+    Rule(
+        code="duplicate-field",
+        title="The same field twice in one mapping",
+        severity="error",
+        group="decoding",
+        server="""
+            Strict decoding rejects a mapping that sets a field twice:
+            `strict decoding error: duplicate field "spec.failurePolicy"` (without strict
+            validation the last value silently wins).
+        """,
+        example=_vap("  failurePolicy: Fail\n  failurePolicy: Ignore\n" + _DEPLOYMENTS)
+        + "  validations:\n    - expression: 'true'\n",
+        fix="Keep one of the two.",
+        fixed=_vap("  failurePolicy: Fail\n" + _DEPLOYMENTS) + "  validations:\n    - expression: 'true'\n",
+    ),
+    Rule(
+        code="type-mismatch",
+        title="A value of the wrong type",
+        severity="error",
+        group="decoding",
+        server="""
+            The API server decodes the YAML (as YAML 1.1, then JSON) into its Go types and rejects
+            a value of the wrong type: `json: cannot unmarshal bool into Go struct field
+            Validation.spec.validations.expression of type string`. Unquoted `true`, `yes`, `on`,
+            numbers and `null` are not strings.
+        """,
+        example=_validation("true"),
+        fix="Quote the value (`expression: 'true'`) or give the type the field needs.",
+        fixed=_validation("'true'"),
+    ),
+    Rule(
+        code="not-served",
+        title="The selected Kubernetes version does not serve this apiVersion",
+        severity="error",
+        group="decoding",
+        server="""
+            `kubectl apply` fails with `no matches for kind "ValidatingAdmissionPolicy" in version
+            "admissionregistration.k8s.io/v1alpha1"` when the cluster does not serve that version
+            (alpha versions are off by default and removed later). vap-lsp checks the object
+            against the nearest version that serves it and says which versions do.
+        """,
+        example=_vap(_DEPLOYMENTS + "  validations:\n    - expression: 'true'\n").replace(
+            "admissionregistration.k8s.io/v1", "admissionregistration.k8s.io/v1alpha1"
+        ),
+        fix="Use an apiVersion the target version serves (`admissionregistration.k8s.io/v1` for "
+        "ValidatingAdmissionPolicy), or select the cluster's version with `--kubernetes-version` or "
+        "`kubernetes-version` in the configuration.",
+        fixed=_validation("'true'"),
+    ),
+    # --- apimachinery field errors -------------------------------------------------------------
+    Rule(
+        code="FieldValueRequired",
+        title="A required field is missing",
+        severity="error",
+        server="""
+            The admissionregistration validation rejects the object: `spec.validations[0].expression:
+            Required value: expression is not specified` (apimachinery's `field.Required`).
+            Required-ness is checked after the server's defaulting, so defaulted fields are never
+            reported.
+        """,
+        example=_vap(_DEPLOYMENTS + "  validations:\n    - message: no expression\n"),
+        fix="Add the field.",
+        fixed=_validation("'true'", "      message: an expression\n"),
+    ),
+    Rule(
+        code="FieldValueInvalid",
+        title="A value the API server rejects",
+        severity="error",
+        server="""
+            `field.Invalid`: the value has the right type but breaks a rule, e.g. a name that is not
+            a DNS subdomain, a bad label selector, `Deny` together with `Warn`, or an expression
+            that does not compile. The message is the server's own, with the value as it prints it.
+        """,
+        example=_vap(_DEPLOYMENTS + "  validations:\n    - expression: 'true'\n", name="Demo_Policy"),
+        fix="Change the value as the message says.",
+        fixed=_validation("'true'"),
+    ),
+    Rule(
+        code="FieldValueNotSupported",
+        title="A value outside the allowed set",
+        severity="error",
+        server="""
+            `field.NotSupported`: enumerations such as `failurePolicy`, `matchPolicy`,
+            `validationActions` or `operations` accept only listed values:
+            `Unsupported value: "Never": supported values: "Fail", "Ignore"`.
+        """,
+        example=_vap(
+            "  failurePolicy: Never\n" + _DEPLOYMENTS + "  validations:\n    - expression: 'true'\n"
+        ),
+        fix="Use one of the supported values (completion offers them).",
+        fixed=_vap("  failurePolicy: Fail\n" + _DEPLOYMENTS + "  validations:\n    - expression: 'true'\n"),
+    ),
+    Rule(
+        code="FieldValueForbidden",
+        title="A field that must not be set here",
+        severity="error",
+        server="""
+            `field.Forbidden`: the field is not allowed in combination with another one, e.g.
+            `paramRef.name` and `paramRef.selector` together (`Forbidden: name and selector are
+            mutually exclusive`), or label selector `values` with the `Exists` operator.
+        """,
+        example=_binding(
+            "  policyName: demo\n  validationActions: [Deny]\n  paramRef:\n    name: limits\n"
+            "    selector: {}\n    parameterNotFoundAction: Deny\n"
+        ),
+        fix="Remove one of the two fields.",
+        fixed=_binding(
+            "  policyName: demo\n  validationActions: [Deny]\n  paramRef:\n    name: limits\n"
+            "    parameterNotFoundAction: Deny\n"
+        ),
+    ),
+    Rule(
+        code="FieldValueDuplicate",
+        title="The same value twice in a list that needs unique values",
+        severity="error or warning",
+        server="""
+            `field.Duplicate`: matchCondition names, auditAnnotation keys, validationActions and
+            resourceNames must be unique. Duplicate variable names are not rejected by the server
+            (the later one shadows the earlier), so vap-lsp reports them as a warning.
+        """,
+        example=_vap(
+            _DEPLOYMENTS + "  matchConditions:\n    - name: not-system\n      expression: 'true'\n"
+            "    - name: not-system\n      expression: 'true'\n  validations:\n    - expression: 'true'\n"
+        ),
+        fix="Rename or remove the duplicate.",
+        fixed=_vap(
+            _DEPLOYMENTS + "  matchConditions:\n    - name: not-system\n      expression: 'true'\n"
+            "  validations:\n    - expression: 'true'\n"
+        ),
+    ),
+    Rule(
+        code="FieldValueTooMany",
+        title="A list longer than the server allows",
+        severity="error",
+        server="""
+            `field.TooMany`: at most 64 `matchConditions` per policy or binding
+            (`Too many: 65: must have at most 64 items`).
+        """,
+        example=_vap(
+            _DEPLOYMENTS
+            + "  matchConditions:\n"
+            + "".join(f"    - {{name: c{i}, expression: 'true'}}\n" for i in range(65))
+            + "  validations:\n    - expression: 'true'\n"
+        ),
+        fix="Combine conditions with `&&` into fewer matchConditions.",
+    ),
+    Rule(
+        code="FieldValueTooLong",
+        title="Annotations larger than 256 KiB",
+        severity="error",
+        server="""
+            `field.TooLong`: the keys and values of `metadata.annotations` together may not exceed
+            262,144 bytes (`may not be more than 262144 bytes`).
+        """,
+        example="metadata:\n  name: demo\n  annotations:\n    huge: <more than 256 KiB of text>",
+        fix="Move large data out of annotations (into a ConfigMap referenced by `paramKind`, say).",
+        checked=False,
+    ),
+    # --- CEL -----------------------------------------------------------------------------------
+    Rule(
+        code="cel-syntax",
+        title="A CEL expression does not parse",
+        severity="error",
+        group="cel",
+        server=_CEL_COMPILE,
+        example=_validation('"object.spec.replicas <= "'),
+        fix="Complete the expression.",
+        fixed=_validation('"has(object.spec.replicas) && object.spec.replicas <= 5"'),
+    ),
+    Rule(
+        code="cel-check",
+        title="A CEL expression does not type-check in its environment",
+        severity="error",
+        group="cel",
+        server=_CEL_COMPILE
+        + """
+            The environment depends on the expression kind and Kubernetes version: `params` exists
+            only with `spec.paramKind`, `variables` not in matchConditions, `authorizer` not in
+            messageExpressions, and a function is available only from the version that introduced
+            it.
+        """,
+        example=_validation('"params.maxReplicas >= 1"'),
+        fix="Declare what the expression uses (here `spec.paramKind`), or use what the environment has.",
+        fixed=_validation("\"object.metadata.name != ''\""),
+    ),
+    Rule(
+        code="cel-validator",
+        title="A CEL literal the server's validators reject",
+        severity="error",
+        group="cel",
+        server=_CEL_COMPILE
+        + """
+            Beyond type-checking, the server validates literal arguments at compile time: RE2
+            regular expressions (`matches`, `find`), `duration()`/`timestamp()` literals, and
+            homogeneous list/map literals.
+        """,
+        example=_validation("\"object.metadata.name.matches('[a-z')\""),
+        fix="Fix the literal (here close the character class).",
+        fixed=_validation("\"object.metadata.name.matches('[a-z]+')\""),
+    ),
+    Rule(
+        code="cel-result",
+        title="A CEL expression of the wrong result type",
+        severity="error",
+        group="cel",
+        server="""
+            The server requires validations and matchConditions to evaluate to `bool` and
+            messageExpressions to `string`; anything else (including `dyn`) is rejected on create:
+            `must evaluate to bool but got dyn`.
+        """,
+        example=_validation('"object.spec.replicas"'),
+        fix="Compare or convert so the expression has the required type.",
+        fixed=_validation('"has(object.spec.replicas) && object.spec.replicas <= 5"'),
+    ),
+    Rule(
+        code="cel-type-check",
+        title="The server's type checker warns (typed against the matched kinds)",
+        severity="warning",
+        group="cel",
+        server="""
+            The API server accepts the policy, then its type-check controller checks validations
+            and messageExpressions against the schema of each kind `matchConstraints` matches and
+            writes the problems into `status.typeChecking.expressionWarnings`. At admission the
+            expression fails for such objects (`no such key`), so `failurePolicy` decides.
+        """,
+        example=_validation('"object.spec.replica <= 5"'),
+        fix="Use the field the schema declares (the quick fix suggests it).",
+        fixed=_validation('"has(object.spec.replicas) && object.spec.replicas <= 5"'),
+    ),
+    Rule(
+        code="cel-type-check-extra",
+        title="vap-lsp's own typed check of an expression the server never type-checks",
+        severity="warning or hint",
+        group="cel",
+        server="""
+            The server's type checker covers only validations and messageExpressions of
+            ValidatingAdmissionPolicies. vap-lsp checks matchConditions, variables,
+            auditAnnotations and MutatingAdmissionPolicy expressions the same way and reports a
+            field the schema lacks (a warning for one matched kind, a hint for several, where the
+            expression may dispatch on the kind).
+        """,
+        example=_vap(
+            _DEPLOYMENTS
+            + '  matchConditions:\n    - name: big\n      expression: "object.spec.replica > 5"\n'
+            "  validations:\n    - expression: 'true'\n"
+        ),
+        fix="Use a field the schema declares.",
+        fixed=_vap(
+            _DEPLOYMENTS + "  matchConditions:\n    - name: big\n"
+            '      expression: "has(object.spec.replicas) && object.spec.replicas > 5"\n'
+            "  validations:\n    - expression: 'true'\n"
+        ),
+    ),
+    Rule(
+        code="map-apply-configuration",
+        title="An applyConfiguration that fails at admission",
+        severity="warning or hint",
+        group="cel",
+        server="""
+            The server does not type-check MutatingAdmissionPolicy expressions. At admission an
+            `Object{...}` literal with a field the target kind's schema lacks fails the mutation
+            (`field not declared in schema`), and `failurePolicy` decides.
+        """,
+        example=_map(
+            "    - patchType: ApplyConfiguration\n      applyConfiguration:\n"
+            '        expression: "Object{spec: Object.spec{replica: 1}}"\n'
+        ),
+        fix="Use the schema's field names (the message suggests the nearest).",
+        fixed=_map(
+            "    - patchType: ApplyConfiguration\n      applyConfiguration:\n"
+            '        expression: "Object{spec: Object.spec{replicas: 1}}"\n'
+        ),
+    ),
+    Rule(
+        code="map-json-patch",
+        title="A JSON Patch that fails at admission",
+        severity="warning or hint",
+        group="cel",
+        server="""
+            A `JSONPatch{...}` with an unknown `op`, a missing `value`/`from`, a malformed JSON
+            Pointer or a path the target kind's schema lacks fails at admission, and `failurePolicy`
+            decides.
+        """,
+        example=_map(
+            "    - patchType: JSONPatch\n      jsonPatch:\n"
+            "        expression: \"[JSONPatch{op: 'add', path: '/spec/replica', value: 1}]\"\n"
+        ),
+        fix="Fix the operation or the path.",
+        fixed=_map(
+            "    - patchType: JSONPatch\n      jsonPatch:\n"
+            "        expression: \"[JSONPatch{op: 'add', path: '/spec/replicas', value: 1}]\"\n"
+        ),
+    ),
+    # --- across files --------------------------------------------------------------------------
+    Rule(
+        code="policy-not-found",
+        title="A binding whose policy is not in the workspace",
+        severity="warning",
+        group="workspace",
+        server="""
+            The API server accepts a binding to a policy that does not exist; the binding does
+            nothing until the policy is created. Reported only when a whole folder was checked
+            (or, in the editor, after the workspace scan), so that the policy could have been seen.
+        """,
+        example=_binding("  policyName: demo\n  validationActions: [Deny]\n"),
+        fix="Fix `policyName`, or add the policy to the checked files.",
+        fixed=_validation("'true'") + "---\n" + _binding("  policyName: demo\n  validationActions: [Deny]\n"),
+    ),
+    Rule(
+        code="param-ref-missing",
+        title="A binding without paramRef for a policy with paramKind",
+        severity="warning",
+        group="workspace",
+        server="""
+            When the policy declares `spec.paramKind` and the binding has no `spec.paramRef`, every
+            matching request fails to evaluate (`failed to configure binding: no params found for
+            policy binding with Deny parameterNotFoundAction`-style errors) and `failurePolicy`
+            decides the outcome.
+        """,
+        example=_vap(
+            "  paramKind: {apiVersion: v1, kind: ConfigMap}\n" + _DEPLOYMENTS + "  validations:\n"
+            "    - expression: 'true'\n"
+        )
+        + "---\n"
+        + _binding("  policyName: demo\n  validationActions: [Deny]\n"),
+        fix="Add `paramRef` (`name` or `selector`, and `parameterNotFoundAction`).",
+        fixed=_vap(
+            "  paramKind: {apiVersion: v1, kind: ConfigMap}\n" + _DEPLOYMENTS + "  validations:\n"
+            "    - expression: 'true'\n"
+        )
+        + "---\n"
+        + _binding(
+            "  policyName: demo\n  validationActions: [Deny]\n  paramRef:\n    name: limits\n"
+            "    parameterNotFoundAction: Deny\n"
+        ),
+    ),
+    # --- advice --------------------------------------------------------------------------------
+    Rule(
+        code="old-object-on-create",
+        title="oldObject read on CREATE without a null guard",
+        severity="warning",
+        group="advice",
+        server="""
+            `oldObject` is `null` on CREATE. A policy that matches CREATE and reads
+            `oldObject.x` without a guard fails to evaluate on every create (`no such key`), and
+            `failurePolicy` decides.
+        """,
+        example=_validation('"oldObject.metadata.name == object.metadata.name"'),
+        fix="Guard it: `oldObject == null || ...`, or `request.operation == 'UPDATE'` in a matchCondition.",
+        fixed=_validation('"oldObject == null || oldObject.metadata.name == object.metadata.name"'),
+    ),
+    Rule(
+        code="message-not-cel",
+        title="A message that looks like a template or CEL",
+        severity="information",
+        group="advice",
+        server="""
+            `message` is shown verbatim; only `messageExpression` is evaluated. `{{ }}` is never
+            interpolated.
+        """,
+        example=_validation("'true'", '      message: "{{ object.metadata.name }} is not allowed"\n'),
+        fix="Use `messageExpression` (a CEL string expression) for a computed message.",
+        fixed=_validation(
+            "'true'", "      messageExpression: \"object.metadata.name + ' is not allowed'\"\n"
+        ),
+    ),
+    Rule(
+        code="optional-field",
+        title="An optional field read without has() or `.?`",
+        severity="hint",
+        group="advice",
+        server="""
+            Reading a field the schema marks optional fails at admission when it is absent
+            (`no such key`), and `failurePolicy` decides. The server does not warn about it.
+        """,
+        example=_validation('"object.spec.template.spec.hostNetwork == false"'),
+        fix="Guard with `has()` or use optional selection with a default (`.?x.orValue(...)`).",
+        fixed=_validation(
+            '"!has(object.spec.template.spec.hostNetwork) || !object.spec.template.spec.hostNetwork"'
+        ),
+    ),
+    # --- run against samples (editor) ------------------------------------------------------------
+    Rule(
+        code="denied",
+        title="A sample object the policy denies",
+        severity="error",
+        group="run",
+        server="""
+            "Run against samples" admitted this object offline, as the API server's policy plugin
+            would, and a validation denied it; the message is the server's.
+        """,
+        example="# on a sample Deployment, after Run against samples:\n"
+        "# denied by require-team-label: Deployment web has no team label",
+        fix="Fix the sample (or the policy, if the denial is not intended).",
+        checked=False,
+    ),
+    Rule(
+        code="admission-warning",
+        title="A sample object admitted with a warning",
+        severity="warning",
+        group="run",
+        server="A validation with the `Warn` action failed: the API server admits the object and "
+        "returns the message as a warning to the client.",
+        example="# warning from require-team-label: Deployment web has no team label",
+        fix="Fix the sample, or accept the warning.",
+        checked=False,
+    ),
+    Rule(
+        code="mutated",
+        title="A sample object a MutatingAdmissionPolicy changed",
+        severity="information",
+        group="run",
+        server="The mutation applied; the report shows the patch and the patched object.",
+        example="# mutated by add-default-label (see the report for the patched object)",
+        fix="Nothing to fix: it says what admission would do.",
+        checked=False,
+    ),
+    Rule(
+        code="admitted",
+        title="A sample object the policy admits",
+        severity="hint",
+        group="run",
+        server="The policy matched the object and did not deny it.",
+        example="# admitted by require-team-label",
+        fix="Nothing to fix.",
+        checked=False,
+    ),
+    Rule(
+        code="fails-on-samples",
+        title="A policy expression that fails or is false for samples",
+        severity="warning",
+        group="run",
+        server="Shown on the policy's expression: the samples it denied or failed to evaluate for.",
+        example="# fails for 2 sample(s): Deployment/web, Deployment/api",
+        fix="Fix the expression or the samples.",
+        checked=False,
+    ),
+    Rule(
+        code="test-passed",
+        title="An admission test case that passed",
+        severity="hint",
+        group="run",
+        server="A case of a test file (`*.vaptest.yaml`, kaptest, kyverno-test) about this policy passed.",
+        example="# passed: a Deployment with a team label is admitted",
+        fix="Nothing to fix.",
+        checked=False,
+    ),
+    Rule(
+        code="test-failed",
+        title="An admission test case that failed",
+        severity="error",
+        group="run",
+        server="The case's expectation (admit, deny, skip, error, mutate, messages) did not hold; "
+        "`vap-lsp test` reports the same failure.",
+        example="# test case failed: a Deployment without a team label is denied: expected deny, got admit",
+        fix="Fix the policy or the expectation.",
+        checked=False,
+    ),
+    Rule(
+        code="bad-test-file",
+        title="A test file that cannot be run",
+        severity="error",
+        group="run",
+        server="The test file has an unknown field, a missing path or a reference to no object; "
+        "`vap-lsp test` exits 2 on it.",
+        example="# resources: samples.yaml: no such file or directory",
+        fix="Fix the file as the message says.",
+        checked=False,
+    ),
+    # --- vap-lsp itself ------------------------------------------------------------------------
+    Rule(
+        code="internal-error",
+        title="vap-lsp could not finish analysing an object",
+        severity="warning",
+        group="internal",
+        server="""
+            Not a verdict of the API server: a check of vap-lsp failed on this object. The other
+            findings are still reported. Please report it with the YAML that triggers it.
+        """,
+        example="# vap-lsp could not finish analysing this object (KeyError: ... at rules.py:123)",
+        fix="Report the bug; suppress it meanwhile with `# vap-lsp: ignore[internal-error]`.",
+        checked=False,
+    ),
+)

@@ -1,0 +1,409 @@
+"""Project configuration: `.vap-lsp.yaml` or `[tool.vap-lsp]` in `pyproject.toml`.
+
+Found as ruff finds its own: the nearest file from each checked file's folder upward (in one
+folder `.vap-lsp.yaml` wins over `.vap-lsp.yml` over `pyproject.toml`, and a `pyproject.toml`
+without `[tool.vap-lsp]` does not count). Paths and globs in it are relative to its folder.
+Command-line flags (CLI) and client settings (server) override it: `Overrides`.
+
+Keys: `kubernetes-version`, `crds` (files or folders of CRDs), `samples` (globs for "Run
+against samples"), `exclude` (globs), `ignore` (codes), `severity` (code → error, warning,
+information, hint or off), `per-file-ignores` (glob → codes).
+
+This module reads files; turning the result into `AnalysisSettings` is all the adapters do
+with it. The filtering itself is `vap_lsp.analysis.suppress`, applied by the engine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from vap_lsp.analysis.diagnostics import Severity
+from vap_lsp.analysis.engine import AnalysisSettings
+from vap_lsp.analysis.suppress import UNSUPPRESSIBLE, CodeRules
+from vap_lsp.schema.store import normalize_version
+
+CONFIG_FILES = (".vap-lsp.yaml", ".vap-lsp.yml", "pyproject.toml")
+
+_SEVERITY_NAMES = {
+    "error": Severity.ERROR,
+    "warning": Severity.WARNING,
+    "information": Severity.INFORMATION,
+    "info": Severity.INFORMATION,
+    "hint": Severity.HINT,
+}
+_OFF = ("off", "ignore", "none")
+
+KEYS = ("kubernetes-version", "crds", "samples", "exclude", "ignore", "severity", "per-file-ignores")
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configuration file, parsed and validated (or the empty configuration)."""
+
+    path: Path | None = None
+    # The folder globs and relative paths are resolved against.
+    root: Path = field(default_factory=Path.cwd)
+    kubernetes_version: str | None = None
+    crds: tuple[Path, ...] = ()  # absolute
+    samples: tuple[str, ...] = ()  # absolute globs
+    exclude: tuple[str, ...] = ()
+    ignore: frozenset[str] = frozenset()
+    severity: tuple[tuple[str, Severity], ...] = ()
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    # Problems that make the file wrong (the CLI exits 2), and mere warnings (unknown codes).
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def is_excluded(self, path: Path) -> bool:
+        return any(glob_matches(pattern, self._relative(path)) for pattern in self.exclude)
+
+    def code_rules(self, path: Path | None, overrides: Overrides | None = None) -> CodeRules:
+        ignore = set(self.ignore)
+        if path is not None:
+            relative = self._relative(path)
+            for pattern, codes in self.per_file_ignores:
+                if glob_matches(pattern, relative):
+                    ignore |= codes
+        severity = dict(self.severity)
+        if overrides is not None:
+            ignore |= overrides.ignore | overrides.off
+            for code, level in overrides.severity:
+                severity[code] = level
+                ignore.discard(code)  # a severity given on the command line shows an ignored code again
+        ignore -= UNSUPPRESSIBLE
+        return CodeRules(frozenset(ignore), tuple(sorted(severity.items())))
+
+    def analysis_settings(self, path: Path | None, overrides: Overrides | None = None) -> AnalysisSettings:
+        version = (overrides.kubernetes_version if overrides else None) or self.kubernetes_version
+        return AnalysisSettings(kubernetes_version=version, rules=self.code_rules(path, overrides))
+
+    def _relative(self, path: Path) -> str:
+        absolute = path if path.is_absolute() else Path.cwd() / path
+        try:
+            return absolute.relative_to(self.root).as_posix()
+        except ValueError:
+            return absolute.as_posix()
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line or the client settings say, winning over the file."""
+
+    kubernetes_version: str | None = None
+    ignore: frozenset[str] = frozenset()
+    severity: tuple[tuple[str, Severity], ...] = ()
+    off: frozenset[str] = frozenset()  # `--severity code=off`
+
+
+def parse_severity_overrides(items: Iterable[str]) -> tuple[Overrides, list[str]]:
+    """`CODE=LEVEL` items (the CLI's `--severity`) → overrides and problems."""
+    severity: dict[str, Severity] = {}
+    off: set[str] = set()
+    problems: list[str] = []
+    for item in items:
+        code, sep, level = item.partition("=")
+        level = level.strip().lower()
+        if not sep or not code.strip():
+            problems.append(f"--severity {item!r}: expected CODE=LEVEL")
+        elif level in _OFF:
+            off.add(code.strip())
+        elif level in _SEVERITY_NAMES:
+            severity[code.strip()] = _SEVERITY_NAMES[level]
+        else:
+            problems.append(f"--severity {item!r}: level must be error, warning, information, hint or off")
+    return Overrides(severity=tuple(sorted(severity.items())), off=frozenset(off)), problems
+
+
+def glob_matches(pattern: str, relative: str) -> bool:
+    """gitignore-like: a pattern without `/` matches a name at any depth, `**` any folders, and
+    a pattern that matches a folder matches everything below it."""
+    return _glob_regex(pattern).match(relative) is not None
+
+
+_GLOB_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    cached = _GLOB_CACHE.get(pattern)
+    if cached is not None:
+        return cached
+    p = pattern.strip().removeprefix("./").rstrip("/")
+    if "/" not in p:
+        p = "**/" + p
+    out, i = [], 0
+    while i < len(p):
+        if p.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif p.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif p[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif p[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif p[i] == "[" and "]" in p[i + 2 :]:
+            end = p.index("]", i + 2)
+            body = p[i + 1 : end].replace("\\", "\\\\")
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(p[i]))
+            i += 1
+    compiled = re.compile("^" + "".join(out) + "(?:/.*)?$")
+    _GLOB_CACHE[pattern] = compiled
+    return compiled
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The nearest configuration file from `start` (a file or folder) upward."""
+    folder = start if start.is_dir() else start.parent
+    folder = folder.absolute()
+    for candidate in (folder, *folder.parents):
+        for name in CONFIG_FILES:
+            path = candidate / name
+            if path.is_file() and (name != "pyproject.toml" or _has_tool_section(path)):
+                return path
+    return None
+
+
+def _has_tool_section(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return "vap-lsp" in text and _pyproject_section(path) is not None
+
+
+def _pyproject_section(path: Path) -> Any:
+    import tomllib  # only when a pyproject.toml mentions vap-lsp: its regexes cost ~10 ms to import
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    tool = data.get("tool")
+    return tool.get("vap-lsp") if isinstance(tool, dict) else None
+
+
+def load_config(path: Path) -> Config:
+    """Parse and validate one configuration file; problems are collected, never raised."""
+    path = path.absolute()
+    root = path.parent
+    if path.name == "pyproject.toml":
+        import tomllib
+
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            return Config(path, root, errors=(f"{path}: {exc}",))
+        tool = data.get("tool")
+        raw = tool.get("vap-lsp", {}) if isinstance(tool, dict) else {}
+        where = f"{path}: [tool.vap-lsp]"
+    else:
+        try:
+            raw = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, YAMLError) as exc:
+            return Config(path, root, errors=(f"{path}: {exc}",))
+        raw = {} if raw is None else raw
+        where = str(path)
+    if not isinstance(raw, dict):
+        return Config(path, root, errors=(f"{where}: expected a mapping of settings",))
+    return _from_mapping(raw, path, root, where)
+
+
+def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: str) -> Config:
+    errors: list[str] = []
+    warnings: list[str] = []
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = raw.get(key)
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            errors.append(f"{where}: {key}: expected a list of strings")
+            return ()
+        return tuple(value)
+
+    for key in raw:
+        if key not in KEYS:
+            import difflib
+
+            close = difflib.get_close_matches(str(key).replace("_", "-").lower(), KEYS, n=1)
+            errors.append(
+                f"{where}: unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+            )
+
+    version: str | None = None
+    if raw.get("kubernetes-version") is not None:
+        try:
+            version = normalize_version(str(raw["kubernetes-version"]))
+        except ValueError as exc:
+            errors.append(f"{where}: kubernetes-version: {exc}")
+
+    ignore = set(strings("ignore"))
+    severity: dict[str, Severity] = {}
+    raw_severity = raw.get("severity")
+    if raw_severity is not None:
+        if not isinstance(raw_severity, dict):
+            errors.append(f"{where}: severity: expected a mapping of code to level")
+        else:
+            for code, level in raw_severity.items():
+                name = str(level).strip().lower()
+                if name in _OFF:
+                    ignore.add(str(code))
+                elif name in _SEVERITY_NAMES:
+                    severity[str(code)] = _SEVERITY_NAMES[name]
+                else:
+                    errors.append(
+                        f"{where}: severity: {code}: {level!r} is not error, warning, information, "
+                        "hint or off"
+                    )
+
+    per_file: list[tuple[str, frozenset[str]]] = []
+    raw_per_file = raw.get("per-file-ignores")
+    if raw_per_file is not None:
+        if not isinstance(raw_per_file, dict):
+            errors.append(f"{where}: per-file-ignores: expected a mapping of glob to codes")
+        else:
+            for pattern, codes in raw_per_file.items():
+                listed = [codes] if isinstance(codes, str) else codes
+                if not isinstance(listed, list) or not all(isinstance(c, str) for c in listed):
+                    errors.append(f"{where}: per-file-ignores: {pattern}: expected a list of codes")
+                    continue
+                per_file.append((str(pattern), frozenset(listed)))
+
+    mentioned = ignore | set(severity) | {c for _, codes in per_file for c in codes}
+    for code in sorted(mentioned & UNSUPPRESSIBLE):
+        warnings.append(f"{where}: {code} cannot be ignored or changed (a broken file never passes)")
+    warnings.extend(f"{where}: unknown code {code!r}" for code in sorted(_unknown_codes(mentioned)))
+
+    return Config(
+        path=path,
+        root=root,
+        kubernetes_version=version,
+        crds=tuple((root / p).resolve() for p in strings("crds")),
+        samples=tuple(str(root / p) for p in strings("samples")),
+        exclude=strings("exclude"),
+        ignore=frozenset(ignore - UNSUPPRESSIBLE),
+        severity=tuple(sorted((c, s) for c, s in severity.items() if c not in UNSUPPRESSIBLE)),
+        per_file_ignores=tuple(per_file),
+        errors=tuple(errors),
+        warnings=tuple(warnings),
+    )
+
+
+def _unknown_codes(codes: Iterable[str]) -> set[str]:
+    from vap_lsp.codes import rules
+
+    return {c for c in codes if c not in rules()}
+
+
+class ConfigResolver:
+    """Finds and caches configurations. A file is parsed again only when its size or mtime
+    changed, so the server can ask on every analysis and see edits to the configuration.
+
+    `explicit` (the CLI's `--config`) is used for every file; `isolated` ignores all files.
+    """
+
+    def __init__(
+        self, explicit: Path | None = None, *, isolated: bool = False, snapshot: bool = False
+    ) -> None:
+        self.explicit = explicit
+        self.isolated = isolated
+        self._parsed: dict[Path, tuple[tuple[int, int], Config]] = {}
+        # `snapshot` (one CLI run): remember which file applies to each folder, and parse each once.
+        self._folders: dict[Path, Path | None] | None = {} if snapshot else None
+
+    def for_path(self, path: Path) -> Config:
+        if self.isolated:
+            return Config()
+        config_path = self.explicit or self._find(path)
+        if config_path is None:
+            return Config()
+        if self._folders is not None and config_path in self._parsed:
+            return self._parsed[config_path][1]
+        return self.load(config_path)
+
+    def _find(self, path: Path) -> Path | None:
+        if self._folders is None:
+            return find_config_file(path)
+        folder = path.absolute().parent
+        if folder not in self._folders:
+            self._folders[folder] = find_config_file(folder)
+        return self._folders[folder]
+
+    def load(self, config_path: Path) -> Config:
+        config_path = config_path.absolute()
+        try:
+            stat = config_path.stat()
+            stamp = (stat.st_mtime_ns, stat.st_size)
+        except OSError as exc:
+            return Config(config_path, config_path.parent, errors=(f"{config_path}: {exc.strerror or exc}",))
+        cached = self._parsed.get(config_path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        config = load_config(config_path)
+        self._parsed[config_path] = (stamp, config)
+        return config
+
+    def loaded(self) -> list[Config]:
+        return [config for _, config in self._parsed.values()]
+
+
+def config_from_settings(raw: Mapping[str, Any], root: Path) -> Config:
+    """A configuration given as a mapping (tests, and clients that send one)."""
+    return _from_mapping(raw, None, root, "settings")
+
+
+def overrides_from_client(section: Mapping[str, Any]) -> tuple[Overrides, list[str]]:
+    """`vapLsp.ignore` (codes) and `vapLsp.severity` (code → level) from the client."""
+    problems: list[str] = []
+    ignore: frozenset[str] = frozenset()
+    raw_ignore = section.get("ignore")
+    if raw_ignore is not None:
+        if isinstance(raw_ignore, list) and all(isinstance(c, str) for c in raw_ignore):
+            ignore = frozenset(raw_ignore)
+        else:
+            problems.append("vapLsp.ignore: expected a list of codes")
+    overrides = Overrides(ignore=ignore)
+    raw_severity = section.get("severity")
+    if raw_severity is not None:
+        if isinstance(raw_severity, dict):
+            parsed, bad = parse_severity_overrides(f"{code}={level}" for code, level in raw_severity.items())
+            overrides = Overrides(ignore=ignore, severity=parsed.severity, off=parsed.off)
+            problems.extend(p.replace("--severity", "vapLsp.severity") for p in bad)
+        else:
+            problems.append("vapLsp.severity: expected a mapping of code to level")
+    return overrides, problems
+
+
+def split_codes(values: Sequence[str]) -> frozenset[str]:
+    """`--ignore a,b --ignore c` → {a, b, c}."""
+    return frozenset(c.strip() for v in values for c in v.split(",") if c.strip())
+
+
+__all__ = [
+    "CONFIG_FILES",
+    "Config",
+    "ConfigResolver",
+    "Overrides",
+    "config_from_settings",
+    "find_config_file",
+    "glob_matches",
+    "load_config",
+    "overrides_from_client",
+    "parse_severity_overrides",
+    "split_codes",
+]
