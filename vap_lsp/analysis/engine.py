@@ -191,7 +191,10 @@ def clear_caches() -> None:
 
 
 def _shift(d: Diagnostic, delta: int) -> Diagnostic:
-    return dataclasses.replace(d, span=Span(d.span.start + delta, d.span.end + delta))
+    related = tuple(
+        dataclasses.replace(r, span=Span(r.span.start + delta, r.span.end + delta)) for r in d.related
+    )
+    return dataclasses.replace(d, span=Span(d.span.start + delta, d.span.end + delta), related=related)
 
 
 def analyse_bytes(
