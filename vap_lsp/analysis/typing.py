@@ -394,10 +394,18 @@ class PolicyTyping:
                 result = built.result(site)
                 inferred = result.output_type if result.ok else None
                 if inferred is None and name == "precise":
-                    inferred = _unified(result)
+                    inferred = _unified(result) or self._server_variable_type(site, kind)
                 built.variables.append((site, site.name, inferred))
         with self._lock:
             return self._views.setdefault(key, built)
+
+    def _server_variable_type(self, site: ExpressionSite, kind: KindTyping | None) -> Type | None:
+        """What the server's compiler types a variable as (None: it fails there too): the
+        precise view never knows less than the server (`existing + [{'name': …}]` concatenates
+        a typed list and map literals, which only the precise view rejects)."""
+        server = self.type_check(kind) if kind is not None else self.create_time()
+        found = next((t for s, _, t in server.variables if s is site), None)
+        return variable_field_type(found) if found is not None else None
 
     def create_time(self) -> View:
         return self.view("create-time")
