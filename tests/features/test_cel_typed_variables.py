@@ -2,17 +2,20 @@
 
 The API server reads object types as `dyn` through `variables`; completion, hover, signature
 help, inlay hints and semantic tokens use the policy's typing model (`analysis.typing`), so
-`variables.spec.` on a Deployment policy offers `replicas`, `template`, `selector`….
+`variables.spec.` on a Deployment policy offers `replicas`, `template`, `selector`…, and
+definition on a field of a workspace CRD goes to its property in the schema.
 """
 
 from __future__ import annotations
 
 from cel_feature_helpers import at, snapshot
+from yaml_feature_helpers import index_of, snap
 
 from vap_lsp.features.cel_completion import complete
 from vap_lsp.features.cel_hover import hover
 from vap_lsp.features.cel_signature import signature_help
 from vap_lsp.features.inlay_hints import inlay_hints
+from vap_lsp.features.navigation import definition
 from vap_lsp.features.results import CompletionEntry
 from vap_lsp.features.semantic_tokens import semantic_tokens
 
@@ -114,3 +117,62 @@ def test_semantic_tokens_mark_fields_read_through_a_variable_as_properties() -> 
     start = at(text, "variables.spec.replicas", 0)
     tokens = [(text[t.start : t.end], t.type) for t in semantic_tokens(snap) if t.start >= start]
     assert tokens[:3] == [("variables", "variable"), ("spec", "variable"), ("replicas", "property")]
+
+
+WITH_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: replicalimits.rules.example.com
+spec:
+  group: rules.example.com
+  names: {kind: ReplicaLimit, plural: replicalimits}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                maxReplicas: {type: integer}
+                rules:
+                  type: array
+                  items:
+                    type: object
+                    properties:
+                      max-count: {type: integer}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: replica-limit
+spec:
+  paramKind: {apiVersion: rules.example.com/v1, kind: ReplicaLimit}
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ["apps"]
+        apiVersions: ["v1"]
+        operations: ["CREATE"]
+        resources: ["deployments"]
+  variables:
+    - name: limits
+      expression: params.spec
+  validations:
+    - expression: "variables.limits.rules.all(r, r.max__dash__count > 0) && object.spec.replicas <= variables.limits.maxReplicas"
+"""  # noqa: E501
+
+
+def test_definition_of_a_field_read_through_a_variable_is_the_crd_property() -> None:
+    uri = "file:///ws/policy.yaml"
+    snapshot = snap(WITH_CRD, index_of({uri: WITH_CRD}), uri=uri)
+    (found,) = definition(snapshot, at(WITH_CRD, "variables.limits.maxReplicas", len("variables.limits.max")))
+    assert (found.uri, WITH_CRD[found.span.start : found.span.end]) == (uri, "maxReplicas")
+    assert WITH_CRD.index("maxReplicas: {type") == found.span.start
+    (found,) = definition(snapshot, at(WITH_CRD, "r.max__dash__count", 3))  # comprehension variable
+    assert WITH_CRD[found.span.start : found.span.end] == "max-count"
+    assert definition(snapshot, at(WITH_CRD, "object.spec.replicas", len("object.spec.re"))) == []  # built-in

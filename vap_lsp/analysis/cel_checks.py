@@ -121,13 +121,12 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
     the kinds it fails for; hints for optional fields read without a guard.
     """
     out = _TypedFindings([], {})
-    kinds = [k for k in typing.kinds if k.has_schema]
     if not typing.kinds:
         return out
     found: dict[_Key, tuple[ExpressionSite, CompileResult, CompileIssue, list[GVK]]] = {}
     hints: dict[tuple[Path, int], Diagnostic] = {}
-    # A kind without a schema is checked with `object` as dyn, as the server does.
-    for kind in typing.kinds:
+    # A kind whose schema is not found is skipped, as the server skips it (reference §4.1).
+    for kind in (k for k in typing.kinds if k.has_schema):
         keys = out.issues.setdefault(kind.gvk, set())
         for site, result in typing.type_check(kind).results():
             for issue in result.issues:
@@ -156,7 +155,7 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
         # object.kind, so the finding is only a hint then.
         if not issue.cel_message.startswith("undefined field"):
             continue
-        severity = Severity.WARNING if len(kinds) == 1 else Severity.HINT
+        severity = Severity.WARNING if len(typing.kinds) == 1 else Severity.HINT
         text = (
             f"{site.field}: type checking against {where} (vap-lsp's own check: the API server "
             f"does not type-check this expression): {position}"
