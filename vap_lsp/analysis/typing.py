@@ -389,13 +389,23 @@ class PolicyTyping:
             self.params_type if typed else DYN,
             self,
         )
+        server = (
+            (self.type_check(kind) if kind is not None else self.create_time()) if name == "precise" else None
+        )
         for site in self.sites:
-            if site.kind is ExpressionKind.VARIABLE and site.name is not None:
-                result = built.result(site)
-                inferred = result.output_type if result.ok else None
-                if inferred is None and name == "precise":
-                    inferred = _unified(result) or self._server_variable_type(site, kind)
-                built.variables.append((site, site.name, inferred))
+            if site.kind is not ExpressionKind.VARIABLE or site.name is None:
+                continue
+            if server is not None and "variables" not in site.text:
+                # Reads no variable: the server's compile infers the same type (not converted yet).
+                result = server.result(site)
+                if result.ok:
+                    built.variables.append((site, site.name, result.output_type))
+                    continue
+            result = built.result(site)
+            inferred = result.output_type if result.ok else None
+            if inferred is None and server is not None:
+                inferred = _unified(result) or self._server_variable_type(site, kind)
+            built.variables.append((site, site.name, inferred))
         with self._lock:
             return self._views.setdefault(key, built)
 
