@@ -198,3 +198,45 @@ def test_cli_json_and_sarif_carry_the_related_definition(
     assert main(["check", str(path)]) == 0
     out = capsys.readouterr().out
     assert f"{path}:14:19: note: `variables.spec` is defined here" in out
+
+
+KIND_DISPATCH = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: pod-specs
+spec:
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [""]
+        apiVersions: ["v1"]
+        operations: ["CREATE"]
+        resources: ["pods"]
+      - apiGroups: ["apps"]
+        apiVersions: ["v1"]
+        operations: ["CREATE"]
+        resources: ["deployments"]
+  variables:
+    - name: podSpec
+      expression: |
+        object.kind == 'Pod'
+          ? object.spec
+          : object.kind in ['Deployment', 'ReplicaSet'] ? object.spec.template.spec : {}
+  validations:
+"""
+
+
+def test_a_kind_dispatching_variable_is_typed_per_kind() -> None:
+    # No single kind types the conditional, but for each kind its value is one branch.
+    text, diags = _check("- expression: '!variables.podSpec.hostPIDz'\n", KIND_DISPATCH)
+    (d,) = diags
+    assert (d.severity, d.code) == (Severity.WARNING, "vap-lsp-type-check")
+    assert "undefined field 'hostPIDz'" in d.message
+    assert "typed from /v1, Kind=Pod; apps/v1, Kind=Deployment" in d.message
+    assert _check("- expression: '!variables.podSpec.hostPID'\n", KIND_DISPATCH)[1] == []
+    _, objects = parse_text(text)
+    (obj,) = objects
+    typing = policy_typing(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.34")
+    pod, deployment = typing.kinds
+    assert [str(t) for _, _, t in typing.precise(pod).variables] == ["Pod.spec"]
+    assert [str(t) for _, _, t in typing.precise(deployment).variables] == ["Deployment.spec.template.spec"]

@@ -176,3 +176,15 @@ def test_definition_of_a_field_read_through_a_variable_is_the_crd_property() -> 
     (found,) = definition(snapshot, at(WITH_CRD, "r.max__dash__count", 3))  # comprehension variable
     assert WITH_CRD[found.span.start : found.span.end] == "max-count"
     assert definition(snapshot, at(WITH_CRD, "object.spec.replicas", len("object.spec.re"))) == []  # built-in
+
+
+def test_a_kind_dispatching_variable_completes_the_pod_spec() -> None:
+    text = DEPLOYMENTS.replace(
+        "      expression: object.spec\n",
+        "      expression: \"object.kind == 'Pod' ? object.spec : object.spec.template.spec\"\n",
+        1,
+    ).replace("EXPR", "|\n        variables.spec.")
+    result = complete(snapshot(text), at(text, "variables.spec."))
+    assert result is not None
+    labels = {i.label for i in result.items}
+    assert {"containers", "hostPID", "securityContext"} <= labels

@@ -30,7 +30,8 @@ from typing import Any, Literal
 from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, kind_type, matched_kinds, object_type
 from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
 from vap_lsp.analysis.workspace import WorkspaceIndex
-from vap_lsp.cel.ast import Call
+from vap_lsp.cel import ast as cel_ast
+from vap_lsp.cel.ast import Call, Expr, Ident, ListExpr, Select
 from vap_lsp.cel.compile import CompileResult, compile_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, Mode, build_environment, variable_field_type
 from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
@@ -244,6 +245,47 @@ def _unified(result: CompileResult) -> Type | None:
     return first if all(i.start == loc for i in result.issues) else None
 
 
+def _is_object_kind(e: Expr) -> bool:
+    return (
+        isinstance(e, Select)
+        and e.field == "kind"
+        and isinstance(e.operand, Ident)
+        and e.operand.name == "object"
+    )
+
+
+def _string(e: Expr) -> str | None:
+    return e.value if isinstance(e, cel_ast.Literal) and isinstance(e.value, str) else None
+
+
+def _kind_test(e: Expr, kind: str) -> bool | None:
+    """The value of a condition on `object.kind` alone (`==`, `!=`, `in [...]`, `!`, `&&`, `||`)
+    for objects of `kind`; None when it depends on anything else."""
+    if not isinstance(e, Call):
+        return None
+    args = e.args
+    if e.function in ("_==_", "_!=_") and len(args) == 2:
+        if _is_object_kind(args[0]):
+            literal = _string(args[1])
+        else:
+            literal = _string(args[0]) if _is_object_kind(args[1]) else None
+        if literal is None:
+            return None
+        return (literal == kind) == (e.function == "_==_")
+    if e.function == "@in" and len(args) == 2 and _is_object_kind(args[0]) and isinstance(args[1], ListExpr):
+        names = [_string(x) for x in args[1].elements]
+        return None if any(n is None for n in names) else kind in names
+    if e.function == "!_" and len(args) == 1:
+        inner = _kind_test(args[0], kind)
+        return None if inner is None else not inner
+    if e.function in ("_&&_", "_||_") and len(args) == 2:
+        left, right = _kind_test(args[0], kind), _kind_test(args[1], kind)
+        if left is None or right is None:
+            return None
+        return (left and right) if e.function == "_&&_" else (left or right)
+    return None
+
+
 def _variable_index(site: ExpressionSite) -> int:
     """Position of a variable in `spec.variables` (path `spec.variables[i].expression`)."""
     index = site.path[2] if len(site.path) > 2 else None
@@ -403,11 +445,31 @@ class PolicyTyping:
                     continue
             result = built.result(site)
             inferred = result.output_type if result.ok else None
+            if inferred is None and kind is not None:
+                inferred = self._narrowed(built, site, result, kind)
             if inferred is None and server is not None:
                 inferred = _unified(result) or self._server_variable_type(site, kind)
             built.variables.append((site, site.name, inferred))
         with self._lock:
             return self._views.setdefault(key, built)
+
+    def _narrowed(
+        self, view: View, site: ExpressionSite, result: CompileResult, kind: KindTyping
+    ) -> Type | None:
+        """The type of a kind-dispatching variable for this kind: `object.kind == 'Pod' ?
+        object.spec : object.spec.template.spec` fails to type-check against any one kind, but
+        for a Deployment its value is the second branch, so the branch is typed alone."""
+        ast = result.parsed.ast
+        node = ast
+        while isinstance(node, Call) and node.function == "_?_:_" and len(node.args) == 3:
+            verdict = _kind_test(node.args[0], kind.gvk.kind)
+            if verdict is None:
+                return None
+            node = node.args[1] if verdict else node.args[2]
+        if node is None or node is ast:
+            return None
+        branch = compile_expression(result.compiled_text[node.start : node.end], view.environment(site))
+        return branch.output_type if branch.ok else None
 
     def _server_variable_type(self, site: ExpressionSite, kind: KindTyping | None) -> Type | None:
         """What the server's compiler types a variable as (None: it fails there too): the
