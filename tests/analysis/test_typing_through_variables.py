@@ -16,7 +16,7 @@ import pytest
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text, parse_text
-from vap_lsp.analysis.typing import policy_typing
+from vap_lsp.analysis.typing import policy_typing, untyped_resources
 from vap_lsp.cli.main import main
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.yaml.model import to_python
@@ -240,3 +240,19 @@ def test_a_kind_dispatching_variable_is_typed_per_kind() -> None:
     pod, deployment = typing.kinds
     assert [str(t) for _, _, t in typing.precise(pod).variables] == ["Pod.spec"]
     assert [str(t) for _, _, t in typing.precise(deployment).variables] == ["Deployment.spec.template.spec"]
+
+
+def test_untyped_resources_past_the_type_checkers_ten_kinds() -> None:
+    # typesToCheck stops at the 10th kind of a rule: the rest of it and later rules get none.
+    resources = ["configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "pods"]
+    resources += ["secrets", "serviceaccounts", "services", "replicationcontrollers"]
+    spec = {
+        "matchConstraints": {
+            "resourceRules": [
+                {"apiGroups": [""], "apiVersions": ["v1"], "resources": resources},
+                {"apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"]},
+            ]
+        }
+    }
+    untyped = [(str(u), u.reason) for u in untyped_resources(spec, "1.34", None)]
+    assert untyped == [("v1 services", "over-limit"), ("apps/v1 deployments", "over-limit")]

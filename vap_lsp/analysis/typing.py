@@ -49,6 +49,7 @@ __all__ = [
     "View",
     "ViewName",
     "policy_typing",
+    "untyped_resources",
 ]
 
 SchemaSource = Literal["built-in", "workspace", "none"]
@@ -319,13 +320,15 @@ def _strings(value: Any) -> list[str]:
 def untyped_resources(
     spec: Mapping[str, Any], version: str, workspace: WorkspaceIndex | None
 ) -> list[UntypedResource]:
-    """The `resourceRules` entries the type checker gets no kind for (reference §4.1)."""
+    """The `resourceRules` entries the type checker gets no kind for (reference §4.1): once a
+    rule reaches 10 kinds the checker stops, so every later entry is over the limit too."""
     constraints = spec.get("matchConstraints")
     rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
     if not isinstance(rules, list):
         return []
     schema_set = get_schema_set(version)
     out: list[UntypedResource] = []
+    stopped = False
     for rule in rules:
         if not isinstance(rule, Mapping):
             continue
@@ -353,10 +356,11 @@ def untyped_resources(
                     )
                     if not mapped:
                         out.append(UntypedResource(group, ver, resource, "unknown"))
-                    elif count >= MAX_TYPES_PER_RULE:
+                    elif stopped:
                         out.append(UntypedResource(group, ver, resource, "over-limit"))
                     else:
                         count += 1
+                        stopped = count >= MAX_TYPES_PER_RULE
     return out
 
 
