@@ -20,6 +20,7 @@ from vap_lsp.analysis.objects import K8sObject, find_objects
 from vap_lsp.analysis.placement import head_span
 from vap_lsp.analysis.policy_checks import check_policy
 from vap_lsp.analysis.references import check_references
+from vap_lsp.analysis.typing import clear_cache as clear_typing_cache
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
@@ -183,9 +184,10 @@ def _checked_object(
 
 
 def clear_caches() -> None:
-    """Forget every result cached across calls (parsed pieces, compiled CEL, object results), so
-    a benchmark can measure a cold pass; nothing else needs to call it."""
+    """Forget every result cached across calls (parsed pieces, compiled CEL, typing models, object
+    results), so a benchmark can measure a cold pass; nothing else needs to call it."""
     clear_cel_cache()
+    clear_typing_cache()
     clear_yaml_cache()
     _OBJECT_CACHE.clear()
 

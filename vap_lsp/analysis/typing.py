@@ -48,6 +48,7 @@ __all__ = [
     "VariableTyping",
     "View",
     "ViewName",
+    "clear_cache",
     "policy_typing",
     "untyped_resources",
 ]
@@ -542,3 +543,8 @@ def policy_typing(
     built = PolicyTyping(root, policy, spec, version, workspace)
     _CACHE.put(key, (root, built))
     return built
+
+
+def clear_cache() -> None:
+    """Forget every cached model (for benchmarks measuring a cold pass)."""
+    _CACHE.clear()
