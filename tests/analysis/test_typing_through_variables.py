@@ -256,3 +256,15 @@ def test_untyped_resources_past_the_type_checkers_ten_kinds() -> None:
     }
     untyped = [(str(u), u.reason) for u in untyped_resources(spec, "1.34", None)]
     assert untyped == [("v1 services", "over-limit"), ("apps/v1 deployments", "over-limit")]
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        # Generic at run time: the checker wants one T, evaluation does not care.
+        "- expression: \"variables.spec.?replicas.orValue('none') != ''\"\n",
+        '- expression: "(variables.spec.template.spec.containers.map(c, c.name) + [1]).size() > 0"\n',
+    ],
+)
+def test_nothing_when_only_a_type_parameter_disagrees(expression: str) -> None:
+    assert [d.code for d in _check(expression)[1] if d.code == "vap-lsp-type-check"] == []

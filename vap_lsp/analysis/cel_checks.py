@@ -27,8 +27,18 @@ from vap_lsp.analysis.typing import KindTyping, PolicyTyping, VariableTyping, Vi
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cel.ast import Call, Expr, Ident, Select, children
 from vap_lsp.cel.compile import CompileIssue, CompileResult
-from vap_lsp.cel.environment import ExpressionKind
-from vap_lsp.cel.types import DYN, Kind, ObjectType, Type, is_optional, maybe_unwrap_optional
+from vap_lsp.cel.environment import Environment, ExpressionKind
+from vap_lsp.cel.types import (
+    DYN,
+    Kind,
+    ObjectType,
+    Type,
+    TypeMapping,
+    is_assignable,
+    is_optional,
+    maybe_unwrap_optional,
+    substitute,
+)
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import MappingNode, Path
@@ -198,7 +208,7 @@ def _precise_checks(
             for issue in result.issues:
                 if issue.phase != "check" or _key(site, issue) in server_keys:
                     continue
-                through = _certain_finding(result, issue, by_name)
+                through = _certain_finding(view.environment(site), result, issue, by_name)
                 if through:
                     entry = found.setdefault(_key(site, issue), (site, issue, [], through))
                     if kind is not None:
@@ -252,8 +262,24 @@ def _faithful(typ: Type) -> bool:
     return False
 
 
+def _generic_at_runtime(env: Environment, call: Call, types: list[Type]) -> bool:
+    """Whether an overload takes these argument types once its type parameters are free: the
+    checker wants `list(T) + list(T)` or `optional(T).orValue(T)` to agree on `T`, the runtime
+    does not (`[1] + ['a']` is a list, `o.orValue('x')` a value), so no failure is certain."""
+    fn = env.find_function(call.function)
+    if fn is None:
+        return True  # a namespaced or unknown function: nothing certain
+    for overload in fn.overloads:
+        if overload.receiver_style != (call.target is not None) or len(overload.params) != len(types):
+            continue
+        params = [substitute(TypeMapping(), p, True) for p in overload.params]
+        if all(is_assignable(TypeMapping(), p, a) is not None for p, a in zip(params, types, strict=True)):
+            return True
+    return False
+
+
 def _certain_finding(
-    result: CompileResult, issue: CompileIssue, variables: Mapping[str, VariableTyping]
+    env: Environment, result: CompileResult, issue: CompileIssue, variables: Mapping[str, VariableTyping]
 ) -> list[VariableTyping]:
     """The precisely typed variables a check issue goes through, if evaluating the expression
     would certainly fail on admission's values; [] when it is uncertain or not through one."""
@@ -278,6 +304,8 @@ def _certain_finding(
         operands = ([node.target] if node.target is not None else []) + list(node.args)
         types = [checked.type_of(a) for a in operands]
         if not all(t is not None and _faithful(t) for t in types):
+            return []
+        if _generic_at_runtime(env, node, [t for t in types if t is not None]):
             return []
     else:
         return []
