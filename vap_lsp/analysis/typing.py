@@ -222,8 +222,8 @@ def _unified(result: CompileResult) -> Type | None:
     shape have different names (`object.spec.containers + object.spec.initContainers`, a
     conditional choosing between them): the first operand's. None otherwise.
 
-    The server's type checker reports these (its own warning, kept); its runtime sees JSON maps
-    and evaluates them fine, so vap-lsp keeps typing through the variable."""
+    A typed checker rejects these (the server's would, in a validation); evaluation sees JSON
+    maps and concatenates them fine, so vap-lsp keeps typing through the variable."""
     checked, ast = result.checked, result.parsed.ast
     if checked is None or not isinstance(ast, Call) or result.parsed.errors:
         return None
