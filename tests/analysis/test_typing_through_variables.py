@@ -268,3 +268,21 @@ def test_untyped_resources_past_the_type_checkers_ten_kinds() -> None:
 )
 def test_nothing_when_only_a_type_parameter_disagrees(expression: str) -> None:
     assert [d.code for d in _check(expression)[1] if d.code == "vap-lsp-type-check"] == []
+
+
+def test_a_variable_holding_an_optional_result() -> None:
+    template = DEPLOYMENTS.replace(
+        "  validations:\n",
+        "    - name: podSpec\n      expression: object.spec.?template.?spec\n  validations:\n",
+    )
+    _, diags = _check(
+        '- expression: "variables.podSpec.?containerz.orValue([]).size() == 0"\n'
+        '- expression: "variables.podSpec.hasValue() && variables.podSpec.value().hostPID == false"\n',
+        template,
+    )
+    (d,) = diags
+    assert d.code == "vap-lsp-type-check" and "undefined field 'containerz'" in d.message
+    assert d.related[0].message == (
+        "`variables.podSpec` is defined here; vap-lsp types it as "
+        "`optional_type(Deployment.spec.template.spec)`"
+    )
