@@ -169,6 +169,7 @@ def test_typing_model_exposes_both_types_and_schema_sources() -> None:
     typing = policy_typing(obj.node, PolicyKind.VAP, spec, "1.34")
     assert [(str(k.gvk), k.source) for k in typing.kinds] == [("apps/v1, Kind=Deployment", "built-in")]
     assert typing.kinds_without_schema == ()
+    assert typing.params_kind is None  # no paramKind
     assert [(str(u), u.reason) for u in typing.untyped_resources()] == [
         ("gateway.networking.k8s.io/v1 httproutes", "unknown"),
         ("gateway.networking.k8s.io/v1 pods/exec", "subresource"),

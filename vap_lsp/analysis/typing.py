@@ -294,15 +294,18 @@ def _variable_index(site: ExpressionSite) -> int:
     return index if isinstance(index, int) else 1 << 30
 
 
-def _params_type(version: str, spec: Mapping[str, Any], workspace: WorkspaceIndex | None) -> Type:
+def _params_kind(
+    version: str, spec: Mapping[str, Any], workspace: WorkspaceIndex | None
+) -> KindTyping | None:
+    """`paramKind` as a kind with its schema (None: no paramKind, or one that names no kind)."""
     param_kind = spec.get("paramKind")
     if not isinstance(param_kind, Mapping):
-        return DYN
+        return None
     api_version, kind = param_kind.get("apiVersion"), param_kind.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
-        return DYN
+        return None
     group, _, ver = api_version.rpartition("/")
-    return kind_type(version, GVK(group, ver, kind), workspace) or DYN
+    return _kind_typing(version, GVK(group, ver, kind), workspace)
 
 
 def _kind_typing(version: str, gvk: GVK, workspace: WorkspaceIndex | None) -> KindTyping:
@@ -386,7 +389,11 @@ class PolicyTyping:
         self.has_variables = policy is PolicyKind.MAP or bool(spec.get("variables"))
         gvks = matched_kinds(spec, get_schema_set(version), workspace)
         self.kinds: tuple[KindTyping, ...] = tuple(_kind_typing(version, gvk, workspace) for gvk in gvks)
-        self.params_type: Type = _params_type(version, spec, workspace) if self.has_params else DYN
+        self.params_kind: KindTyping | None = (
+            _params_kind(version, spec, workspace) if self.has_params else None
+        )
+        """`paramKind` with its schema source (None without a usable paramKind)."""
+        self.params_type: Type = self.params_kind.object_type if self.params_kind is not None else DYN
         self._views: dict[tuple[ViewName, GVK | None], View] = {}
         self._lock = threading.Lock()
         self._variables: list[VariableTyping] | None = None

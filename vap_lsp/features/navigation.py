@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vap_lsp.analysis.matching import GVK
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.sites import expression_sites
 from vap_lsp.analysis.workspace import ObjectEntry, extract
@@ -178,11 +177,8 @@ def _field_definition(snapshot: DocumentSnapshot, offset: int) -> list[Location]
         return None
     root, *steps = ref.owner.name.split(".")
     typing = ctx.policy.typing
-    roots = [(k.gvk, k.object_type) for k in typing.kinds if k.source == "workspace"]
-    param_kind = typing.spec.get("paramKind")
-    if isinstance(param_kind, dict):
-        group, _, version = str(param_kind.get("apiVersion", "")).rpartition("/")
-        roots.append((GVK(group, version, str(param_kind.get("kind", ""))), typing.params_type))
+    kinds = [*typing.kinds, *([typing.params_kind] if typing.params_kind is not None else [])]
+    roots = [(k.gvk, k.object_type) for k in kinds if k.source == "workspace"]
     for gvk, typ in roots:
         crd = snapshot.workspace.crd(gvk.group, gvk.version, gvk.kind) if typ.name == root else None
         schema_path = _schema_path(typ, [*steps, select.field])
