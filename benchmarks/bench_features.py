@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_diagnostics import generate, pct, start_server, stop_server  # noqa: E402
 
 from vap_lsp.analysis.engine import AnalysisSettings  # noqa: E402
+from vap_lsp.analysis.typing import clear_cache as clear_typing_cache  # noqa: E402
 from vap_lsp.features import cel_context  # noqa: E402
 from vap_lsp.features.cel_completion import complete  # noqa: E402
 from vap_lsp.features.cel_hover import hover  # noqa: E402
@@ -69,12 +70,14 @@ def service_run(text: str, completion: list[int], hovers: list[int], n: int) -> 
         for i in range(n):
             if fresh:
                 cel_context._CACHE.clear()
+                clear_typing_cache()
             t0 = time.perf_counter()
             snap = make_snapshot(URI, text, i, settings) if fresh else warm
             complete(snap, completion[(i * 7) % len(completion)])
             c_times.append(time.perf_counter() - t0)
             if fresh:
                 cel_context._CACHE.clear()
+                clear_typing_cache()
             t0 = time.perf_counter()
             snap = make_snapshot(URI, text, i, settings) if fresh else warm
             hover(snap, hovers[(i * 13) % len(hovers)])

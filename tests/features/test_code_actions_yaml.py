@@ -52,6 +52,14 @@ def test_undefined_cel_field_did_you_mean_inside_double_quotes() -> None:
     assert fixes(text, "cel-type-check") == {"Change to 'replicas'": text.replace(".replica ", ".replicas ")}
 
 
+def test_undefined_cel_field_through_a_variable_did_you_mean() -> None:
+    text = HEAD + "  variables:\n    - name: spec\n      expression: object.spec\n"
+    text += "  validations:\n    - expression: variables.spec.replica > 1\n"
+    assert fixes(text, "vap-lsp-type-check") == {
+        "Change to 'replicas'": text.replace(".replica ", ".replicas ")
+    }
+
+
 def test_deny_and_warn_flow_and_block() -> None:
     flow = BINDING + "  validationActions: [Deny, Warn]\n"
     assert fixes(flow, "FieldValueInvalid") == {

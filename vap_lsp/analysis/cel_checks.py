@@ -1,107 +1,47 @@
 """CEL in policies: the server's create-time compilation and its type checker, as diagnostics.
 
-Two passes, as the API server has two:
+Two passes, as the API server has two, read from the policy's typing model (`analysis.typing`):
 - create/update validation (`validation.go`): every expression compiled with `object`,
   `oldObject` and `params` as `dyn` in the NewExpressions environment → **errors**;
 - the type-check controller (`typechecking.go`): VAP validations and messageExpressions
   compiled against each matched kind's schema in the StoredExpressions environment →
   **warnings**, one per problem, naming the kinds it affects.
+Then vap-lsp's own advisory check (`vap-lsp-type-check`): what typing *through variables*
+finds that the server cannot see (it reads object types as `dyn` there) → warnings labelled as
+vap-lsp's, with the variables' definitions as related information.
 
 Every finding is placed on the sub-expression through the scalar's decoded→source map.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.analysis import advice, mutations
-from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.matching import GVK, kind_type, matched_kinds
-from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
+from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
+from vap_lsp.analysis.matching import GVK
+from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.analysis.typing import KindTyping, PolicyTyping, VariableTyping, View, policy_typing
 from vap_lsp.analysis.workspace import WorkspaceIndex
-from vap_lsp.cel.compile import CompileIssue, CompileResult, compile_expression
-from vap_lsp.cel.environment import (
-    Environment,
-    ExpressionKind,
-    Mode,
-    build_environment,
-    variable_field_type,
+from vap_lsp.cel.ast import Call, Expr, Ident, Select, children
+from vap_lsp.cel.compile import CompileIssue, CompileResult
+from vap_lsp.cel.environment import Environment, ExpressionKind
+from vap_lsp.cel.types import (
+    DYN,
+    Kind,
+    ObjectType,
+    Type,
+    TypeMapping,
+    is_assignable,
+    is_optional,
+    maybe_unwrap_optional,
+    substitute,
 )
-from vap_lsp.cel.types import DYN, Type
 from vap_lsp.policy.kinds import PolicyKind
-from vap_lsp.schema.store import get_schema_set
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import MappingNode, Path
-
-
-@functools.lru_cache(maxsize=1024)
-def _environment(
-    version: str,
-    kind: ExpressionKind,
-    has_params: bool,
-    object_t: Type,
-    params_t: Type,
-    variables: tuple[tuple[str, Type], ...] | None,
-    mode: Mode,
-    type_check: bool,
-    type_ids: tuple[int, int],
-) -> Environment:
-    """Environments are cached so the compile cache (keyed by environment identity) hits.
-
-    CEL types compare by name, so two versions of a workspace CRD give equal `ReplicaLimit`
-    types: `type_ids` (the identities of `object_t` and `params_t`, kept alive by the key)
-    tell them apart, or an edited CRD would keep typing with its old fields."""
-    return build_environment(
-        version,
-        kind,
-        has_params=has_params,
-        object_type=object_t,
-        params_type=params_t,
-        variables=None if variables is None else dict(variables),
-        mode=mode,
-        declare_request_resource_authorizer=not type_check,
-    )
-
-
-@dataclass(frozen=True)
-class _Context:
-    version: str
-    has_params: bool
-    has_variables: bool
-    object_t: Type = DYN
-    params_t: Type = DYN
-    mode: Mode = "new"
-    type_check: bool = False
-
-
-def _compile_all(sites: list[ExpressionSite], ctx: _Context) -> list[tuple[ExpressionSite, CompileResult]]:
-    """Compile variables first (each sees the earlier ones), then everything else."""
-    var_types: list[tuple[str, Type]] = []
-    results: list[tuple[ExpressionSite, CompileResult]] = []
-    for site in sites:
-        if site.kind is ExpressionKind.VARIABLE:
-            env = _environment(
-                ctx.version, site.kind, ctx.has_params, ctx.object_t, ctx.params_t, tuple(var_types),
-                ctx.mode, ctx.type_check, (id(ctx.object_t), id(ctx.params_t)),
-            )  # fmt: skip
-            result = compile_expression(site.text, env, trim=False)
-            results.append((site, result))
-            if site.name is not None:
-                out = result.output_type if result.ok else None
-                var_types.append((site.name, variable_field_type(out) if out is not None else DYN))
-    all_vars: tuple[tuple[str, Type], ...] | None = tuple(var_types) if ctx.has_variables else None
-    for site in sites:
-        if site.kind is ExpressionKind.VARIABLE:
-            continue
-        env = _environment(
-            ctx.version, site.kind, ctx.has_params, ctx.object_t, ctx.params_t, all_vars, ctx.mode,
-            ctx.type_check, (id(ctx.object_t), id(ctx.params_t)),
-        )  # fmt: skip
-        results.append((site, compile_expression(site.text, env, trim=site.kind in TRIMMED)))
-    return results
 
 
 def _issue_span(site: ExpressionSite, issue: CompileIssue) -> Span:
@@ -127,17 +67,6 @@ def _message(site: ExpressionSite, result: CompileResult, issue: CompileIssue) -
     return f"{site.field}: compilation failed: ERROR: {_position_text(result, issue)}: {issue.message}"
 
 
-def _params_type(version: str, spec: Mapping[str, Any], workspace: WorkspaceIndex | None) -> Type:
-    param_kind = spec.get("paramKind")
-    if not isinstance(param_kind, Mapping):
-        return DYN
-    api_version, kind = param_kind.get("apiVersion"), param_kind.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
-        return DYN
-    group, _, ver = api_version.rpartition("/")
-    return kind_type(version, GVK(group, ver, kind), workspace) or DYN
-
-
 def check_cel(
     root: MappingNode,
     policy: PolicyKind,
@@ -148,17 +77,15 @@ def check_cel(
     if policy not in (PolicyKind.VAP, PolicyKind.MAP):
         return []
     diagnostics: list[Diagnostic] = advice.message_templates(root, spec) if policy is PolicyKind.VAP else []
-    sites = expression_sites(root, policy, spec)
-    if not sites:
+    typing = policy_typing(root, policy, spec, version, workspace)
+    if not typing.sites:
         return diagnostics
-    has_params = isinstance(spec.get("paramKind"), Mapping)
-    has_variables = policy is PolicyKind.MAP or bool(spec.get("variables"))
-    reported: set[tuple[Path, int, int, str]] = set()
+    reported: set[_Key] = set()
 
-    create_time = _compile_all(sites, _Context(version, has_params, has_variables))
+    create_time = typing.create_time().results()
     for site, result in create_time:
         for issue in result.issues:
-            reported.add((site.path, issue.start, issue.end, issue.cel_message))
+            reported.add(_key(site, issue))
             diagnostics.append(
                 Diagnostic(
                     _issue_span(site, issue),
@@ -171,26 +98,31 @@ def check_cel(
     diagnostics.extend(advice.old_object_on_create(create_time, spec))
     if policy is PolicyKind.MAP:
         diagnostics.extend(mutations.check_mutations(create_time, spec, version, workspace))
-    diagnostics.extend(
-        _typed_checks(policy, sites, spec, version, has_params, has_variables, reported, workspace)
-    )
+    server_typed = _typed_checks(typing, reported)
+    diagnostics.extend(server_typed.diagnostics)
+    diagnostics.extend(_precise_checks(typing, reported, server_typed.issues))
     return diagnostics
+
+
+_Key = tuple[Path, int, int, str]
+
+
+def _key(site: ExpressionSite, issue: CompileIssue) -> _Key:
+    return (site.path, issue.start, issue.end, issue.cel_message)
 
 
 # What the server's type-check controller covers; everything else is vap-lsp's own typed check.
 _SERVER_TYPE_CHECKED = frozenset({ExpressionKind.VALIDATION, ExpressionKind.MESSAGE_EXPRESSION})
 
 
-def _typed_checks(
-    policy: PolicyKind,
-    sites: list[ExpressionSite],
-    spec: Mapping[str, Any],
-    version: str,
-    has_params: bool,
-    has_variables: bool,
-    reported: set[tuple[Path, int, int, str]],
-    workspace: WorkspaceIndex | None,
-) -> list[Diagnostic]:
+@dataclass
+class _TypedFindings:
+    diagnostics: list[Diagnostic]
+    issues: dict[GVK, set[_Key]]
+    """Every issue of the server-typed compile per kind, reported or not (for de-duplication)."""
+
+
+def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
     """Each expression against each matched kind's schema.
 
     For VAP validations and messageExpressions this is what `status.typeChecking` would say;
@@ -198,35 +130,34 @@ def _typed_checks(
     type-checks) it is the same check, said as vap-lsp's own. One warning per problem, naming
     the kinds it fails for; hints for optional fields read without a guard.
     """
-    kinds = matched_kinds(spec, get_schema_set(version), workspace)
-    if not kinds:
-        return []
-    params_t = _params_type(version, spec, workspace) if has_params else DYN
-    found: dict[
-        tuple[Path, int, int, str], tuple[ExpressionSite, CompileResult, CompileIssue, list[GVK]]
-    ] = {}
+    out = _TypedFindings([], {})
+    if not typing.kinds:
+        return out
+    found: dict[_Key, tuple[ExpressionSite, CompileResult, CompileIssue, list[GVK]]] = {}
     hints: dict[tuple[Path, int], Diagnostic] = {}
-    for gvk in kinds:
-        object_t = kind_type(version, gvk, workspace) or DYN
-        ctx = _Context(version, has_params, has_variables, object_t, params_t, "stored", True)
-        for site, result in _compile_all(sites, ctx):
+    # A kind whose schema is not found is skipped, as the server skips it (reference §4.1).
+    for kind in (k for k in typing.kinds if k.has_schema):
+        keys = out.issues.setdefault(kind.gvk, set())
+        for site, result in typing.type_check(kind).results():
             for issue in result.issues:
                 if issue.phase == "result":
                     continue  # the type checker does not check result types
-                key = (site.path, issue.start, issue.end, issue.cel_message)
+                key = _key(site, issue)
+                keys.add(key)
                 if key not in reported:
-                    found.setdefault(key, (site, result, issue, []))[3].append(gvk)
+                    found.setdefault(key, (site, result, issue, []))[3].append(kind.gvk)
             if result.checked is not None and not result.issues:
                 for hint in advice.unguarded_optional_fields(site, result, result.checked):
                     hints.setdefault((site.path, hint.span.start), hint)
-    diagnostics: list[Diagnostic] = []
     for site, result, issue, gvks in found.values():
         where = "; ".join(str(g) for g in gvks)
         position = f"ERROR: {_position_text(result, issue)}: {issue.message}"
         span = _issue_span(site, issue)
-        if policy is PolicyKind.VAP and site.kind in _SERVER_TYPE_CHECKED:
+        if typing.policy is PolicyKind.VAP and site.kind in _SERVER_TYPE_CHECKED:
             text = f"{site.field}: type checking against {where}: {position}"
-            diagnostics.append(Diagnostic(span, Severity.WARNING, "cel-type-check", text, field=site.field))
+            out.diagnostics.append(
+                Diagnostic(span, Severity.WARNING, "cel-type-check", text, field=site.field)
+            )
             continue
         # Our own check of expressions the server never type-checks. Only a field the schema
         # lacks is a finding: typed overload errors (list(A.@idx) + list(B.@idx)) do not fail on
@@ -234,11 +165,162 @@ def _typed_checks(
         # object.kind, so the finding is only a hint then.
         if not issue.cel_message.startswith("undefined field"):
             continue
-        severity = Severity.WARNING if len(kinds) == 1 else Severity.HINT
+        severity = Severity.WARNING if len(typing.kinds) == 1 else Severity.HINT
         text = (
             f"{site.field}: type checking against {where} (vap-lsp's own check: the API server "
             f"does not type-check this expression): {position}"
         )
-        diagnostics.append(Diagnostic(span, severity, "cel-type-check-extra", text, field=site.field))
-    diagnostics.extend(hints.values())
+        out.diagnostics.append(Diagnostic(span, severity, "cel-type-check-extra", text, field=site.field))
+    out.diagnostics.extend(hints.values())
+    return out
+
+
+PRECISE_CODE = "vap-lsp-type-check"
+"""vap-lsp's own check through variables (never the server's verdict)."""
+
+
+def _precise_checks(
+    typing: PolicyTyping, reported: set[_Key], typed: dict[GVK, set[_Key]]
+) -> list[Diagnostic]:
+    """What typing through variables finds and the server cannot: the server reads object types
+    (and optionals) as `dyn` through `variables`, vap-lsp keeps the inferred types.
+
+    Only findings that fail on the JSON-shaped values admission evaluates are reported (an
+    undefined field of a typed object, an overload no runtime value could match), once per
+    problem, with the kinds it holds for and the variables it reads as related information.
+    A warning when it holds for every typed kind, else a hint (the expression may dispatch on
+    `object.kind`).
+    """
+    if not any(site.kind is ExpressionKind.VARIABLE for site in typing.sites):
+        return []
+    passes: list[KindTyping | None] = [k for k in typing.kinds if k.has_schema] or [None]
+    found: dict[_Key, tuple[ExpressionSite, CompileIssue, list[GVK], list[VariableTyping]]] = {}
+    for kind in passes:
+        view = typing.precise(kind) if kind is not None else typing.view("precise", None)
+        by_name = _precise_variables(typing, view)
+        if not by_name:
+            continue
+        server_keys = reported | (typed.get(kind.gvk, set()) if kind is not None else set())
+        for site in typing.sites:
+            if "variables" not in site.text:
+                continue
+            result = view.result(site)
+            for issue in result.issues:
+                if issue.phase != "check" or _key(site, issue) in server_keys:
+                    continue
+                through = _certain_finding(view.environment(site), result, issue, by_name)
+                if through:
+                    entry = found.setdefault(_key(site, issue), (site, issue, [], through))
+                    if kind is not None:
+                        entry[2].append(kind.gvk)
+    diagnostics: list[Diagnostic] = []
+    typed_passes = len([p for p in passes if p is not None])
+    for site, issue, gvks, through in found.values():
+        names = ", ".join(f"`variables.{v.name}`" for v in through)
+        where = f", typed from {'; '.join(str(g) for g in gvks)}" if gvks else ""
+        text = (
+            f"{site.field}: {issue.message} (vap-lsp's own type check through {names}{where}; the API "
+            f"server reads object types as dyn through variables and does not report this)"
+        )
+        severity = Severity.WARNING if len(gvks) == typed_passes else Severity.HINT
+        related = tuple(
+            Related(v.site.node.span, f"`variables.{v.name}` is defined here; vap-lsp types it as `{v.type}`")
+            for v in through
+        )
+        span = _issue_span(site, issue)
+        diagnostics.append(Diagnostic(span, severity, PRECISE_CODE, text, field=site.field, related=related))
     return diagnostics
+
+
+def _precise_variables(typing: PolicyTyping, view: View) -> dict[str, VariableTyping]:
+    """The variables this view types more precisely than the server's compiler (by name)."""
+    kind = view.kind
+    server = typing.type_check(kind) if kind is not None else typing.create_time()
+    server_types = {id(s): server.declared(t) for s, _, t in server.variables}
+    out: dict[str, VariableTyping] = {}
+    for site, name, inferred in view.variables:
+        var = VariableTyping(name, site, inferred, server_types.get(id(site), DYN))
+        if var.more_precise:
+            out[name] = var
+        else:
+            out.pop(name, None)  # a later variable of the same name wins
+    return out
+
+
+# Runtime values are JSON-shaped (reference §1.2, §3): objects are maps, timestamps and bytes are
+# strings, a `number` may hold an int. Only these types are what they say at run time.
+_FAITHFUL = frozenset({Kind.INT, Kind.BOOL, Kind.STRING, Kind.NULL})
+# Heterogeneous equality never fails at run time (`1 == 'a'` is false), whatever the checker says.
+_NEVER_FAILING = frozenset({"_==_", "_!=_", "@in"})
+
+
+def _faithful(typ: Type) -> bool:
+    if typ.kind in _FAITHFUL:
+        return True
+    if typ.kind in (Kind.LIST, Kind.MAP) or is_optional(typ):
+        return all(_faithful(p) for p in typ.params)
+    return False
+
+
+def _generic_at_runtime(env: Environment, call: Call, types: list[Type]) -> bool:
+    """Whether an overload takes these argument types once its type parameters are free: the
+    checker wants `list(T) + list(T)` or `optional(T).orValue(T)` to agree on `T`, the runtime
+    does not (`[1] + ['a']` is a list, `o.orValue('x')` a value), so no failure is certain."""
+    fn = env.find_function(call.function)
+    if fn is None:
+        return True  # a namespaced or unknown function: nothing certain
+    for overload in fn.overloads:
+        if overload.receiver_style != (call.target is not None) or len(overload.params) != len(types):
+            continue
+        params = [substitute(TypeMapping(), p, True) for p in overload.params]
+        if all(is_assignable(TypeMapping(), p, a) is not None for p, a in zip(params, types, strict=True)):
+            return True
+    return False
+
+
+def _certain_finding(
+    env: Environment, result: CompileResult, issue: CompileIssue, variables: Mapping[str, VariableTyping]
+) -> list[VariableTyping]:
+    """The precisely typed variables a check issue goes through, if evaluating the expression
+    would certainly fail on admission's values; [] when it is uncertain or not through one."""
+    checked = result.checked
+    if checked is None or issue.start < 0:
+        return []
+    parsed = result.parsed
+    loc = issue.start - result.offset
+    node: Expr | None = None
+    if issue.cel_message.startswith("undefined field"):
+        node = next((n for n in parsed.walk() if isinstance(n, Select) and parsed.location(n) == loc), None)
+        if not isinstance(node, Select):
+            return []
+        owner, _ = maybe_unwrap_optional(checked.type_of(node.operand) or DYN)
+        # An object type without fields (schemaless, preserve-unknown-fields) may hold anything.
+        if not isinstance(owner, ObjectType) or not owner.fields or owner.open_field_type is not None:
+            return []
+    elif issue.cel_message.startswith("found no matching overload"):
+        node = next((n for n in parsed.walk() if isinstance(n, Call) and parsed.location(n) == loc), None)
+        if not isinstance(node, Call) or node.function in _NEVER_FAILING:
+            return []
+        operands = ([node.target] if node.target is not None else []) + list(node.args)
+        types = [checked.type_of(a) for a in operands]
+        if not all(t is not None and _faithful(t) for t in types):
+            return []
+        if _generic_at_runtime(env, node, [t for t in types if t is not None]):
+            return []
+    else:
+        return []
+    return _variables_read(node, variables) or _variables_read(parsed.ast, variables)
+
+
+def _variables_read(root: Expr | None, variables: Mapping[str, VariableTyping]) -> list[VariableTyping]:
+    """`variables.<name>` selections under `root`, among `variables`, in order of first use."""
+    out: dict[str, VariableTyping] = {}
+    stack: list[Expr] = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Select) and isinstance(node.operand, Ident) and node.operand.name == "variables":
+            var = variables.get(node.field)
+            if var is not None:
+                out.setdefault(node.field, var)
+        stack.extend(reversed(list(children(node))))
+    return list(out.values())

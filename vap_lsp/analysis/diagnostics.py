@@ -24,6 +24,14 @@ class Severity(enum.IntEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Related:
+    """Another place in the same file that explains a diagnostic (LSP relatedInformation)."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     span: Span
     severity: Severity
@@ -32,3 +40,5 @@ class Diagnostic:
     # Kubernetes field path of the offending node, e.g. "spec.validations[0].expression".
     field: str | None = None
     source: str = "vap-lsp"
+    # Places in the same file that explain it (e.g. the definition of the variable it reads).
+    related: tuple[Related, ...] = ()

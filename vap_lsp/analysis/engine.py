@@ -22,6 +22,7 @@ from vap_lsp.analysis.placement import head_span
 from vap_lsp.analysis.policy_checks import check_policy
 from vap_lsp.analysis.references import check_references
 from vap_lsp.analysis.suppress import CodeRules, apply_code_rules
+from vap_lsp.analysis.typing import clear_cache as clear_typing_cache
 from vap_lsp.analysis.workspace import CRD_API_GROUP, WorkspaceIndex
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
@@ -191,15 +192,19 @@ def _checked_object(
 
 
 def clear_caches() -> None:
-    """Forget every result cached across calls (parsed pieces, compiled CEL, object results), so
-    a benchmark can measure a cold pass; nothing else needs to call it."""
+    """Forget every result cached across calls (parsed pieces, compiled CEL, typing models, object
+    results), so a benchmark can measure a cold pass; nothing else needs to call it."""
     clear_cel_cache()
+    clear_typing_cache()
     clear_yaml_cache()
     _OBJECT_CACHE.clear()
 
 
 def _shift(d: Diagnostic, delta: int) -> Diagnostic:
-    return dataclasses.replace(d, span=Span(d.span.start + delta, d.span.end + delta))
+    related = tuple(
+        dataclasses.replace(r, span=Span(r.span.start + delta, r.span.end + delta)) for r in d.related
+    )
+    return dataclasses.replace(d, span=Span(d.span.start + delta, d.span.end + delta), related=related)
 
 
 def analyse_bytes(

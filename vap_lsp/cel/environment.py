@@ -294,11 +294,11 @@ _VARIABLE_KEPT_KINDS = frozenset(
 )
 
 
-def variables_type(variables: Mapping[str, Type]) -> ObjectType:
-    """`kubernetes.variables` with one field per (earlier) variable, types converted."""
-    return ObjectType(
-        VARIABLES_TYPE_NAME, {n: FieldDecl(variable_field_type(v)) for n, v in variables.items()}
-    )
+def variables_type(variables: Mapping[str, Type], *, precise: bool = False) -> ObjectType:
+    """`kubernetes.variables` with one field per (earlier) variable, types converted as the
+    server converts them, or kept as inferred (`precise`: vap-lsp's own view, never the server's)."""
+    convert = (lambda v: v) if precise else variable_field_type
+    return ObjectType(VARIABLES_TYPE_NAME, {n: FieldDecl(convert(v)) for n, v in variables.items()})
 
 
 # --- The environment ------------------------------------------------------------------------------
@@ -453,6 +453,7 @@ def build_environment(
     variables: Mapping[str, Type] | None = None,
     mode: Mode = "new",
     declare_request_resource_authorizer: bool = True,
+    precise_variables: bool = False,
 ) -> Environment:
     """The environment of one expression.
 
@@ -464,6 +465,9 @@ def build_environment(
 
     `declare_request_resource_authorizer=False` reproduces the type-check controller, which
     does not declare `authorizer.requestResource` (reference §4.5).
+
+    `precise_variables=True` keeps each variable's inferred type (object types included) instead
+    of the server's conversion: vap-lsp's own view, for editor features and its advisory check.
     """
     minor = minor_of(kubernetes_version)
     stored = mode == "stored"
@@ -483,7 +487,7 @@ def build_environment(
             declared["authorizer.requestResource"] = k8slib.RESOURCE_CHECK
     struct_types = dict(ADMISSION_TYPES)
     if not info.stateless and (variables is not None or info.composited):
-        vars_type = variables_type(variables or {})
+        vars_type = variables_type(variables or {}, precise=precise_variables)
         declared["variables"] = vars_type
         struct_types[VARIABLES_TYPE_NAME] = vars_type
     if info.patch_types:

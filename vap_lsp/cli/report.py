@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp import __version__
-from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
 from vap_lsp.codes import get_rule, help_uri, render_markdown
 from vap_lsp.text import LineIndex
 
@@ -34,6 +34,9 @@ def format_text(reports: list[FileReport]) -> str:
             first, *rest = d.message.splitlines() or [""]
             out.append(f"{report.path}:{lc.line + 1}:{lc.column + 1}: {d.severity.label}: {first} [{d.code}]")
             out.extend(f"    {line}" for line in rest)
+            for x in d.related:
+                at = report.lines.line_col(x.span.start)
+                out.append(f"    {report.path}:{at.line + 1}:{at.column + 1}: note: {x.message}")
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -49,7 +52,7 @@ def summary_line(reports: list[FileReport]) -> str:
     )
 
 
-def _lsp_range(lines: LineIndex, d: Diagnostic) -> dict[str, Any]:
+def _lsp_range(lines: LineIndex, d: Diagnostic | Related) -> dict[str, Any]:
     start = lines.position(d.span.start)
     end = lines.position(d.span.end)
     return {
@@ -70,6 +73,15 @@ def format_json(reports: list[FileReport]) -> str:
                     "source": d.source,
                     "message": d.message,
                     "field": d.field,
+                    **(
+                        {
+                            "related": [
+                                {"range": _lsp_range(r.lines, x), "message": x.message} for x in d.related
+                            ]
+                        }
+                        if d.related
+                        else {}
+                    ),
                 }
                 for d in r.diagnostics
             ],
@@ -103,18 +115,23 @@ def _sarif_rule(code: str) -> dict[str, Any]:
     }
 
 
+def _sarif_region(lines: LineIndex, d: Diagnostic | Related) -> dict[str, int]:
+    rng = _lsp_range(lines, d)
+    return {
+        "startLine": rng["start"]["line"] + 1,
+        "startColumn": rng["start"]["character"] + 1,
+        "endLine": rng["end"]["line"] + 1,
+        "endColumn": rng["end"]["character"] + 1,
+    }
+
+
 def format_sarif(reports: list[FileReport]) -> str:
     rule_ids = sorted({d.code for r in reports for d in r.diagnostics})
     results = []
     for r in reports:
         for d in r.diagnostics:
-            rng = _lsp_range(r.lines, d)
-            region = {
-                "startLine": rng["start"]["line"] + 1,
-                "startColumn": rng["start"]["character"] + 1,
-                "endLine": rng["end"]["line"] + 1,
-                "endColumn": rng["end"]["character"] + 1,
-            }
+            region = _sarif_region(r.lines, d)
+            artifact = {"uri": r.path.replace("\\", "/")}
             result: dict[str, Any] = {
                 "ruleId": d.code,
                 "ruleIndex": rule_ids.index(d.code),
@@ -123,12 +140,24 @@ def format_sarif(reports: list[FileReport]) -> str:
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": r.path.replace("\\", "/")},
+                            "artifactLocation": artifact,
                             "region": region,
                         }
                     }
                 ],
             }
+            if d.related:
+                result["relatedLocations"] = [
+                    {
+                        "id": i,
+                        "physicalLocation": {
+                            "artifactLocation": artifact,
+                            "region": _sarif_region(r.lines, x),
+                        },
+                        "message": {"text": x.message},
+                    }
+                    for i, x in enumerate(d.related)
+                ]
             if d.field:
                 result["properties"] = {"field": d.field}
             results.append(result)

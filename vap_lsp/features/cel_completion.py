@@ -3,7 +3,10 @@
 The text before the cursor is repaired (a placeholder identifier at the cursor, open brackets
 closed) and type-checked in the expression's typed environment, so `…containers.all(c, c.`
 knows `c` is a container. After `.`/`.?`: the receiver type's fields, then its methods and
-macros; otherwise: comprehension variables, root variables, global functions and macros.
+macros (on a receiver of unknown type, `dyn`, only the macros: no method applies to any
+value); otherwise: comprehension variables, root variables, global functions and macros.
+Variables have the type their expression infers (vap-lsp's precise view, `analysis.typing`), so
+`variables.spec.` on a Deployment policy offers `replicas`, `template`, `selector`….
 Insert texts are escaped for the YAML scalar style they land in.
 """
 
@@ -187,6 +190,13 @@ def _member_items(b: _Builder, repaired: Repaired, optional: bool) -> None:
             return
     if optional:
         return
+    if target.kind in _UNKNOWN:
+        # Nothing is known of the value: listing every method of every type (`getFullYear`,
+        # `startsWith`…) would be noise. No method applies to any value; the macros may.
+        for macro in env.macros:
+            if macro.receiver_style:
+                _add_macro(b, macro, 3)
+        return
     nested = env.nested_functions
     for fn_name, fn in nested.items():
         if not is_user_function(fn_name) or "." in fn_name:
@@ -203,6 +213,9 @@ def _member_items(b: _Builder, repaired: Repaired, optional: bool) -> None:
     for macro in env.macros:
         if macro.receiver_style and _macro_applies(macro, recv_type):
             _add_macro(b, macro, 2)
+
+
+_UNKNOWN = frozenset({Kind.DYN, Kind.ERROR, Kind.TYPE_PARAM, Kind.ANY})
 
 
 def _macro_applies(macro: MacroDecl, receiver: Type) -> bool:

@@ -13,23 +13,21 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from vap_lsp.analysis.cel_checks import _environment, _params_type
-from vap_lsp.analysis.matching import GVK, kind_type, matched_kinds
 from vap_lsp.analysis.objects import K8sObject
-from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
+from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.analysis.typing import KindTyping, PolicyTyping, VariableTyping, policy_typing
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, ParsedExpr, Select
 from vap_lsp.cel.checker import CheckedExpr, check, qualified_name
-from vap_lsp.cel.compile import CompileResult, compile_expression, parse_expression
-from vap_lsp.cel.environment import Environment, ExpressionKind, variable_field_type
-from vap_lsp.cel.types import DYN, Type
+from vap_lsp.cel.compile import CompileResult, parse_expression
+from vap_lsp.cel.environment import Environment, ExpressionKind
+from vap_lsp.cel.types import Type
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind, recognise
-from vap_lsp.schema.store import get_schema_set
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import (
     ExpansionLimit,
@@ -58,81 +56,62 @@ __all__ = [
 ]
 
 
+VariableInfo = VariableTyping
+"""One `spec.variables` entry with vap-lsp's type (`inferred`) and the server's (`field_type`)."""
+
+
 @dataclass(frozen=True)
-class VariableInfo:
-    """One `spec.variables` entry: its site and the type its expression infers (None: broken)."""
-
-    name: str
-    site: ExpressionSite
-    inferred: Type | None
-
-    @property
-    def field_type(self) -> Type:
-        """What `variables.<name>` has (composition.go converts object types to dyn)."""
-        return variable_field_type(self.inferred) if self.inferred is not None else DYN
-
-
-@dataclass
 class PolicyCel:
-    """The CEL facts of one VAP/MAP: sites, matched kinds, typed root types, variables."""
+    """A VAP/MAP of the document and its typing model (`vap_lsp.analysis.typing`), which the
+    diagnostics read too: features never compile on their own."""
 
     obj: K8sObject
-    policy: PolicyKind
-    version: str
-    sites: list[ExpressionSite]
-    kinds: list[GVK]
-    object_t: Type
-    params_t: Type
-    has_params: bool
-    has_variables: bool
-    variables: list[VariableInfo] = field(default_factory=list)
-    _results: dict[int, CompileResult] = field(default_factory=dict)
+    typing: PolicyTyping
 
-    def visible_variables(self, site: ExpressionSite) -> list[VariableInfo]:
-        """Variables an expression may read: the earlier ones for a variable, else all."""
-        if site.kind is ExpressionKind.VARIABLE:
-            out: list[VariableInfo] = []
-            for var in self.variables:
-                if var.site is site:
-                    break
-                out.append(var)
-            return out
-        return list(self.variables)
+    @property
+    def policy(self) -> PolicyKind:
+        return self.typing.policy
 
-    def environment(self, site: ExpressionSite) -> Environment:
-        if site.kind is ExpressionKind.VARIABLE:
-            types: tuple[tuple[str, Type], ...] | None = tuple(
-                (v.name, v.field_type) for v in self.visible_variables(site)
-            )
-        else:
-            types = tuple((v.name, v.field_type) for v in self.variables) if self.has_variables else None
-        return _environment(
-            self.version, site.kind, self.has_params, self.object_t, self.params_t, types, "new", False,
-            (id(self.object_t), id(self.params_t)),
-        )  # fmt: skip
+    @property
+    def version(self) -> str:
+        return self.typing.version
 
-    def compile(self, site: ExpressionSite) -> CompileResult:
-        """The typed compile result (cached here and in the compile cache)."""
-        hit = self._results.get(id(site))
-        if hit is None:
-            hit = compile_expression(site.text, self.environment(site), trim=site.kind in TRIMMED)
-            self._results[id(site)] = hit
-        return hit
+    @property
+    def sites(self) -> list[ExpressionSite]:
+        return self.typing.sites
 
-    def variable(self, name: str) -> VariableInfo | None:
-        return next((v for v in self.variables if v.name == name), None)
+    @property
+    def kinds(self) -> tuple[KindTyping, ...]:
+        return self.typing.kinds
 
     @property
     def kinds_text(self) -> str:
-        """`apps/v1 Deployment, apps/v1 ReplicaSet` (what hover says `object` can be)."""
-        return ", ".join(f"{g.api_version} {g.kind}" for g in self.kinds)
+        return self.typing.kinds_text
+
+    @property
+    def has_params(self) -> bool:
+        return self.typing.has_params
+
+    @property
+    def variables(self) -> list[VariableTyping]:
+        return self.typing.variables
+
+    def variable(self, name: str) -> VariableTyping | None:
+        return self.typing.variable(name)
+
+    def environment(self, site: ExpressionSite) -> Environment:
+        """The precise environment: object typed from the first kind with a schema, params from
+        paramKind, each variable with its inferred type."""
+        return self.typing.environment(site)
+
+    def compile(self, site: ExpressionSite) -> CompileResult:
+        return self.typing.compile(site)
 
 
 def _build(obj: K8sObject, version: str, workspace: WorkspaceIndex | None) -> PolicyCel | None:
     recognised = recognise(obj.api_version, obj.kind)
     if recognised is None or recognised[0] not in (PolicyKind.VAP, PolicyKind.MAP):
         return None
-    policy = recognised[0]
     try:
         data = to_python(obj.node, budget=200_000)
     except ExpansionLimit:
@@ -140,37 +119,22 @@ def _build(obj: K8sObject, version: str, workspace: WorkspaceIndex | None) -> Po
     spec: Any = data.get("spec") if isinstance(data, dict) else None
     if not isinstance(spec, Mapping):
         return None
-    has_params = isinstance(spec.get("paramKind"), Mapping)
-    has_variables = policy is PolicyKind.MAP or bool(spec.get("variables"))
-    kinds = matched_kinds(spec, get_schema_set(version), workspace)
-    object_t: Type = DYN
-    for gvk in kinds:
-        found = kind_type(version, gvk, workspace)
-        if found is not None:
-            object_t = found
-            break
-    params_t = _params_type(version, spec, workspace) if has_params else DYN
-    sites = expression_sites(obj.node, policy, spec)
-    pc = PolicyCel(obj, policy, version, sites, kinds, object_t, params_t, has_params, has_variables)
-    for site in sites:
-        if site.kind is ExpressionKind.VARIABLE and site.name is not None:
-            result = pc.compile(site)
-            inferred = result.output_type if result.ok else None
-            pc.variables.append(VariableInfo(site.name, site, inferred))
-    return pc
+    return PolicyCel(obj, policy_typing(obj.node, recognised[0], spec, version, workspace))
 
 
-_CACHE: LruCache[tuple[int, str, int], tuple[K8sObject, PolicyCel | None]] = LruCache(256)
+_CACHE: LruCache[tuple[int, str, int, int], tuple[K8sObject, PolicyCel | None]] = LruCache(256)
 
 
 def policy_cel(snapshot: DocumentSnapshot, obj: K8sObject) -> PolicyCel | None:
-    """The policy's CEL facts, cached per parsed node (kept alive by the entry)."""
+    """The policy's CEL facts, cached per parsed node (kept alive by the entry), so a request
+    neither re-reads the policy (`to_python`) nor rebuilds its typing model."""
+    workspace = snapshot.workspace
     version = snapshot.kubernetes_version
-    key = (id(obj.node), version, id(snapshot.workspace))
+    key = (id(obj.node), version, id(workspace), workspace.crd_generation if workspace is not None else -1)
     hit = _CACHE.get(key)
     if hit is not None and hit[0].node is obj.node:
         return hit[1]
-    built = _build(obj, version, snapshot.workspace)
+    built = _build(obj, version, workspace)
     _CACHE.put(key, (obj, built))
     return built
 

@@ -75,10 +75,16 @@ def _variable_markdown(ctx: CelContext, name: str) -> str | None:
     var = ctx.policy.variable(name)
     if var is None:
         return None
-    shown = type_text(var.inferred) if var.inferred is not None else "dyn (the expression does not compile)"
-    text = [_code(f"variables.{name}: {type_text(var.field_type)}")]
-    if var.inferred is not None and type_text(var.inferred) != type_text(var.field_type):
-        text.append(f"Inferred type: `{shown}` (object types read as `dyn` through `variables`).")
+    if var.inferred is None:
+        text = [_code(f"variables.{name}: dyn"), "The expression does not compile, so it is `dyn`."]
+    else:
+        text = [_code(f"variables.{name}: {type_text(var.inferred)}")]
+        server = type_text(var.field_type)
+        if server != type_text(var.inferred):
+            text.append(
+                f"The API server reads it as `{server}` (object types read as `dyn` through "
+                "`variables`); vap-lsp keeps the inferred type for completion and its own checks."
+            )
     text.append(f"Variable `{name}` =\n\n{_code(var.site.text.strip())}")
     return "\n\n".join(text)
 

@@ -12,16 +12,16 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from vap_lsp.analysis.cel_checks import _compile_all, _Context, _params_type
-from vap_lsp.analysis.matching import kind_type, matched_kinds
+from vap_lsp.analysis.cel_checks import PRECISE_CODE
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.policy_checks import select_schema
-from vap_lsp.analysis.sites import ExpressionSite, expression_sites
+from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.analysis.typing import policy_typing
 from vap_lsp.cel.ast import Call, Select
 from vap_lsp.cel.compile import CompileResult
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.parser import parse
-from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
+from vap_lsp.cel.types import Kind, ObjectType, Type
 from vap_lsp.features.edits import (
     TextEditResult,
     content_bounds,
@@ -33,7 +33,6 @@ from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.features.yaml_schema import object_schema, property_names
 from vap_lsp.policy.defaults import apply_defaults
 from vap_lsp.policy.kinds import POLICY_GROUP, PolicyKind, recognise
-from vap_lsp.schema.store import get_schema_set
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import (
     ExpansionLimit,
@@ -116,20 +115,14 @@ def _policy(snapshot: DocumentSnapshot, offset: int) -> _Policy | None:
 def _typed_site(
     snapshot: DocumentSnapshot, policy: _Policy, path: Path
 ) -> tuple[ExpressionSite, CompileResult] | None:
-    """The expression at `path` compiled as the type checker does, against the first matched kind."""
-    sites = expression_sites(policy.obj.node, policy.kind, policy.spec)
-    if not any(s.path == path for s in sites):
+    """The expression at `path` compiled with vap-lsp's precise types (the first matched kind
+    with a schema, variables as inferred): what the type checks, ours and the server's, saw."""
+    if policy.kind not in (PolicyKind.VAP, PolicyKind.MAP):
         return None
-    version = policy.version
-    kinds = matched_kinds(policy.spec, get_schema_set(version), snapshot.workspace)
-    object_t = (kind_type(version, kinds[0], snapshot.workspace) if kinds else None) or DYN
-    has_params = isinstance(policy.spec.get("paramKind"), dict)
-    has_variables = policy.kind is PolicyKind.MAP or bool(policy.spec.get("variables"))
-    params_t = _params_type(version, policy.spec, snapshot.workspace) if has_params else DYN
-    ctx = _Context(version, has_params, has_variables, object_t, params_t, "stored", True)
-    for site, result in _compile_all(sites, ctx):
+    typing = policy_typing(policy.obj.node, policy.kind, policy.spec, policy.version, snapshot.workspace)
+    for site in typing.sites:
         if site.path == path:
-            return site, result
+            return site, typing.compile(site)
     return None
 
 
@@ -364,6 +357,9 @@ def _message_to_expression(snapshot: DocumentSnapshot, d: DiagnosticRef) -> list
     return [CodeActionResult(title, edits, d, preferred=True)]
 
 
+_TYPE_CHECK_CODES = frozenset({"cel-type-check", "cel-type-check-extra", PRECISE_CODE})
+
+
 def code_actions(snapshot: DocumentSnapshot, diagnostics: list[DiagnosticRef]) -> list[CodeActionResult]:
     """Quick fixes for the given diagnostics (those of vap-lsp that have one)."""
     out: list[CodeActionResult] = []
@@ -371,7 +367,10 @@ def code_actions(snapshot: DocumentSnapshot, diagnostics: list[DiagnosticRef]) -
         code = d.code or ""
         if code == "unknown-field":
             out.extend(_unknown_field(snapshot, d))
-        elif code.startswith("cel-type-check") and "undefined field" in d.message:
+        elif (
+            code in ("cel-type-check", "cel-type-check-extra", PRECISE_CODE)
+            and "undefined field" in d.message
+        ):
             out.extend(_undefined_cel_field(snapshot, d))
         elif code == "FieldValueInvalid" and "must not contain both Deny and Warn" in d.message:
             out.extend(_deny_and_warn(snapshot, d))

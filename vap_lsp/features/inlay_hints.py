@@ -1,4 +1,5 @@
-"""Inlay hints: the inferred type of each `spec.variables[*]` entry, after its name.
+"""Inlay hints: the inferred type of each `spec.variables[*]` entry, after its name (vap-lsp's
+precise type, with the server's in the tooltip when it reads the variable as `dyn`).
 
 A variable's type is what every later expression sees through `variables.<name>`, and it is
 not written anywhere in the policy; showing it saves hovering over each use.
@@ -39,9 +40,12 @@ def inlay_hints(snapshot: DocumentSnapshot, within: Span | None = None) -> list[
             if within is not None and not within.start <= offset <= within.end:
                 continue
             inferred = type_text(var.inferred)
-            tooltip = f"`variables.{var.name}` has type `{type_text(var.field_type)}`"
+            tooltip = f"`variables.{var.name}` has type `{inferred}`"
             if type_text(var.field_type) != inferred:
-                tooltip += f" (the expression infers `{inferred}`)"
+                tooltip += (
+                    f"; the API server reads it as `{type_text(var.field_type)}` (object types read as "
+                    "`dyn` through `variables`), vap-lsp keeps the inferred type"
+                )
             hints.append(InlayHint(offset, f": {inferred}", tooltip))
     hints.sort(key=lambda h: h.offset)
     return hints

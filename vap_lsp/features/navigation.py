@@ -17,7 +17,7 @@ from vap_lsp.analysis.sites import expression_sites
 from vap_lsp.analysis.workspace import ObjectEntry, extract
 from vap_lsp.cel.ast import Ident, Select
 from vap_lsp.cel.parser import parse
-from vap_lsp.cel.types import RESERVED_WORDS
+from vap_lsp.cel.types import RESERVED_WORDS, Kind, ObjectType, Type
 from vap_lsp.features.edits import TextEditResult
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.features.yaml_context import node_path_at
@@ -133,6 +133,9 @@ def definition(snapshot: DocumentSnapshot, offset: int) -> list[Location]:
             for o in variable_occurrences(obj)
             if o.declaration and o.name == occurrence.name
         ]
+    field = _field_definition(snapshot, offset)
+    if field is not None:
+        return field
     at = _path_at(snapshot, offset)
     if at is None:
         return []
@@ -153,6 +156,77 @@ def definition(snapshot: DocumentSnapshot, offset: int) -> list[Location]:
     if kind.is_binding and path == ("spec", "paramRef", "name"):
         return _param_locations(snapshot, obj, kind)
     return []
+
+
+def _field_definition(snapshot: DocumentSnapshot, offset: int) -> list[Location] | None:
+    """A CEL field of an object typed from a workspace CRD (through variables and comprehension
+    variables too, as the typing model types them) → its property in the CRD's schema when the
+    CRD is in this document, else the CRD. None when the offset is not on such a field."""
+    from vap_lsp.features.cel_context import cel_context_at  # CEL services load on first use
+
+    ctx = cel_context_at(snapshot, offset)
+    if ctx is None or ctx.checked is None or snapshot.workspace is None:
+        return None
+    cursor = ctx.index - ctx.result.offset
+    select = next(
+        (n for n in reversed(ctx.node_path()) if isinstance(n, Select) and n.field_start <= cursor <= n.end),
+        None,
+    )
+    ref = ctx.checked.references.get(select.id) if select is not None else None
+    if select is None or ref is None or ref.kind != "field" or not isinstance(ref.owner, ObjectType):
+        return None
+    root, *steps = ref.owner.name.split(".")
+    typing = ctx.policy.typing
+    kinds = [*typing.kinds, *([typing.params_kind] if typing.params_kind is not None else [])]
+    roots = [(k.gvk, k.object_type) for k in kinds if k.source == "workspace"]
+    for gvk, typ in roots:
+        crd = snapshot.workspace.crd(gvk.group, gvk.version, gvk.kind) if typ.name == root else None
+        schema_path = _schema_path(typ, [*steps, select.field])
+        if crd is None or schema_path is None:
+            continue
+        name = f"{crd.plural}.{crd.group}"
+        for obj in snapshot.objects:
+            if obj.kind == "CustomResourceDefinition" and obj.name == name:
+                span = _schema_property(obj, gvk.version, schema_path)
+                if span is not None:
+                    return [Location(snapshot.uri, span)]
+        return [
+            Location(o.uri, o.span)
+            for o in _objects(snapshot)
+            if o.kind == "CustomResourceDefinition" and o.name == name
+        ]
+    return None
+
+
+def _schema_path(root: Type, steps: list[str]) -> list[str] | None:
+    """`spec.items.@idx.name` as the schema's `properties`/`items`/`additionalProperties` steps,
+    with escaped CEL field names turned back into property names."""
+    out: list[str] = []
+    current = root
+    for step in steps:
+        if step in ("@idx", "@elem") and current.kind in (Kind.LIST, Kind.MAP):
+            out.append("items" if step == "@idx" else "additionalProperties")
+            current = current.elem_type
+        elif isinstance(current, ObjectType) and step in current.fields:
+            out += ["properties", current.raw_names.get(step, step)]
+            current = current.fields[step].type
+        else:
+            return None
+    return out
+
+
+def _schema_property(crd: K8sObject, version: str, path: list[str]) -> Span | None:
+    """The key of a property in a CRD version's openAPIV3Schema (`path`: properties/items steps)."""
+    versions, _, _ = lookup(crd.node, ("spec", "versions"))
+    if not isinstance(versions, SequenceNode):
+        return None
+    for i, item in enumerate(versions.items):
+        name, _, _ = lookup(item, ("name",))
+        if isinstance(name, ScalarNode) and name.value == version:
+            full: Path = ("spec", "versions", i, "schema", "openAPIV3Schema", *path)
+            _, key, found = lookup(crd.node, full)
+            return key.span if key is not None and len(found) == len(full) else None
+    return None
 
 
 def _crd_locations(snapshot: DocumentSnapshot, policy: K8sObject) -> list[Location]:

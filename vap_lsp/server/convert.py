@@ -6,20 +6,36 @@ from lsprotocol import types as lsp
 
 from vap_lsp.analysis.diagnostics import Diagnostic
 from vap_lsp.codes import help_uri
-from vap_lsp.text import LineIndex
+from vap_lsp.text import LineIndex, Span
 
 
-def to_lsp_diagnostic(d: Diagnostic, lines: LineIndex, encoding: str = "utf-16") -> lsp.Diagnostic:
-    start = lines.position(d.span.start, encoding)
-    end = lines.position(d.span.end, encoding)
+def _range(span: Span, lines: LineIndex, encoding: str) -> lsp.Range:
+    start = lines.position(span.start, encoding)
+    end = lines.position(span.end, encoding)
+    return lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character))
+
+
+def to_lsp_diagnostic(
+    d: Diagnostic, lines: LineIndex, encoding: str = "utf-16", uri: str | None = None
+) -> lsp.Diagnostic:
+    """`uri` (the document's) is needed for related information, which LSP gives as locations."""
     data = {"field": d.field} if d.field else None
     href = help_uri(d.code)
+    related = (
+        [
+            lsp.DiagnosticRelatedInformation(lsp.Location(uri, _range(r.span, lines, encoding)), r.message)
+            for r in d.related
+        ]
+        if uri is not None and d.related
+        else None
+    )
     return lsp.Diagnostic(
-        range=lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character)),
+        range=_range(d.span, lines, encoding),
         message=d.message,
         severity=lsp.DiagnosticSeverity(int(d.severity)),
         code=d.code,
         code_description=lsp.CodeDescription(href=href) if href else None,
         source=d.source,
         data=data,
+        related_information=related,
     )

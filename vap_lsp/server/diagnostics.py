@@ -70,7 +70,7 @@ class DiagnosticsScheduler:
             return
         encoding = str(self.server.workspace.position_encoding or "utf-16")
         analysis = latest[1]
-        published = [to_lsp_diagnostic(d, analysis.lines, encoding) for d in analysis.diagnostics]
+        published = [to_lsp_diagnostic(d, analysis.lines, encoding, uri) for d in analysis.diagnostics]
         self.server.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(
                 uri=uri, diagnostics=published + self.extra.get(uri, []), version=document.version
@@ -110,7 +110,7 @@ class DiagnosticsScheduler:
                 return  # closed or edited meanwhile: a newer run is (or was) scheduled
             self.analyses[uri] = (version, analysis)
             encoding = str(self.server.workspace.position_encoding or "utf-16")
-            diagnostics = [to_lsp_diagnostic(d, analysis.lines, encoding) for d in analysis.diagnostics]
+            diagnostics = [to_lsp_diagnostic(d, analysis.lines, encoding, uri) for d in analysis.diagnostics]
             diagnostics += self.extra.get(uri, [])
             self.server.text_document_publish_diagnostics(
                 lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)

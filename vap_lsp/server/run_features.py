@@ -146,7 +146,7 @@ async def run_command(ls: VapLanguageServer, state: _RunState, uri: str, policy:
         if not _current(ls, source):
             continue
         lines = LineIndex(source.text)
-        converted = [to_lsp_diagnostic(d, lines, encoding) for d in diagnostics]
+        converted = [to_lsp_diagnostic(d, lines, encoding, target) for d in diagnostics]
         ls.diagnostics.set_extra(target, converted)
         state.uris.add(target)
         published += len(converted)

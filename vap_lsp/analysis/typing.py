@@ -1,0 +1,557 @@
+"""One typing model per policy: where its CEL types come from, as the server and as vap-lsp see them.
+
+A policy's expressions are compiled in three views (reference §1.3, §1.4, §4):
+
+- **create-time** (the server's `validation.go`): `object`, `oldObject`, `params` are `dyn`,
+  NewExpressions environment; its issues are errors;
+- **type-check** (the server's `typechecking.go`), one per matched kind: `object` typed from
+  the kind's schema, `params` from `paramKind`, StoredExpressions, no
+  `authorizer.requestResource`; variables converted by the composited compiler's rule (object
+  types read as `dyn` through `variables`);
+- **precise** (vap-lsp's own), one per matched kind: typed as the type-check view, but each
+  variable keeps the type its expression infers, so `variables.spec.replicas` is an `int` and
+  `variables.containers.all(c, c.` knows `c` is a container. Editor features read this view
+  (of the first kind with a schema); `cel_checks` reports what only this view finds as vap-lsp's
+  advisory check, never as the server's verdict.
+
+Each kind says where its schema came from (`KindTyping.source`), so "typing is lost" can be
+said (`kinds_without_schema`, `untyped_resources`). The model is built once per policy node and
+cached (`policy_typing`); views are computed on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, kind_type, matched_kinds, object_type
+from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
+from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.cel import ast as cel_ast
+from vap_lsp.cel.ast import Call, Expr, Ident, ListExpr, Select
+from vap_lsp.cel.compile import CompileResult, compile_expression
+from vap_lsp.cel.environment import Environment, ExpressionKind, Mode, build_environment, variable_field_type
+from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
+from vap_lsp.lru import LruCache
+from vap_lsp.policy.kinds import PolicyKind
+from vap_lsp.schema.store import get_schema_set
+from vap_lsp.yaml.model import MappingNode
+
+__all__ = [
+    "KindTyping",
+    "PolicyTyping",
+    "SchemaSource",
+    "UntypedResource",
+    "VariableTyping",
+    "View",
+    "ViewName",
+    "clear_cache",
+    "policy_typing",
+    "untyped_resources",
+]
+
+SchemaSource = Literal["built-in", "workspace", "none"]
+"""Where a kind's schema came from: the bundled OpenAPI, a CRD of the checked files, nowhere."""
+
+ViewName = Literal["create-time", "type-check", "precise"]
+
+
+@dataclass(frozen=True)
+class KindTyping:
+    """One matched kind: the type `object` has for it (`dyn` without a schema) and its source."""
+
+    gvk: GVK
+    object_type: Type
+    source: SchemaSource
+
+    @property
+    def has_schema(self) -> bool:
+        return self.source != "none"
+
+
+@dataclass(frozen=True)
+class UntypedResource:
+    """A `resourceRules` entry whose objects get no schema: `reason` is `wildcard` (a `*` group,
+    version or resource), `subresource`, `unknown` (no built-in kind nor workspace CRD serves it)
+    or `over-limit` (past the type checker's 10 kinds per rule)."""
+
+    group: str
+    version: str
+    resource: str
+    reason: Literal["wildcard", "subresource", "unknown", "over-limit"]
+
+    def __str__(self) -> str:
+        group_version = f"{self.group}/{self.version}" if self.group else self.version
+        return f"{group_version} {self.resource}"
+
+
+@dataclass(frozen=True)
+class VariableTyping:
+    """One `spec.variables` entry: vap-lsp's inferred type and what the server's compiler sees."""
+
+    name: str
+    site: ExpressionSite
+    inferred: Type | None
+    """The type the expression infers in the precise view (None: it does not compile)."""
+    server_type: Type
+    """`variables.<name>` to the server's type checker (composition.go converts object types,
+    optionals, opaque types to `dyn`; a variable that fails to compile is `dyn`)."""
+
+    @property
+    def type(self) -> Type:
+        """What vap-lsp types `variables.<name>` as."""
+        return self.inferred if self.inferred is not None else DYN
+
+    @property
+    def field_type(self) -> Type:
+        """The server's type (kept for callers that ask what the server sees)."""
+        return self.server_type
+
+    @property
+    def more_precise(self) -> bool:
+        """vap-lsp knows more than the server here (typing through it can find more)."""
+        return self.inferred is not None and self.inferred != self.server_type
+
+
+@functools.lru_cache(maxsize=1024)
+def _environment(
+    version: str,
+    kind: ExpressionKind,
+    has_params: bool,
+    object_t: Type,
+    params_t: Type,
+    variables: tuple[tuple[str, Type], ...] | None,
+    mode: Mode,
+    type_check: bool,
+    precise: bool,
+    type_ids: tuple[int, int],
+) -> Environment:
+    """Environments are cached so the compile cache (keyed by environment identity) hits.
+
+    CEL types compare by name, so two versions of a workspace CRD give equal `ReplicaLimit`
+    types: `type_ids` (the identities of `object_t` and `params_t`, kept alive by the key)
+    tell them apart, or an edited CRD would keep typing with its old fields."""
+    return build_environment(
+        version,
+        kind,
+        has_params=has_params,
+        object_type=object_t,
+        params_type=params_t,
+        variables=None if variables is None else dict(variables),
+        mode=mode,
+        declare_request_resource_authorizer=not type_check,
+        precise_variables=precise,
+    )
+
+
+@dataclass
+class View:
+    """The policy's expressions compiled in one view (for one kind, or none)."""
+
+    name: ViewName
+    kind: KindTyping | None
+    object_type: Type
+    params_type: Type
+    typing: PolicyTyping
+    variables: list[tuple[ExpressionSite, str, Type | None]] = field(default_factory=list)
+    """Each named variable's site, name and inferred type in this view (None: does not compile)."""
+    _results: dict[int, tuple[ExpressionSite, CompileResult]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def mode(self) -> Mode:
+        return "stored" if self.name == "type-check" else "new"
+
+    def declared(self, inferred: Type | None) -> Type:
+        if inferred is None:
+            return DYN
+        return inferred if self.name == "precise" else variable_field_type(inferred)
+
+    def environment(self, site: ExpressionSite) -> Environment:
+        """The environment of `site` (a variable sees the earlier variables, others all)."""
+        pt = self.typing
+        if site.kind is ExpressionKind.VARIABLE:
+            index = _variable_index(site)
+            visible: tuple[tuple[str, Type], ...] | None = tuple(
+                (name, self.declared(t)) for s, name, t in self.variables if _variable_index(s) < index
+            )
+        elif pt.has_variables:
+            visible = tuple((name, self.declared(t)) for _, name, t in self.variables)
+        else:
+            visible = None
+        return _environment(
+            pt.version, site.kind, pt.has_params, self.object_type, self.params_type, visible, self.mode,
+            self.name == "type-check", self.name == "precise", (id(self.object_type), id(self.params_type)),
+        )  # fmt: skip
+
+    def result(self, site: ExpressionSite) -> CompileResult:
+        """The compile result of `site` in this view (cached here and in the compile cache)."""
+        with self._lock:
+            hit = self._results.get(id(site))
+        if hit is not None and hit[0] is site:
+            return hit[1]
+        result = compile_expression(site.text, self.environment(site), trim=site.kind in TRIMMED)
+        with self._lock:
+            self._results[id(site)] = (site, result)
+        return result
+
+    def results(self) -> list[tuple[ExpressionSite, CompileResult]]:
+        """Every site with its result: variables first (in order), then the others."""
+        variables = [s for s in self.typing.sites if s.kind is ExpressionKind.VARIABLE]
+        others = [s for s in self.typing.sites if s.kind is not ExpressionKind.VARIABLE]
+        return [(s, self.result(s)) for s in variables + others]
+
+
+def _same_shape(a: Type, b: Type) -> bool:
+    """Two types admission's JSON values cannot tell apart: equal, or object types with the same
+    field names (`containers` and `initContainers` items are both `Container`)."""
+    if a == b:
+        return True
+    if isinstance(a, ObjectType) and isinstance(b, ObjectType):
+        return set(a.fields) == set(b.fields)
+    if a.kind is b.kind and a.kind in (Kind.LIST, Kind.MAP) and len(a.params) == len(b.params):
+        return all(_same_shape(x, y) for x, y in zip(a.params, b.params, strict=True))
+    return False
+
+
+def _unified(result: CompileResult) -> Type | None:
+    """The type of a variable the typed checker rejects only because two object types of the same
+    shape have different names (`object.spec.containers + object.spec.initContainers`, a
+    conditional choosing between them): the first operand's. None otherwise.
+
+    A typed checker rejects these (the server's would, in a validation); evaluation sees JSON
+    maps and concatenates them fine, so vap-lsp keeps typing through the variable."""
+    checked, ast = result.checked, result.parsed.ast
+    if checked is None or not isinstance(ast, Call) or result.parsed.errors:
+        return None
+    if ast.function == "_+_" and len(ast.args) == 2:
+        operands = ast.args
+    elif ast.function == "_?_:_" and len(ast.args) == 3:
+        operands = ast.args[1:]
+    else:
+        return None
+    types = [checked.type_of(a) for a in operands]
+    if any(t is None or t.kind in (Kind.ERROR, Kind.DYN) for t in types):
+        return None
+    first, second = types
+    assert first is not None and second is not None
+    if ast.function == "_+_" and first.kind is not Kind.LIST:
+        return None
+    if not _same_shape(first, second):
+        return None
+    # Only the root may fail: an issue anywhere else leaves the variable untyped.
+    loc = result.parsed.location(ast) + result.offset
+    return first if all(i.start == loc for i in result.issues) else None
+
+
+def _is_object_kind(e: Expr) -> bool:
+    return (
+        isinstance(e, Select)
+        and e.field == "kind"
+        and isinstance(e.operand, Ident)
+        and e.operand.name == "object"
+    )
+
+
+def _string(e: Expr) -> str | None:
+    return e.value if isinstance(e, cel_ast.Literal) and isinstance(e.value, str) else None
+
+
+def _kind_test(e: Expr, kind: str) -> bool | None:
+    """The value of a condition on `object.kind` alone (`==`, `!=`, `in [...]`, `!`, `&&`, `||`)
+    for objects of `kind`; None when it depends on anything else."""
+    if not isinstance(e, Call):
+        return None
+    args = e.args
+    if e.function in ("_==_", "_!=_") and len(args) == 2:
+        if _is_object_kind(args[0]):
+            literal = _string(args[1])
+        else:
+            literal = _string(args[0]) if _is_object_kind(args[1]) else None
+        if literal is None:
+            return None
+        return (literal == kind) == (e.function == "_==_")
+    if e.function == "@in" and len(args) == 2 and _is_object_kind(args[0]) and isinstance(args[1], ListExpr):
+        names = [_string(x) for x in args[1].elements]
+        return None if any(n is None for n in names) else kind in names
+    if e.function == "!_" and len(args) == 1:
+        inner = _kind_test(args[0], kind)
+        return None if inner is None else not inner
+    if e.function in ("_&&_", "_||_") and len(args) == 2:
+        left, right = _kind_test(args[0], kind), _kind_test(args[1], kind)
+        if left is None or right is None:
+            return None
+        return (left and right) if e.function == "_&&_" else (left or right)
+    return None
+
+
+def _variable_index(site: ExpressionSite) -> int:
+    """Position of a variable in `spec.variables` (path `spec.variables[i].expression`)."""
+    index = site.path[2] if len(site.path) > 2 else None
+    return index if isinstance(index, int) else 1 << 30
+
+
+def _params_kind(
+    version: str, spec: Mapping[str, Any], workspace: WorkspaceIndex | None
+) -> KindTyping | None:
+    """`paramKind` as a kind with its schema (None: no paramKind, or one that names no kind)."""
+    param_kind = spec.get("paramKind")
+    if not isinstance(param_kind, Mapping):
+        return None
+    api_version, kind = param_kind.get("apiVersion"), param_kind.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    group, _, ver = api_version.rpartition("/")
+    return _kind_typing(version, GVK(group, ver, kind), workspace)
+
+
+def _kind_typing(version: str, gvk: GVK, workspace: WorkspaceIndex | None) -> KindTyping:
+    if object_type(version, gvk) is not None:
+        builtin = object_type(version, gvk)
+        assert builtin is not None
+        return KindTyping(gvk, builtin, "built-in")
+    found = kind_type(version, gvk, workspace)
+    return KindTyping(gvk, found, "workspace") if found is not None else KindTyping(gvk, DYN, "none")
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def untyped_resources(
+    spec: Mapping[str, Any], version: str, workspace: WorkspaceIndex | None
+) -> list[UntypedResource]:
+    """The `resourceRules` entries the type checker gets no kind for (reference §4.1): once a
+    rule reaches 10 kinds the checker stops, so every later entry is over the limit too."""
+    constraints = spec.get("matchConstraints")
+    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
+    if not isinstance(rules, list):
+        return []
+    schema_set = get_schema_set(version)
+    out: list[UntypedResource] = []
+    stopped = False
+    for rule in rules:
+        if not isinstance(rule, Mapping):
+            continue
+        groups = sorted(_strings(rule.get("apiGroups")))
+        versions = sorted(_strings(rule.get("apiVersions")))
+        resources = sorted(_strings(rule.get("resources")))
+        if any("*" in g for g in groups) or any("*" in v for v in versions):
+            out.extend(
+                UntypedResource(g, v, r, "wildcard") for g in groups or [""] for v in versions or [""]
+                for r in resources
+            )  # fmt: skip
+            continue
+        count = 0
+        for group in groups:
+            for ver in versions:
+                for resource in resources:
+                    if "*" in resource:
+                        out.append(UntypedResource(group, ver, resource, "wildcard"))
+                        continue
+                    if "/" in resource:
+                        out.append(UntypedResource(group, ver, resource, "subresource"))
+                        continue
+                    mapped = bool(schema_set.kinds_for(group, ver, resource)) or (
+                        workspace is not None and bool(workspace.crd_kinds_for(group, ver, resource))
+                    )
+                    if not mapped:
+                        out.append(UntypedResource(group, ver, resource, "unknown"))
+                    elif stopped:
+                        out.append(UntypedResource(group, ver, resource, "over-limit"))
+                    else:
+                        count += 1
+                        stopped = count >= MAX_TYPES_PER_RULE
+    return out
+
+
+class PolicyTyping:
+    """The typing model of one VAP or MAP (see the module docstring)."""
+
+    def __init__(
+        self,
+        root: MappingNode,
+        policy: PolicyKind,
+        spec: Mapping[str, Any],
+        version: str,
+        workspace: WorkspaceIndex | None,
+    ) -> None:
+        self.root = root
+        self.policy = policy
+        self.spec = spec
+        self.version = version
+        self.workspace = workspace
+        self.sites: list[ExpressionSite] = expression_sites(root, policy, spec)
+        self.has_params = isinstance(spec.get("paramKind"), Mapping)
+        self.has_variables = policy is PolicyKind.MAP or bool(spec.get("variables"))
+        gvks = matched_kinds(spec, get_schema_set(version), workspace)
+        self.kinds: tuple[KindTyping, ...] = tuple(_kind_typing(version, gvk, workspace) for gvk in gvks)
+        self.params_kind: KindTyping | None = (
+            _params_kind(version, spec, workspace) if self.has_params else None
+        )
+        """`paramKind` with its schema source (None without a usable paramKind)."""
+        self.params_type: Type = self.params_kind.object_type if self.params_kind is not None else DYN
+        self._views: dict[tuple[ViewName, GVK | None], View] = {}
+        self._lock = threading.Lock()
+        self._variables: list[VariableTyping] | None = None
+
+    # --- what is typed ------------------------------------------------------------------------
+
+    @property
+    def primary(self) -> KindTyping | None:
+        """The kind editor features type `object` as: the first matched kind with a schema."""
+        return next((k for k in self.kinds if k.has_schema), None)
+
+    @property
+    def object_type(self) -> Type:
+        primary = self.primary
+        return primary.object_type if primary is not None else DYN
+
+    @property
+    def kinds_without_schema(self) -> tuple[GVK, ...]:
+        """Matched kinds the server's type checker (and vap-lsp) type as `dyn`: no schema known."""
+        return tuple(k.gvk for k in self.kinds if not k.has_schema)
+
+    def untyped_resources(self) -> list[UntypedResource]:
+        """Rule entries that resolve to no kind at all (see `untyped_resources`)."""
+        return untyped_resources(self.spec, self.version, self.workspace)
+
+    @property
+    def kinds_text(self) -> str:
+        """`apps/v1 Deployment, apps/v1 ReplicaSet` (what hover says `object` can be)."""
+        return ", ".join(f"{k.gvk.api_version} {k.gvk.kind}" for k in self.kinds)
+
+    # --- views --------------------------------------------------------------------------------
+
+    def view(self, name: ViewName, kind: KindTyping | None = None) -> View:
+        """A view, built on first use: `kind` None types `object` as `dyn` (create-time always)."""
+        if name == "create-time":
+            kind = None
+        key = (name, kind.gvk if kind is not None else None)
+        with self._lock:
+            hit = self._views.get(key)
+        if hit is not None:
+            return hit
+        typed = name != "create-time"
+        built = View(
+            name,
+            kind,
+            kind.object_type if kind is not None else DYN,
+            self.params_type if typed else DYN,
+            self,
+        )
+        server = (
+            (self.type_check(kind) if kind is not None else self.create_time()) if name == "precise" else None
+        )
+        for site in self.sites:
+            if site.kind is not ExpressionKind.VARIABLE or site.name is None:
+                continue
+            if server is not None and "variables" not in site.text:
+                # Reads no variable: the server's compile infers the same type (not converted yet).
+                result = server.result(site)
+                if result.ok:
+                    built.variables.append((site, site.name, result.output_type))
+                    continue
+            result = built.result(site)
+            inferred = result.output_type if result.ok else None
+            if inferred is None and kind is not None:
+                inferred = self._narrowed(built, site, result, kind)
+            if inferred is None and server is not None:
+                inferred = _unified(result) or self._server_variable_type(site, kind)
+            built.variables.append((site, site.name, inferred))
+        with self._lock:
+            return self._views.setdefault(key, built)
+
+    def _narrowed(
+        self, view: View, site: ExpressionSite, result: CompileResult, kind: KindTyping
+    ) -> Type | None:
+        """The type of a kind-dispatching variable for this kind: `object.kind == 'Pod' ?
+        object.spec : object.spec.template.spec` fails to type-check against any one kind, but
+        for a Deployment its value is the second branch, so the branch is typed alone."""
+        ast = result.parsed.ast
+        node = ast
+        while isinstance(node, Call) and node.function == "_?_:_" and len(node.args) == 3:
+            verdict = _kind_test(node.args[0], kind.gvk.kind)
+            if verdict is None:
+                return None
+            node = node.args[1] if verdict else node.args[2]
+        if node is None or node is ast:
+            return None
+        branch = compile_expression(result.compiled_text[node.start : node.end], view.environment(site))
+        return branch.output_type if branch.ok else None
+
+    def _server_variable_type(self, site: ExpressionSite, kind: KindTyping | None) -> Type | None:
+        """What the server's compiler types a variable as (None: it fails there too): the
+        precise view never knows less than the server (`existing + [{'name': …}]` concatenates
+        a typed list and map literals, which only the precise view rejects)."""
+        server = self.type_check(kind) if kind is not None else self.create_time()
+        found = next((t for s, _, t in server.variables if s is site), None)
+        return variable_field_type(found) if found is not None else None
+
+    def create_time(self) -> View:
+        return self.view("create-time")
+
+    def type_check(self, kind: KindTyping) -> View:
+        return self.view("type-check", kind)
+
+    def precise(self, kind: KindTyping | None = None) -> View:
+        """vap-lsp's view for `kind` (default: the primary kind, or `dyn` when none is typed)."""
+        return self.view("precise", kind if kind is not None else self.primary)
+
+    # --- what editor features read ------------------------------------------------------------
+
+    @property
+    def variables(self) -> list[VariableTyping]:
+        """Each variable with vap-lsp's type and the server's (for the primary kind)."""
+        if self._variables is None:
+            precise = self.precise()
+            primary = self.primary
+            server = self.type_check(primary) if primary is not None else self.create_time()
+            server_types = {id(s): server.declared(t) for s, _, t in server.variables}
+            self._variables = [
+                VariableTyping(name, site, inferred, server_types.get(id(site), DYN))
+                for site, name, inferred in precise.variables
+            ]
+        return self._variables
+
+    def variable(self, name: str) -> VariableTyping | None:
+        """The variable `variables.<name>` reads (the later one when a name is repeated)."""
+        return next((v for v in reversed(self.variables) if v.name == name), None)
+
+    def environment(self, site: ExpressionSite) -> Environment:
+        """The precise environment of `site` (which may be a blank site being typed)."""
+        return self.precise().environment(site)
+
+    def compile(self, site: ExpressionSite) -> CompileResult:
+        """The precise compile result of `site` (cached)."""
+        return self.precise().result(site)
+
+
+_CACHE: LruCache[tuple[int, str, int, int], tuple[MappingNode, PolicyTyping]] = LruCache(256)
+
+
+def policy_typing(
+    root: MappingNode,
+    policy: PolicyKind,
+    spec: Mapping[str, Any],
+    version: str,
+    workspace: WorkspaceIndex | None = None,
+) -> PolicyTyping:
+    """The policy's typing model, cached per parsed node (kept alive by the entry), Kubernetes
+    version and workspace CRD generation: built once per analysis, read by checks and features."""
+    generation = workspace.crd_generation if workspace is not None else -1
+    key = (id(root), version, id(workspace), generation)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is root:
+        return hit[1]
+    built = PolicyTyping(root, policy, spec, version, workspace)
+    _CACHE.put(key, (root, built))
+    return built
+
+
+def clear_cache() -> None:
+    """Forget every cached model (for benchmarks measuring a cold pass)."""
+    _CACHE.clear()
