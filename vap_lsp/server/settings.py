@@ -64,7 +64,7 @@ def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[Ser
             crds = tuple(raw_crds)
         else:
             problems.append("vapLsp.crds: expected a list of paths or globs")
-        rules = current.rules
+    rules = current.rules
     if "ignore" in section or "severity" in section:
         rules, rule_problems = overrides_from_client(section)
         problems.extend(rule_problems)
