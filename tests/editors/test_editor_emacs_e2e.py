@@ -49,9 +49,15 @@ def eglot_available() -> bool:
 def test_emacs_eglot_flymake_receives_diagnostics(tmp_path: Path) -> None:
     if not eglot_available():
         pytest.skip("eglot is not available to Emacs (apt-get install elpa-eglot, or Emacs >= 29)")
+    init = tmp_path / "init.el"
+    snippet = readme_block("With eglot:", "elisp")
+    assert "(add-hook 'yaml-mode-hook #'eglot-ensure)" in snippet
+    init.write_text(snippet.replace("/path/to/vap-lsp", str(ROOT)), encoding="utf-8")
     env = {
         **os.environ,
-        "VAP_LSP_CMD": "\t".join([sys.executable, "-m", "vap_lsp", "serve"]),
+        # `vap-lsp` (vap-lsp-command's default) on PATH, as the README asks.
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        "VAP_LSP_INIT": str(init),
         "VAP_LSP_FILE": str(POLICY),
         "HOME": str(tmp_path),
     }
