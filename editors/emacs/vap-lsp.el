@@ -37,7 +37,7 @@ E.g. (\"/path/to/.venv/bin/python\" \"-m\" \"vap_lsp\" \"serve\")."
   :type '(choice (const :tag "Newest" nil) string))
 
 (defcustom vap-lsp-major-modes '(yaml-mode yaml-ts-mode)
-  "Major modes whose buffers vap-lsp checks (under eglot)."
+  "Major modes whose buffers vap-lsp checks (under eglot and lsp-mode)."
   :type '(repeat symbol))
 
 (defun vap-lsp-settings ()
@@ -78,7 +78,7 @@ E.g. (\"/path/to/.venv/bin/python\" \"-m\" \"vap_lsp\" \"serve\")."
 (declare-function lsp-register-client "ext:lsp-mode")
 (declare-function make-lsp-client "ext:lsp-mode")
 (declare-function lsp-stdio-connection "ext:lsp-mode")
-(declare-function lsp-activate-on "ext:lsp-mode")
+(declare-function lsp-buffer-language "ext:lsp-mode")
 (declare-function lsp--set-configuration "ext:lsp-mode")
 (defvar lsp--cur-workspace)
 
@@ -88,7 +88,11 @@ E.g. (\"/path/to/.venv/bin/python\" \"-m\" \"vap_lsp\" \"serve\")."
   (lsp-register-client
    (make-lsp-client
     :new-connection (lsp-stdio-connection (lambda () vap-lsp-command))
-    :activation-fn (lsp-activate-on "yaml")
+    ;; By major mode, not `lsp-activate-on' "yaml": lsp-mode 8.0 (Debian bookworm) gives yaml-mode
+    ;; the language id "spring-boot-properties-yaml", so a "yaml" activation never matched there.
+    :activation-fn (lambda (_file-name mode)
+                     (or (memq mode vap-lsp-major-modes)
+                         (equal (lsp-buffer-language) "yaml")))
     :add-on? t
     :server-id 'vap-lsp
     :initialization-options #'vap-lsp-settings

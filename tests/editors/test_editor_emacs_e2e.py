@@ -1,9 +1,15 @@
-"""Emacs end to end: `emacs --batch` loads editors/emacs/vap-lsp.el and eglot, opens a broken
-example policy, eglot connects and flymake receives vap-lsp's diagnostics
-(editors/emacs/test/e2e.el asserts; this runs it with the server from this environment)."""
+"""Emacs end to end, with eglot and with lsp-mode (Debian's elpa-eglot and elpa-lsp-mode).
+
+eglot: `emacs --batch` loads editors/emacs/vap-lsp.el and eglot, opens a broken example policy,
+eglot connects and flymake receives vap-lsp's diagnostics (editors/emacs/test/e2e.el asserts).
+lsp-mode: the README's lsp-mode snippet as init.el, `vap-lsp` on PATH; opening the policy starts
+the server through `yaml-mode-hook`, and editors/emacs/test/e2e-lsp-mode.el prints the flymake
+diagnostics, a hover and the completion candidates, asserted here.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from editor_tools import POD_SPEC_FIELDS, readme_block
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "editors" / "emacs" / "test" / "e2e.el"
@@ -42,9 +49,15 @@ def eglot_available() -> bool:
 def test_emacs_eglot_flymake_receives_diagnostics(tmp_path: Path) -> None:
     if not eglot_available():
         pytest.skip("eglot is not available to Emacs (apt-get install elpa-eglot, or Emacs >= 29)")
+    init = tmp_path / "init.el"
+    snippet = readme_block("With eglot:", "elisp")
+    assert "(add-hook 'yaml-mode-hook #'eglot-ensure)" in snippet
+    init.write_text(snippet.replace("/path/to/vap-lsp", str(ROOT)), encoding="utf-8")
     env = {
         **os.environ,
-        "VAP_LSP_CMD": "\t".join([sys.executable, "-m", "vap_lsp", "serve"]),
+        # `vap-lsp` (vap-lsp-command's default) on PATH, as the README asks.
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        "VAP_LSP_INIT": str(init),
         "VAP_LSP_FILE": str(POLICY),
         "HOME": str(tmp_path),
     }
@@ -62,3 +75,93 @@ def test_emacs_eglot_flymake_receives_diagnostics(tmp_path: Path) -> None:
     assert proc.returncode == 0, output
     assert "PASS" in proc.stdout
     assert "ok flymake" in proc.stdout
+
+
+LSP_MODE_SCRIPT = ROOT / "editors" / "emacs" / "test" / "e2e-lsp-mode.el"
+
+# What flymake shows under lsp-mode, sorted as text: line, flymake type, the text it covers, the
+# message's first line.
+LSP_MODE_DIAGNOSTICS = [
+    '12 :error "[\\"CREATE\\", \\"*\\"]" spec.matchConstraints.resourceRules[0].operations: Invalid value:'
+    ' []admissionregistration.OperationType{"CREATE", "*"}: if \'*\' is present, must not specify other'
+    " operations",
+    '13 :error "[\\"*\\", \\"pods\\"]" spec.matchConstraints.resourceRules[0].resources: Invalid value:'
+    ' []string{"*", "pods"}: if \'*\' is present, must not specify other resources without subresources',
+    '14 :error "validation" unknown field "spec.validation"',
+    '17 :note "hostNetwork" spec.validations[0].expression: object.spec.hostNetwork is optional in the'
+    " schema; without has() or `.?` the expression fails when it is absent",
+    '19 :error "NotAllowed" spec.validations[0].reason: Unsupported value: "NotAllowed": supported values:'
+    ' "Forbidden", "Invalid", "RequestEntityTooLarge"',
+    '5 :error "Deny_Privileged" metadata.name: Invalid value: "Deny_Privileged": a lowercase RFC 1123'
+    " subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end"
+    " with an alphanumeric character (e.g. 'example.com', regex used for validation is"
+    " '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    '7 :error "Sometimes" spec.failurePolicy: Unsupported value: "Sometimes": supported values: "Fail",'
+    ' "Ignore"',
+]
+
+
+def lsp_mode_available() -> bool:
+    if shutil.which("emacs") is None:
+        return False
+    probe = subprocess.run(
+        [
+            "emacs",
+            "--batch",
+            "-Q",
+            "--eval",
+            "(progn (require 'package) (add-to-list 'package-directory-list"
+            ' "/usr/share/emacs/site-lisp/elpa") (package-initialize) (require \'lsp-mode))',
+        ],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(
+    shutil.which("emacs") is None, reason="emacs is not installed (apt-get install emacs-nox)"
+)
+def test_emacs_lsp_mode_with_the_readme_config(tmp_path: Path) -> None:
+    if not lsp_mode_available():
+        pytest.skip("lsp-mode is not available to Emacs (apt-get install elpa-lsp-mode)")
+    init = tmp_path / "init.el"
+    snippet = readme_block("With lsp-mode (8.0 and later):", "elisp")
+    assert "(add-hook 'yaml-mode-hook #'lsp)" in snippet
+    init.write_text(snippet.replace("/path/to/vap-lsp", str(ROOT)), encoding="utf-8")
+    env = {
+        **os.environ,
+        # `vap-lsp` (vap-lsp-command's default) on PATH, as the README asks.
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        "VAP_LSP_INIT": str(init),
+        "VAP_LSP_FILE": str(POLICY),
+        "HOME": str(tmp_path),
+    }
+    proc = subprocess.run(
+        ["emacs", "--batch", "-Q", "-l", str(LSP_MODE_SCRIPT)],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    output = proc.stdout + proc.stderr
+    print(output)
+    assert proc.returncode == 0, output
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == "PASS", output
+    assert "ok lsp-mode workspaces: vap-lsp" in lines
+    assert [line.removeprefix("diagnostic ") for line in lines if line.startswith("diagnostic ")] == (
+        LSP_MODE_DIAGNOSTICS
+    )
+    hover = next(line for line in lines if line.startswith("hover ")).removeprefix("hover ")
+    assert json.loads(hover) == (
+        "```cel\nobject: Pod\n```\n\nThe object of the admission request (`null` for DELETE)."
+        " In a validation expression (must return bool).\n\nMatched kinds: v1 Pod"
+    )
+    # `object` in `    - expression: "object.spec...` (line 17): 0-based line 16, characters 19-25.
+    assert "hover range 16:19-16:25" in lines
+    completion = next(line for line in lines if line.startswith("completion ")).removeprefix("completion ")
+    assert completion.split() == sorted(POD_SPEC_FIELDS.split())
