@@ -178,7 +178,16 @@ class DiagnosticsScheduler:
             )
             duration = elapsed if measured else None
             current = self.server.workspace.text_documents.get(uri)
-            if self._documents.get(uri) is not document or current is None or current.version != version:
+            stale = self._documents.get(uri) is not document or current is None or current.version != version
+            # VAP_LSP_LOG=debug shows every run (the benchmark counts them).
+            log.debug(
+                "analysed %s version %s in %.1f ms%s",
+                uri,
+                version,
+                elapsed * 1000,
+                " (stale)" if stale else "",
+            )
+            if stale:
                 return  # closed or edited meanwhile: the follow-up run publishes
             self.analyses[uri] = (version, analysis)
             encoding = str(self.server.workspace.position_encoding or "utf-16")
