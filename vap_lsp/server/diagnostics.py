@@ -44,7 +44,6 @@ class _Document:
     def __init__(self, pacing: Pacing) -> None:
         self.pacer = Pacer(pacing)
         self.timer: asyncio.Task[None] | None = None  # waits to start the next run
-        self.run: asyncio.Task[None] | None = None  # the running analysis
 
 
 class DiagnosticsScheduler:
@@ -158,7 +157,6 @@ class DiagnosticsScheduler:
         run = asyncio.get_running_loop().create_task(
             self._run(uri, document, current.version, current.source, measured)
         )
-        document.run = run
         self._running.add(run)
         run.add_done_callback(self._running.discard)
 
@@ -204,7 +202,6 @@ class DiagnosticsScheduler:
         except Exception:
             log.exception("analysis of %s failed", uri)
         finally:
-            document.run = None
             document.pacer.finish(duration)
             if self._documents.get(uri) is document:
                 self._arm(uri, document)  # the coalesced follow-up, if an edit came meanwhile
