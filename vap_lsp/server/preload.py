@@ -54,7 +54,10 @@ def import_protocol(directory: Path | None = None) -> int:
 
         return -1
     flags = code.co_flags & _FUTURE_FLAGS  # what attrs' own compile() call inherits
-    path = _cache_file(directory or cache_dir(), make)
+    try:
+        path = _cache_file(directory or cache_dir(), make)
+    except (RuntimeError, OSError):  # no home directory: no cache
+        path = None
     known = _load(path) if path is not None else {}
     used: dict[_Key, CodeType] = {}
     compiled = 0
