@@ -18,17 +18,30 @@ def due_by(pacer: Pacer, now: float, debounce: float | None = ADAPTIVE) -> bool:
     return when is not None and when <= now
 
 
-def measured(duration: float) -> Pacer:
-    """A document whose last analysis after an edit took `duration`."""
+def measured(*durations: float) -> Pacer:
+    """A document whose analyses after an edit took `durations`, in that order."""
     pacer = Pacer()
-    pacer.edit(0.0)
-    pacer.start()
-    pacer.finish(duration)
+    for duration in durations:
+        pacer.edit(0.0)
+        pacer.start()
+        pacer.finish(duration)
     return pacer
 
 
 def test_a_fast_document_is_analysed_at_once_after_an_edit() -> None:
     pacer = measured(0.008)
+    pacer.edit(10.0)
+    assert pacer.start_time(ADAPTIVE) == 10.0
+
+
+def test_one_slow_run_does_not_make_a_fast_document_wait_but_a_change_of_size_does() -> None:
+    pacer = measured(0.008, 0.009, 0.4)  # the last one on a busy machine
+    pacer.edit(10.0)
+    assert pacer.start_time(ADAPTIVE) == 10.0
+    pacer = measured(0.008, 0.4, 0.5)  # a large paste: most recent runs are slow
+    pacer.edit(10.0)
+    assert pacer.start_time(ADAPTIVE) == 10.0 + 0.4
+    pacer = measured(0.008, 0.4)  # of two, the faster counts
     pacer.edit(10.0)
     assert pacer.start_time(ADAPTIVE) == 10.0
 

@@ -3,11 +3,11 @@
 A fixed debounce makes every user wait for it, although most documents analyse in a few
 milliseconds. Instead, per document:
 
-- fast (the last analysis after an edit took at most `Pacing.fast_seconds`, or none was measured
-  yet): analyse at once;
+- fast (its analyses after an edit take at most `Pacing.fast_seconds`, the median of the last
+  three, or none was measured yet): analyse at once;
 - an analysis is running: never a second one beside it; further edits and requests are
   coalesced into one follow-up run, on the newest text, when it ends;
-- slow: wait until the edits pause for as long as the last analysis took (at most
+- slow: wait until the edits pause for as long as an analysis takes (at most
   `max_delay_seconds`), so a large document is not analysed on every keystroke of a burst; while
   edits keep coming, it is still analysed every `max_wait_factor` delays;
 - an explicit `debounceMs` setting replaces all of that with a fixed delay after the last edit
@@ -20,6 +20,7 @@ timers and measures the analyses. Times are seconds of any monotonic clock.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 
@@ -54,8 +55,16 @@ class Pacer:
         self.edited = False
         self.last_edit = 0.0
         self.wanted_since = 0.0
-        # How long the last analysis after an edit took, if any was measured.
-        self.duration: float | None = None
+        # How long the last analyses after an edit took (the newest last).
+        self.durations: deque[float] = deque(maxlen=3)
+
+    @property
+    def duration(self) -> float | None:
+        """The document's analysis time: the median of the last three measured (the lower of
+        two), so one run slowed by a busy machine does not make a fast document wait."""
+        if not self.durations:
+            return None
+        return sorted(self.durations)[(len(self.durations) - 1) // 2]
 
     def edit(self, now: float) -> None:
         if not self.wanted:
@@ -98,4 +107,4 @@ class Pacer:
         """The run ended; `duration` is its measured analysis time if it followed an edit."""
         self.running = False
         if duration is not None:
-            self.duration = duration
+            self.durations.append(duration)
