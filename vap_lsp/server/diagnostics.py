@@ -207,7 +207,7 @@ class DiagnosticsScheduler:
                 self._arm(uri, document)  # the coalesced follow-up, if an edit came meanwhile
 
     async def idle(self) -> None:
-        """Wait until no analysis is running or waiting to start (tests, benchmarks)."""
+        """Wait until no analysis is running or waiting to start (for tests)."""
         while True:
             tasks = [d.timer for d in self._documents.values() if d.timer is not None]
             tasks += self._running
