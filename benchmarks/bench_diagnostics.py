@@ -1,18 +1,27 @@
-"""Benchmark: cold start and diagnostics latency (printed, never asserted).
+"""Benchmark: diagnostics latency, edit bursts and cold start (printed, never asserted).
 
-Measures, on a generated multi-policy file of about 1000 lines:
-- cold start: spawning `vap-lsp serve` until the first diagnostics for an opened document,
-  p50/p95 over N starts, in two conditions:
+With the server's default settings (adaptive scheduling, no `debounceMs`), on generated
+multi-policy files of about 1,000 and 10,000 lines (`--lines`):
+- the engine alone: `analyse_text` after an edit, p50, and how much of it is parsing
+  (`parse_text`): what decides whether publishing syntax before the CEL pass would help;
+- edit → published diagnostics through the real server, one edit at a time, p50/p95;
+- bursts: 20 edits 30 ms apart, then how many analyses the server ran (counted from its
+  `VAP_LSP_LOG=debug` log) and the time from the burst's last edit to the diagnostics of the
+  final version, median over `--bursts`;
+- the server's peak RSS.
+Then cold start on the first size: spawning `vap-lsp serve` until the first diagnostics for an
+opened document, p50/p95 over N starts, in two conditions:
   * "bytecode cached": every module's .pyc exists, as after `pip install` (which compiles) or
     any earlier run that could write `__pycache__`;
   * "vap_lsp compiled": the dependencies' .pyc exist but vap_lsp's do not, as for an editable
     install under PYTHONDONTWRITEBYTECODE=1 (this sandbox sets it): vap_lsp is compiled from
     source at every start.
-  Each condition uses its own PYTHONPYCACHEPREFIX, primed by one unmeasured start.
-- diagnostics after an edit through the real server (debounce 0), p50/p95 over N edits;
-- the engine alone (`analyse_text`), p50/p95.
+  Each condition uses its own PYTHONPYCACHEPREFIX and XDG_CACHE_HOME (where the server keeps
+  lsprotocol's compiled attrs methods, `server.preload`), primed by one unmeasured start.
+The machine's CPU count and load average are printed first: on a shared machine they explain
+the spread.
 
-Usage: python benchmarks/bench_diagnostics.py [--lines 1000] [--edits 40] [--starts 10]
+Usage: python benchmarks/bench_diagnostics.py [--lines 1000 10000] [--edits 40] [--bursts 5] [--starts 10]
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -33,9 +43,12 @@ from pygls.lsp.client import LanguageClient
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vap_lsp.analysis.engine import AnalysisSettings, analyse_text  # noqa: E402
+from vap_lsp.analysis.engine import AnalysisSettings, analyse_text, parse_text  # noqa: E402
+from vap_lsp.analysis.workspace import WorkspaceIndex  # noqa: E402
 
 URI = "file:///bench/policies.yaml"
+BURST_EDITS = 20
+BURST_GAP = 0.03
 
 
 def generate(lines: int) -> str:
@@ -69,11 +82,14 @@ def peak_rss_mib(pid: int) -> float | None:
 async def start_server(
     published: asyncio.Queue[lsp.PublishDiagnosticsParams],
     *,
-    debounce_ms: int = 0,
+    debounce_ms: int | None = 0,
     env: dict[str, str] | None = None,
     folder: Path | None = None,
 ) -> LanguageClient:
-    """Spawn `vap-lsp serve` over stdio and initialise it; publications go to `published`."""
+    """Spawn `vap-lsp serve` over stdio and initialise it; publications go to `published`.
+
+    `debounce_ms=None` leaves the setting out: the server's default (adaptive) scheduling.
+    """
     client = LanguageClient("vap-lsp-bench", "1")
 
     @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
@@ -84,7 +100,7 @@ async def start_server(
     await client.initialize_async(
         lsp.InitializeParams(
             capabilities=lsp.ClientCapabilities(),
-            initialization_options={"debounceMs": debounce_ms},
+            initialization_options={} if debounce_ms is None else {"debounceMs": debounce_ms},
             workspace_folders=[lsp.WorkspaceFolder(folder.as_uri(), folder.name)] if folder else None,
         )
     )
@@ -98,44 +114,143 @@ async def stop_server(client: LanguageClient) -> None:
     await client.stop()
 
 
-async def server_run(
-    text: str, edits: int, env: dict[str, str] | None = None, folder: Path | None = None
-) -> tuple[float, list[float], float | None]:
-    published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
+class Session:
+    """One server with one open document, edited by inserting a comment line."""
 
-    async def wait_version(version: int) -> None:
-        while True:
-            params = await published.get()
-            if params.version == version:
-                return
+    def __init__(
+        self, client: LanguageClient, text: str, published: asyncio.Queue[lsp.PublishDiagnosticsParams]
+    ) -> None:
+        self.client = client
+        self.published = published
+        self.lines = text.count("\n")
+        self.version = 1
+        self.analysed: list[int] = []  # versions the server analysed, from its debug log
 
-    start = time.perf_counter()
-    client = await start_server(published, env=env, folder=folder)
-    client.text_document_did_open(
-        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
-    )
-    await wait_version(1)
-    cold = time.perf_counter() - start
-
-    latencies: list[float] = []
-    line_count = text.count("\n")
-    for version in range(2, edits + 2):
-        line = (version * 37) % line_count
+    def edit(self) -> None:
+        self.version += 1
+        line = (self.version * 37) % self.lines
         change = lsp.TextDocumentContentChangePartial(
             range=lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)), text="# edit\n"
         )
-        t0 = time.perf_counter()
-        client.text_document_did_change(
+        self.client.text_document_did_change(
             lsp.DidChangeTextDocumentParams(
-                lsp.VersionedTextDocumentIdentifier(version=version, uri=URI), [change]
+                lsp.VersionedTextDocumentIdentifier(version=self.version, uri=URI), [change]
             )
         )
-        await wait_version(version)
-        latencies.append(time.perf_counter() - t0)
+        self.lines += 1
+
+    async def wait_version(self, version: int) -> None:
+        while (await self.published.get()).version != version:
+            pass
+
+    async def read_log(self, stderr: asyncio.StreamReader) -> None:
+        """Drain the server's stderr (a full pipe would block it), noting each analysis."""
+        while line := await stderr.readline():
+            found = re.search(rb"analysed \S+ version (\d+)", line)
+            if found:
+                self.analysed.append(int(found.group(1)))
+
+    async def logged(self, version: int) -> None:
+        """The log line of the run that analysed `version` can trail its publication."""
+        while version not in self.analysed:
+            await asyncio.sleep(0.005)
+
+
+async def server_run(
+    text: str,
+    edits: int,
+    env: dict[str, str] | None = None,
+    folder: Path | None = None,
+    *,
+    bursts: int = 0,
+    debounce_ms: int | None = 0,
+) -> tuple[float, list[float], list[tuple[int, float, float]], float | None]:
+    """Open `text`, then `edits` single edits and `bursts` bursts; returns the time to the first
+    diagnostics, edit latencies, (analyses, seconds from the last and from the first edit to the
+    final diagnostics) per burst, and the server's peak RSS."""
+    published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
+    start = time.perf_counter()
+    client = await start_server(
+        published, env={**(env or os.environ), "VAP_LSP_LOG": "debug"}, folder=folder, debounce_ms=debounce_ms
+    )
+    session = Session(client, text, published)
     server_process = client._server  # pygls keeps the spawned process here
-    rss = peak_rss_mib(server_process.pid) if server_process is not None else None
+    assert server_process is not None and server_process.stderr is not None
+    reader = asyncio.ensure_future(session.read_log(server_process.stderr))
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    )
+    await session.wait_version(1)
+    cold = time.perf_counter() - start
+
+    latencies: list[float] = []
+    for _ in range(edits):
+        t0 = time.perf_counter()
+        session.edit()
+        await session.wait_version(session.version)
+        latencies.append(time.perf_counter() - t0)
+    burst_results: list[tuple[int, float, float]] = []
+    for _ in range(bursts):
+        await session.logged(session.version)  # every earlier run has ended
+        before = len(session.analysed)
+        first_edit = time.perf_counter()
+        for i in range(BURST_EDITS):
+            if i:
+                await asyncio.sleep(BURST_GAP)
+            session.edit()
+        last_edit = time.perf_counter()
+        await session.wait_version(session.version)
+        done = time.perf_counter()
+        await session.logged(session.version)
+        burst_results.append((len(session.analysed) - before, done - last_edit, done - first_edit))
+    rss = peak_rss_mib(server_process.pid)
     await stop_server(client)
-    return cold, latencies, rss
+    reader.cancel()
+    return cold, latencies, burst_results, rss
+
+
+def report_size(lines: int, edits: int, bursts: int) -> None:
+    text = generate(lines)
+    print(f"\nfile: {text.count(chr(10))} lines, {text.count('kind: ')} objects")
+    settings = AnalysisSettings()
+    index = WorkspaceIndex()
+    analyse_text(text, settings, workspace=index, uri=URI)  # warm the schema, parse and result caches
+    body = text.split("\n")
+    engine: list[float] = []
+    parsing: list[float] = []
+    for i in range(1, 2 * max(edits, 10) + 1):  # one more line each time, as the server sees edits
+        body.insert(i * 37 % len(body), "# edit")
+        edited = "\n".join(body)
+        t0 = time.perf_counter()
+        if i % 2:
+            parse_text(edited)
+            parsing.append(time.perf_counter() - t0)
+        else:
+            analyse_text(edited, settings, workspace=index, uri=URI)
+            engine.append(time.perf_counter() - t0)
+    print(
+        f"  engine analyse_text after an edit: p50 {statistics.median(engine) * 1000:.1f} ms, "
+        f"p95 {pct(engine, 95) * 1000:.1f} ms; parsing alone (parse_text) p50 "
+        f"{statistics.median(parsing) * 1000:.1f} ms"
+    )
+    _, latencies, burst_results, rss = asyncio.run(server_run(text, edits, bursts=bursts, debounce_ms=None))
+    print(
+        f"  server edit -> diagnostics (default settings): p50 {statistics.median(latencies) * 1000:.1f} ms, "
+        f"p95 {pct(latencies, 95) * 1000:.1f} ms over {len(latencies)} edits"
+    )
+    if burst_results:
+        runs = [r for r, _, _ in burst_results]
+        finals = [f for _, f, _ in burst_results]
+        totals = [t for _, _, t in burst_results]
+        print(
+            f"  burst of {BURST_EDITS} edits {BURST_GAP * 1000:.0f} ms apart: analyses run "
+            f"{statistics.median(runs):.0f} (min {min(runs)}, max {max(runs)}), final diagnostics "
+            f"{statistics.median(finals) * 1000:.0f} ms after the last edit "
+            f"(max {max(finals) * 1000:.0f} ms), {statistics.median(totals) * 1000:.0f} ms after the "
+            f"first, median over {len(burst_results)} bursts"
+        )
+    if rss is not None:
+        print(f"  server peak RSS: {rss:.0f} MiB")
 
 
 def cold_starts(text: str, starts: int) -> None:
@@ -144,15 +259,24 @@ def cold_starts(text: str, starts: int) -> None:
         k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
     }
     with tempfile.TemporaryDirectory(prefix="vap-lsp-bench-") as tmp:
-        cached = {**base, "PYTHONPYCACHEPREFIX": str(Path(tmp) / "cached")}
-        compiled = {**base, "PYTHONPYCACHEPREFIX": str(Path(tmp) / "compiled")}
+        # Each condition also has its own cache of lsprotocol's attrs methods (server.preload).
+        cached = {
+            **base,
+            "PYTHONPYCACHEPREFIX": str(Path(tmp) / "cached"),
+            "XDG_CACHE_HOME": str(Path(tmp) / "c1"),
+        }
+        compiled = {
+            **base,
+            "PYTHONPYCACHEPREFIX": str(Path(tmp) / "compiled"),
+            "XDG_CACHE_HOME": str(Path(tmp) / "c2"),
+        }
         for env in (cached, compiled):
-            asyncio.run(server_run(text, 0, env))  # writes the .pyc of every module it imports
+            asyncio.run(server_run(text, 0, env, debounce_ms=None))  # writes every imported module's .pyc
         # PYTHONPYCACHEPREFIX mirrors absolute source paths: drop vap_lsp's, keep the rest.
         shutil.rmtree(Path(compiled["PYTHONPYCACHEPREFIX"] + str(ROOT)) / "vap_lsp")
         compiled["PYTHONDONTWRITEBYTECODE"] = "1"
         for label, env in (("bytecode cached", cached), ("vap_lsp compiled", compiled)):
-            samples = [asyncio.run(server_run(text, 0, env))[0] for _ in range(starts)]
+            samples = [asyncio.run(server_run(text, 0, env, debounce_ms=None))[0] for _ in range(starts)]
             p50 = statistics.median(samples) * 1000
             print(
                 f"server cold start to first diagnostics ({label}): p50 {p50:.0f} ms, "
@@ -162,35 +286,18 @@ def cold_starts(text: str, starts: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--lines", type=int, default=1000)
+    parser.add_argument("--lines", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--edits", type=int, default=40)
+    parser.add_argument("--bursts", type=int, default=5)
     parser.add_argument("--starts", type=int, default=10)
     args = parser.parse_args()
-    text = generate(args.lines)
-    print(f"file: {text.count(chr(10))} lines, {text.count('kind: ')} objects")
-
-    settings = AnalysisSettings()
-    analyse_text(text, settings)  # warm the schema caches
-    engine = []
-    for _ in range(args.edits):
-        t0 = time.perf_counter()
-        analyse_text(text, settings)
-        engine.append(time.perf_counter() - t0)
-    print(
-        f"engine analyse_text: p50 {statistics.median(engine) * 1000:.1f} ms, "
-        f"p95 {pct(engine, 95) * 1000:.1f} ms"
-    )
-
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"machine: {os.cpu_count()} CPUs, load average {load} (1/5/15 min) at the start")
+    for lines in args.lines:
+        report_size(lines, args.edits, args.bursts)
     if args.starts:
-        cold_starts(text, args.starts)
-    _, latencies, rss = asyncio.run(server_run(text, args.edits))
-    print(
-        f"server diagnostics after an edit: p50 {statistics.median(latencies) * 1000:.1f} ms, "
-        f"p95 {pct(latencies, 95) * 1000:.1f} ms over {len(latencies)} edits"
-    )
-
-    if rss is not None:
-        print(f"server peak RSS: {rss:.0f} MiB")
+        print()
+        cold_starts(generate(args.lines[0]), args.starts)
 
 
 if __name__ == "__main__":

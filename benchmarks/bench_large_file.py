@@ -76,7 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     text = generate(args.mb)
     print(f"file: {len(text) / 1e6:.1f} MB, {text.count('kind: ')} objects")
-    cold, latencies, rss = asyncio.run(server_run(text, args.edits))
+    cold, latencies, _, rss = asyncio.run(server_run(text, args.edits))
     print(f"server time to first diagnostics: {cold:.2f} s")
     print(
         f"server diagnostics after an edit: p50 {statistics.median(latencies):.2f} s, "

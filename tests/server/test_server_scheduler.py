@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 from typing import Any, cast
 
 from lsprotocol import types as lsp
 from pygls.workspace import Workspace
 
-from vap_lsp.analysis.engine import analyse_text, parse_text
+from vap_lsp.analysis.engine import FileAnalysis, analyse_text, parse_text
 from vap_lsp.server.app import create_server
 from vap_lsp.server.diagnostics import DiagnosticsScheduler
 
@@ -57,3 +59,169 @@ def test_a_late_reindex_from_disk_does_not_override_a_reopened_buffer(tmp_path: 
     server.workspace.remove_text_document(uri)  # closed for good: the disk counts again
     server.reindex_from_disk(uri)
     assert [p.name for p in server.index.policies()] == ["on-disk"]
+
+
+# The scheduler driving real handlers, with a fake clock and timers, and an analysis whose
+# duration and end the test decides: structure, not timing.
+
+
+class FakeTime:
+    """A clock that moves only when the test says so; `sleep` waits for it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleepers: list[tuple[float, asyncio.Future[None]]] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.sleepers.append((self.now + seconds, future))
+        await future
+
+    async def advance(self, seconds: float) -> None:
+        self.now += seconds
+        for wake, future in list(self.sleepers):
+            if wake <= self.now:
+                self.sleepers.remove((wake, future))
+                if not future.done():
+                    future.set_result(None)
+        await settle()
+
+
+async def settle() -> None:
+    """Let every task that can run now run (timers due now, the start of runs)."""
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+
+class Harness:
+    """A server without a client: handlers called directly, publishes collected."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.server = create_server()
+        self.server.protocol._workspace = Workspace(tmp_path.as_uri())
+        self.uri = (tmp_path / "policy.yaml").as_uri()
+        self.time = FakeTime()
+        self.analysed: list[str] = []  # the texts analysed, in order
+        self.cost = 0.0  # what the fake clock advances during an analysis
+        self.gate = threading.Event()  # analyses wait for it
+        self.gate.set()
+        self.published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
+        scheduler = self.server.diagnostics
+        scheduler.clock = self.time.clock
+        scheduler.sleep = self.time.sleep
+        scheduler.analyse = self._analyse
+        scheduler._warmed = True  # no importing of the language services in the background
+        self.server.text_document_publish_diagnostics = self.published.put_nowait  # type: ignore[method-assign]
+        self.text = POLICY.replace("NAME", "v1")
+        self.version = 1
+
+    def _analyse(self, uri: str, text: str) -> FileAnalysis:
+        self.gate.wait()
+        self.analysed.append(text)
+        self.time.now += self.cost
+        return analyse_text(text)
+
+    @property
+    def runs(self) -> int:
+        return self.server.diagnostics.runs
+
+    async def open(self) -> None:
+        item = lsp.TextDocumentItem(self.uri, "yaml", self.version, self.text)
+        self.server.workspace.put_text_document(item)
+        self.server.protocol.fm.features[lsp.TEXT_DOCUMENT_DID_OPEN](lsp.DidOpenTextDocumentParams(item))
+        await settle()
+
+    async def edit(self) -> None:
+        """Rename the policy to `v<next version>` (a full-text change, as an editor may send)."""
+        self.version += 1
+        self.text = POLICY.replace("NAME", f"v{self.version}")
+        params = lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=self.version, uri=self.uri),
+            [lsp.TextDocumentContentChangeWholeDocument(self.text)],
+        )
+        for change in params.content_changes:
+            self.server.workspace.update_text_document(params.text_document, change)
+        self.server.protocol.fm.features[lsp.TEXT_DOCUMENT_DID_CHANGE](params)
+        await settle()
+
+    async def next_publish(self) -> int | None:
+        # A guard against hanging, not a timing assertion: runs end as soon as their thread does.
+        return (await asyncio.wait_for(self.published.get(), 30)).version
+
+
+async def test_edits_during_a_running_analysis_make_exactly_one_follow_up_on_the_newest_text(
+    tmp_path: Path,
+) -> None:
+    h = Harness(tmp_path)
+    h.gate.clear()  # the analysis of version 1 runs until the test lets it finish
+    await h.open()
+    assert h.runs == 1
+    for _ in range(5):
+        await h.edit()  # versions 2..6 arrive while version 1 is analysed
+    assert h.runs == 1  # not queued, not run beside it
+    h.gate.set()
+    assert await h.next_publish() == 6  # version 1's result is stale: never published
+    assert h.runs == 2
+    assert h.analysed == [POLICY.replace("NAME", "v1"), POLICY.replace("NAME", "v6")]
+    await h.server.diagnostics.idle()
+    assert h.published.empty()
+
+
+async def test_a_fast_document_is_analysed_at_once_after_each_edit(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.cost = 0.005
+    await h.open()
+    assert await h.next_publish() == 1
+    for version in range(2, 6):
+        await h.edit()  # the fake clock never moves on its own: any delay would never end
+        assert await h.next_publish() == version
+    assert h.runs == 5
+
+
+async def test_a_burst_on_a_slow_document_is_analysed_once_after_the_burst(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    await h.open()
+    assert await h.next_publish() == 1
+    h.cost = 0.4  # a large document: each analysis after an edit takes 400 ms
+    await h.edit()
+    assert await h.next_publish() == 2  # nothing measured yet: at once
+    for _ in range(20):  # 20 edits 30 ms apart: versions 3..22
+        await h.time.advance(0.03)
+        await h.edit()
+    assert h.runs == 2  # no analysis during the burst
+    await h.time.advance(0.39)
+    assert h.runs == 2  # the pause is not yet as long as an analysis
+    await h.time.advance(0.01)
+    assert await h.next_publish() == 22
+    assert h.runs == 3
+    assert h.analysed[-1] == POLICY.replace("NAME", "v22")
+
+
+async def test_an_explicit_debounce_delays_even_a_fast_document(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.server.apply_settings({"vapLsp": {"debounceMs": 150}})
+    await h.open()
+    assert await h.next_publish() == 1  # opening does not wait
+    await h.edit()
+    await h.time.advance(0.149)
+    assert h.runs == 1
+    await h.time.advance(0.001)
+    assert await h.next_publish() == 2
+
+
+async def test_a_document_closed_during_its_analysis_gets_no_stale_diagnostics(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.gate.clear()
+    await h.open()
+    h.server.workspace.remove_text_document(h.uri)
+    h.server.protocol.fm.features[lsp.TEXT_DOCUMENT_DID_CLOSE](
+        lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(h.uri))
+    )
+    assert (await h.published.get()).diagnostics == []  # closing clears them
+    h.gate.set()
+    await h.server.diagnostics.idle()  # the analysis of the closed document has ended
+    assert h.analysed == [h.text]
+    assert h.published.empty()

@@ -134,6 +134,9 @@ def _test(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from vap_lsp.server.preload import import_protocol
+
+    import_protocol()  # before pygls: lsprotocol's attrs classes from cached bytecode
     from vap_lsp.server.app import run_server
 
     host: str | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,10 @@ def create_server() -> VapLanguageServer:
 
 def run_server(host: str | None = None, port: int | None = None) -> None:
     logging.basicConfig(level=logging.WARNING, format="vap-lsp: %(levelname)s %(message)s")
+    # VAP_LSP_LOG=debug|info: vap-lsp's own log (not pygls's message traffic) on stderr.
+    level = os.environ.get("VAP_LSP_LOG", "").upper()
+    if level in ("DEBUG", "INFO"):
+        logging.getLogger("vap_lsp").setLevel(level)
     # Requests and analyses share the GIL in the thread pool: a 1 ms switch interval (default 5)
     # lets a hover that needs 2 ms of CPU answer in tens of milliseconds, not hundreds, while a
     # large file is analysed.

@@ -2,9 +2,13 @@
 
 Invariants:
 - analysis runs in a worker thread, never on the event loop, so the server keeps answering;
-- each URI has at most one pending analysis; a newer version cancels the older one;
-- results are published only if the document still has the version that was analysed,
-  so stale diagnostics never overwrite fresher ones;
+- when to analyse is `server.pacing`'s policy: at once for a document that analyses fast, after
+  a pause in the edits (growing with its measured analysis time) for a slow one, or after the
+  explicit `debounceMs`;
+- a document has at most one analysis running; edits meanwhile are coalesced into one
+  follow-up run on the newest text when it ends (never a queue, never two side by side);
+- results are published only if the document is still open and has the version that was
+  analysed, so stale diagnostics never overwrite fresher ones;
 - the first publish is not delayed by the language services: they are imported after it;
 - extra diagnostics (from "Run against samples") are appended to a URI's analysis when it is
   published, and dropped as soon as that document changes (listeners clear the rest).
@@ -15,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
@@ -23,6 +28,7 @@ from lsprotocol import types as lsp
 from vap_lsp.analysis.engine import FileAnalysis
 from vap_lsp.config import CONFIG_FILES
 from vap_lsp.server.convert import to_lsp_diagnostic
+from vap_lsp.server.pacing import Pacer, Pacing
 from vap_lsp.server.worker import in_background, off_loop
 
 if TYPE_CHECKING:
@@ -31,10 +37,20 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class _Document:
+    """Scheduling state of one open document; a reopened document gets a new one, so a run
+    of the closed one can tell it is stale even if the version numbers repeat."""
+
+    def __init__(self, pacing: Pacing) -> None:
+        self.pacer = Pacer(pacing)
+        self.timer: asyncio.Task[None] | None = None  # waits to start the next run
+
+
 class DiagnosticsScheduler:
-    def __init__(self, server: VapLanguageServer) -> None:
+    def __init__(self, server: VapLanguageServer, pacing: Pacing | None = None) -> None:
         self.server = server
-        self._pending: dict[str, asyncio.Task[None]] = {}
+        self.pacing = pacing or Pacing()
+        self._documents: dict[str, _Document] = {}
         # Latest analysis per URI with the document version it describes (features read these).
         self.analyses: dict[str, tuple[int | None, FileAnalysis]] = {}
         # Diagnostics other features add to a URI (appended on publishing), and who to tell
@@ -42,8 +58,24 @@ class DiagnosticsScheduler:
         self.extra: dict[str, list[lsp.Diagnostic]] = {}
         self.change_listeners: list[Callable[[str], None]] = []
         self._warmed = False
+        # Seams for tests (a fake clock, timers and analysis durations); `analyse` runs in the pool.
+        self.clock: Callable[[], float] = time.perf_counter
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        # (uri, text) -> analysis: the server's, with the document's configuration and the client's settings.
+        self.analyse: Callable[[str, str], FileAnalysis] = server.analyse
+        # Runs started, for the structural tests and the benchmark's burst figures.
+        self.runs = 0
+        self._running: set[asyncio.Task[None]] = set()  # also those of documents closed meanwhile
+
+    def _document(self, uri: str) -> _Document:
+        document = self._documents.get(uri)
+        if document is None:
+            document = self._documents[uri] = _Document(self.pacing)
+        return document
 
     def document_changed(self, uri: str) -> None:
+        """An edit: its run is paced (`schedule` arms it); bookkeeping only, no event loop needed."""
+        self._document(uri).pacer.edit(self.clock())
         # Features use an analysis only for the version it describes: a stale one would just
         # hold a second model of the file while the new one is built.
         self.analyses.pop(uri, None)
@@ -78,36 +110,81 @@ class DiagnosticsScheduler:
         )
 
     def schedule(self, uri: str, *, immediate: bool = False) -> None:
-        previous = self._pending.pop(uri, None)
-        if previous is not None:
-            previous.cancel()
-        delay = 0.0 if immediate else self.server.settings.debounce_seconds
-        self._pending[uri] = asyncio.get_running_loop().create_task(self._run(uri, delay))
+        """Arm the next run of `uri`: as the pacing says after an edit (`document_changed`), as
+        soon as none is running when `immediate` (open, save, settings, extras)."""
+        document = self._document(uri)
+        if immediate:
+            document.pacer.request(self.clock())
+        self._arm(uri, document)
 
     def schedule_all(self) -> None:
         for uri in list(self.server.workspace.text_documents):
             self.schedule(uri, immediate=True)
 
     def forget(self, uri: str) -> None:
-        task = self._pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
+        document = self._documents.pop(uri, None)
+        if document is not None and document.timer is not None:
+            document.timer.cancel()  # a running analysis finishes in its thread, unpublished
         self.analyses.pop(uri, None)
         self.extra.pop(uri, None)
         # Reading and parsing the file on disk can take seconds: not on the event loop.
         in_background(self.server, functools.partial(self.server.reindex_from_disk, uri))
         self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    async def _run(self, uri: str, delay: float) -> None:
+    def _arm(self, uri: str, document: _Document) -> None:
+        if document.timer is not None:
+            document.timer.cancel()
+            document.timer = None
+        when = document.pacer.start_time(self.server.settings.debounce_seconds)
+        if when is None:
+            return
+        # A task even without a delay: notifications read together are applied before it runs.
+        delay = when - self.clock()
+        document.timer = asyncio.get_running_loop().create_task(self._start_after(uri, document, delay))
+
+    async def _start_after(self, uri: str, document: _Document, delay: float) -> None:
+        if delay > 0:
+            await self.sleep(delay)
+        if self._documents.get(uri) is not document or document.timer is not asyncio.current_task():
+            return
+        document.timer = None
+        current = self.server.workspace.text_documents.get(uri)
+        if current is None:
+            return
+        measured = document.pacer.start()
+        self.runs += 1
+        run = asyncio.get_running_loop().create_task(
+            self._run(uri, document, current.version, current.source, measured)
+        )
+        self._running.add(run)
+        run.add_done_callback(self._running.discard)
+
+    def _timed_analysis(self, uri: str, text: str) -> tuple[FileAnalysis, float]:
+        started = self.clock()
+        analysis = self.analyse(uri, text)
+        return analysis, self.clock() - started
+
+    async def _run(
+        self, uri: str, document: _Document, version: int | None, text: str, measured: bool
+    ) -> None:
+        duration: float | None = None
         try:
-            if delay:
-                await asyncio.sleep(delay)
-            document = self.server.workspace.get_text_document(uri)
-            version, text = document.version, document.source
-            analysis = await off_loop(self.server, functools.partial(self.server.analyse, uri, text))
+            analysis, elapsed = await off_loop(
+                self.server, functools.partial(self._timed_analysis, uri, text)
+            )
+            duration = elapsed if measured else None
             current = self.server.workspace.text_documents.get(uri)
-            if current is None or current.version != version:
-                return  # closed or edited meanwhile: a newer run is (or was) scheduled
+            stale = self._documents.get(uri) is not document or current is None or current.version != version
+            # VAP_LSP_LOG=debug shows every run (the benchmark counts them).
+            log.debug(
+                "analysed %s version %s in %.1f ms%s",
+                uri,
+                version,
+                elapsed * 1000,
+                " (stale)" if stale else "",
+            )
+            if stale:
+                return  # closed or edited meanwhile: the follow-up run publishes
             self.analyses[uri] = (version, analysis)
             encoding = str(self.server.workspace.position_encoding or "utf-16")
             diagnostics = [to_lsp_diagnostic(d, analysis.lines, encoding, uri) for d in analysis.diagnostics]
@@ -123,14 +200,18 @@ class DiagnosticsScheduler:
         except Exception:
             log.exception("analysis of %s failed", uri)
         finally:
-            task = self._pending.get(uri)
-            if task is asyncio.current_task():
-                del self._pending[uri]
+            document.pacer.finish(duration)
+            if self._documents.get(uri) is document:
+                self._arm(uri, document)  # the coalesced follow-up, if an edit came meanwhile
 
     async def idle(self) -> None:
-        """Wait until no analysis is pending (used by tests and shutdown)."""
-        while self._pending:
-            await asyncio.gather(*self._pending.values(), return_exceptions=True)
+        """Wait until no analysis is running or waiting to start (for tests)."""
+        while True:
+            tasks = [d.timer for d in self._documents.values() if d.timer is not None]
+            tasks += self._running
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def register(server: VapLanguageServer) -> None:

@@ -5,6 +5,8 @@ Both carry the same shape: `{"vapLsp": {"kubernetesVersion": "1.33", "debounceMs
 globs or paths (relative to each workspace folder) that "Run against samples" also uses.
 `ignore` (codes) and `severity` (code → level) override the project's `.vap-lsp.yaml` /
 `[tool.vap-lsp]`, as `kubernetesVersion` and `samples` do (`VapLanguageServer.analysis_settings_for`).
+`debounceMs` absent or `null` means adaptive scheduling (`server.pacing`), also when a later
+configuration drops it; a number is a fixed delay in milliseconds after each edit.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from vap_lsp.schema.store import normalize_version
 @dataclass(frozen=True)
 class ServerSettings:
     analysis: AnalysisSettings = field(default_factory=AnalysisSettings)
-    debounce_seconds: float = 0.15
+    # None: adaptive (analyse at once unless the document is slow); a number: fixed debounce.
+    debounce_seconds: float | None = None
     samples: tuple[str, ...] = ()
     # `vapLsp.crds`: CRD files, folders or globs (relative to each workspace folder) that type
     # policies on custom resources whose CRDs are not in the workspace (server.crd_watch).
@@ -47,8 +50,12 @@ def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[Ser
         except ValueError as exc:
             problems.append(f"vapLsp.kubernetesVersion: {exc}")
     delay = section.get("debounceMs")
-    if isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 10_000:
+    if delay is None:
+        debounce = None  # absent or null: adaptive
+    elif isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= 10_000:
         debounce = float(delay) / 1000.0
+    else:
+        problems.append("vapLsp.debounceMs: expected null (adaptive) or milliseconds from 0 to 10000")
     samples = current.samples
     # `samplePaths` is what the VS Code extension sends; `samples` the documented name.
     raw_samples = section.get("samples", section.get("samplePaths"))

@@ -1,0 +1,124 @@
+"""Import lsprotocol with attrs' generated methods compiled once, not at every start.
+
+`lsprotocol.types` (which pygls imports whole) defines ~550 attrs classes. For each, attrs
+writes the source of `__init__`, `__eq__`, `__repr__`, ... and compiles it: about half of the
+module's import time, and the largest single cost of the server's start. A code object depends
+only on that source text, the file name attrs gives it, the compiler flags and the Python
+bytecode version, so the code objects are kept in a marshal file under the user's cache
+directory and looked up by (file name, source): a cache entry can never stand for other code.
+Anything unexpected (other attrs internals, an unreadable, corrupt or unwritable cache) falls
+back to compiling as usual. Called by `vap-lsp serve` before anything imports pygls.
+"""
+
+from __future__ import annotations
+import __future__
+
+import importlib
+import importlib.util
+import logging
+import marshal
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+
+_Key = tuple[str, str]  # (file name attrs gives the script, script)
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "vap-lsp"
+
+
+def import_protocol(directory: Path | None = None) -> int:
+    """Import `lsprotocol.types`; returns how many attrs scripts had to be compiled (0 when the
+    cache had them all; -1 when the cache was not used)."""
+    if "lsprotocol.types" in sys.modules:
+        return -1
+    try:
+        make: Any = importlib.import_module("attr._make")
+    except ImportError:  # pragma: no cover - attrs is a dependency of lsprotocol
+        make = None
+    original = getattr(make, "_compile_and_eval", None)
+    code = getattr(original, "__code__", None)
+    if code is None or code.co_varnames[: code.co_argcount] != ("script", "globs", "locs", "filename"):
+        import lsprotocol.types
+
+        return -1
+    flags = code.co_flags & _FUTURE_FLAGS  # what attrs' own compile() call inherits
+    try:
+        path = _cache_file(directory or cache_dir(), make)
+    except (RuntimeError, OSError):  # no home directory: no cache
+        path = None
+    known = _load(path) if path is not None else {}
+    used: dict[_Key, CodeType] = {}
+    compiled = 0
+
+    def compile_and_eval(
+        script: str,
+        globs: dict[str, Any] | None,
+        locs: Mapping[str, object] | None = None,
+        filename: str = "",
+    ) -> None:
+        nonlocal compiled
+        key = (filename, script)
+        bytecode = known.get(key)
+        if not isinstance(bytecode, CodeType):
+            bytecode = compile(script, filename, "exec", flags=flags, dont_inherit=True)
+            compiled += 1
+        used[key] = bytecode
+        eval(bytecode, globs, locs)
+
+    make._compile_and_eval = compile_and_eval
+    try:
+        import lsprotocol.types  # noqa: F401
+    finally:
+        make._compile_and_eval = original
+    if compiled and path is not None:
+        _store(path, used)  # only what this import used: the file never collects stale entries
+    return compiled
+
+
+def _cache_file(directory: Path, make: Any) -> Path | None:
+    """The cache of this lsprotocol, attrs and Python (a new version of either: a new file)."""
+    spec = importlib.util.find_spec("lsprotocol.types")
+    if spec is None or spec.origin is None:
+        return None
+    parts = [importlib.util.MAGIC_NUMBER.hex(), str(marshal.version)]
+    for source in (spec.origin, getattr(make, "__file__", "")):
+        try:
+            stat = os.stat(source)
+        except OSError:
+            return None
+        parts += [str(stat.st_size), str(stat.st_mtime_ns)]
+    return directory / f"lsprotocol-attrs-{'-'.join(parts)}.marshal"
+
+
+def _load(path: Path) -> dict[_Key, CodeType]:
+    try:
+        data = marshal.loads(path.read_bytes())
+    except FileNotFoundError:
+        return {}
+    except Exception as exc:  # unreadable or corrupt: compile, and rewrite it
+        log.debug("ignoring %s: %s", path, exc)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _store(path: Path, codes: dict[_Key, CodeType]) -> None:
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_bytes(marshal.dumps(codes))
+        os.replace(temporary, path)  # readers see the old file or the new one, never half of it
+    except OSError as exc:
+        log.debug("could not write %s: %s", path, exc)
+        temporary.unlink(missing_ok=True)
