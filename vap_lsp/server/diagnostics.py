@@ -62,7 +62,7 @@ class DiagnosticsScheduler:
         self.clock: Callable[[], float] = time.perf_counter
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         # (uri, text) -> analysis: the server's, with the document's configuration and the client's settings.
-        self.analyse: Callable[[str, str], FileAnalysis] = server.analyse
+        self.analyse: Callable[[str, str], FileAnalysis] = lambda uri, text: self.server.analyse(uri, text)
         # Runs started, for the structural tests and the benchmark's burst figures.
         self.runs = 0
         self._running: set[asyncio.Task[None]] = set()  # also those of documents closed meanwhile
