@@ -82,6 +82,8 @@ LSP_MODE_SCRIPT = ROOT / "editors" / "emacs" / "test" / "e2e-lsp-mode.el"
 # What flymake shows under lsp-mode, sorted as text: line, flymake type, the text it covers, the
 # message's first line.
 LSP_MODE_DIAGNOSTICS = [
+    '10 :note "apiGroups" spec.matchConstraints.resourceRules[0]: object is untyped (dyn) for *: `*`'
+    " resources are not type-checked (list the resources to have them typed)",
     '12 :error "[\\"CREATE\\", \\"*\\"]" spec.matchConstraints.resourceRules[0].operations: Invalid value:'
     ' []admissionregistration.OperationType{"CREATE", "*"}: if \'*\' is present, must not specify other'
     " operations",
@@ -160,6 +162,8 @@ def test_emacs_lsp_mode_with_the_readme_config(tmp_path: Path) -> None:
     assert json.loads(hover) == (
         "```cel\nobject: Pod\n```\n\nThe object of the admission request (`null` for DELETE)."
         " In a validation expression (must return bool).\n\nMatched kinds: v1 Pod"
+        "\n\n**Typing unavailable**: object is untyped (dyn) for *: `*` resources are not type-checked"
+        " (list the resources to have them typed)."
     )
     # `object` in `    - expression: "object.spec...` (line 17): 0-based line 16, characters 19-25.
     assert "hover range 16:19-16:25" in lines

@@ -33,12 +33,15 @@ EXPECTED_DIAGNOSTICS = [
     '18:14-18:24 ERROR FieldValueNotSupported spec.validations[0].reason: Unsupported value: "NotAllowed":',
     '4:8-4:23 ERROR FieldValueInvalid metadata.name: Invalid value: "Deny_Privileged": a lowercase',
     '6:17-6:26 ERROR FieldValueNotSupported spec.failurePolicy: Unsupported value: "Sometimes": supporte',
+    "9:8-9:17 INFO typing-unavailable spec.matchConstraints.resourceRules[0]: object is untyped (d",
 ]
 
 EXPECTED_HOVER = {
     "kind": "markdown",
     "value": "```cel\nobject: Pod\n```\n\nThe object of the admission request (`null` for DELETE)."
-    " In a validation expression (must return bool).\n\nMatched kinds: v1 Pod",
+    " In a validation expression (must return bool).\n\nMatched kinds: v1 Pod"
+    "\n\n**Typing unavailable**: object is untyped (dyn) for *: `*` resources are not type-checked"
+    " (list the resources to have them typed).",
 }
 
 # (row, language, text) of every injection of queries/yaml/injections.scm in the fixture, after
@@ -107,7 +110,7 @@ def test_neovim_latest_with_the_readme_config(tmp_path: Path) -> None:
     assert "ok attach: vap_lsp (vap-lsp serve), kubernetesVersion 1.33" in lines
     diagnostics = [line.removeprefix("diagnostic ") for line in lines if line.startswith("diagnostic ")]
     assert diagnostics == EXPECTED_DIAGNOSTICS
-    assert "ok diagnostics: 7 shown by vim.diagnostic" in lines
+    assert "ok diagnostics: 8 shown by vim.diagnostic" in lines
     hover = json.loads(next(line for line in lines if line.startswith("hover ")).removeprefix("hover "))
     assert hover == EXPECTED_HOVER
     completion = next(line for line in lines if line.startswith("completion ")).removeprefix("completion ")

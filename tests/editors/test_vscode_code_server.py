@@ -95,6 +95,12 @@ EXPECTED_PROBLEMS = [
         "vap-lsp FieldValueNotSupported",
         "[Ln 19, Col 15]",
     ),
+    (
+        "spec.matchConstraints.resourceRules[0]: object is untyped (dyn) for *: `*` resources are not"
+        " type-checked (list the resources to have them typed)",
+        "vap-lsp typing-unavailable",
+        "[Ln 10, Col 9]",
+    ),
 ]
 
 
@@ -260,7 +266,7 @@ def test_vscode_extension_in_code_server(code_server: tuple[str, Path]) -> None:
             problems = [re.sub(r"\s+", " ", rows.nth(i).inner_text()).strip() for i in range(1, rows.count())]
             assert problems == [" ".join(row) for row in EXPECTED_PROBLEMS]
             status = page.locator("#status\\.problems, .statusbar-item[id*='problems']").first.inner_text()
-            assert re.sub(r"\s+", " ", status).strip() == "6 0", status
+            assert re.sub(r"\s+", " ", status).strip() == "6 0 1", status  # errors, warnings, infos
 
             # 2. Hover on `object` in `object.spec.hostNetwork != true` (line 17, `o` at column 20).
             page.locator(".monaco-editor .view-lines").first.click()
@@ -273,6 +279,8 @@ def test_vscode_extension_in_code_server(code_server: tuple[str, Path]) -> None:
             assert hover.first.inner_text() == (
                 "object: Pod\n\nThe object of the admission request (null for DELETE)."
                 " In a validation expression (must return bool).\n\nMatched kinds: v1 Pod"
+                "\n\nTyping unavailable: object is untyped (dyn) for *: * resources are not type-checked"
+                " (list the resources to have them typed)."
             )
             # The hover's range is the identifier: VS Code highlights exactly the token `object`.
             highlight = page.locator(".view-overlays .hoverHighlight, .view-lines ~ * .hoverHighlight").first

@@ -59,7 +59,7 @@ local ok, err = pcall(function()
   local shown
   assert(vim.wait(TIMEOUT, function()
     shown = vim.diagnostic.get(bufnr)
-    return #shown >= 7
+    return #shown >= 8
   end, 20), 'no diagnostics within 60 s: ' .. vim.inspect(vim.diagnostic.get(bufnr)))
   local rows = {}
   for _, d in ipairs(shown) do
