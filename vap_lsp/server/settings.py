@@ -24,7 +24,8 @@ class ServerSettings:
     samples: tuple[str, ...] = ()
     # `vapLsp.crds`: CRD files, folders or globs (relative to each workspace folder) that type
     # policies on custom resources whose CRDs are not in the workspace (server.crd_watch).
-    crds: tuple[str, ...] = ()
+    # None when the client does not set it: the configuration's `crds` apply then.
+    crds: tuple[str, ...] | None = None
     # `vapLsp.ignore` / `vapLsp.severity`: override the project's configuration file.
     rules: Overrides = field(default_factory=Overrides)
 
@@ -64,7 +65,7 @@ def parse_settings(raw: Any, current: ServerSettings | None = None) -> tuple[Ser
             crds = tuple(raw_crds)
         else:
             problems.append("vapLsp.crds: expected a list of paths or globs")
-        rules = current.rules
+    rules = current.rules
     if "ignore" in section or "severity" in section:
         rules, rule_problems = overrides_from_client(section)
         problems.extend(rule_problems)
