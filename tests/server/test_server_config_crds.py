@@ -119,3 +119,42 @@ async def test_the_configurations_crds_type_the_policy_and_follow_the_file(clien
     )
     diagnostics = await _next_diagnostics(client, uri, lambda ds: _codes(ds) == ["typing-unavailable"])
     assert _codes(diagnostics) == ["typing-unavailable"]
+
+
+# A client without dynamic registration gets no watchers: saving the configuration in the
+# editor is what re-reads its `crds`.
+PLAIN = ROOT / "plain"
+PLAIN.mkdir()
+(PLAIN / ".vap-lsp.yaml").write_text("crds: []\n")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "vap_lsp", "serve"]))
+async def plain_client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=lsp.ClientCapabilities(),
+            workspace_folders=[lsp.WorkspaceFolder(uri=_uri(PLAIN), name="plain")],
+            initialization_options={"vapLsp": {"kubernetesVersion": "1.34", "debounceMs": 0}},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_saving_the_configuration_in_the_editor_rereads_its_crds(plain_client: LanguageClient) -> None:
+    uri = _uri(PLAIN / "policy.yaml")
+    plain_client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=POLICY)
+        )
+    )
+    diagnostics = await _next_diagnostics(plain_client, uri, lambda ds: _codes(ds) == ["typing-unavailable"])
+    assert _codes(diagnostics) == ["typing-unavailable"]
+
+    (PLAIN / ".vap-lsp.yaml").write_text("crds: [../cluster-crds]\n")
+    plain_client.text_document_did_save(
+        lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri=_uri(PLAIN / ".vap-lsp.yaml")))
+    )
+    diagnostics = await _next_diagnostics(plain_client, uri, lambda ds: _codes(ds) == ["cel-type-check"])
+    assert _codes(diagnostics) == ["cel-type-check"]

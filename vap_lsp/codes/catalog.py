@@ -506,14 +506,16 @@ RULES: tuple[Rule, ...] = (
         severity="information",
         group="workspace",
         server="""
-            The API server accepts the policy. Its type-check controller types `object` from the
-            schema of each kind a rule of `matchConstraints` resolves to; for a kind it has no
-            schema for (a CRD that is not installed when the policy is created, `*` in apiGroups,
-            apiVersions or resources, a subresource, every kind after the 10th of a rule) it
-            checks nothing, and `status.typeChecking` stays silent about misspelled fields. The
-            same holds for `params` when `paramKind` names a kind without a schema. vap-lsp
-            cannot type what the server cannot, so it says once per rule which kinds are `dyn`:
-            a misspelt field there is found only at admission (`no such key`).
+            The API server accepts the policy either way. Its type-check controller types
+            `object` from the schema of each kind a rule of `matchConstraints` resolves to, and
+            checks nothing for what it cannot resolve: `*` in apiGroups, apiVersions or
+            resources, subresources, every kind after the 10th of a rule, a resource the cluster
+            has no CRD for. vap-lsp types the same way, from the bundled Kubernetes schemas and
+            the CRDs it is given, so a custom resource whose CRD it was not given is untyped here
+            even where the cluster has the CRD. The same holds for `params` when `paramKind`
+            names a kind without a schema. In an untyped expression a misspelt field is found
+            only at admission (`no such key`), so vap-lsp says once per rule which kinds are
+            `dyn`.
         """,
         example=_WIDGET_POLICY,
         fix="""

@@ -16,6 +16,7 @@ the thread pool (`off_loop`), and diagnostics are re-published when something ch
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
@@ -52,6 +53,7 @@ class CrdSettingState:
         self.patterns: tuple[str, ...] = ()
         self.reported: set[str] = set()
         self.lock = threading.Lock()
+        self.tasks: set[asyncio.Task[None]] = set()  # refreshes in flight (kept from the GC)
 
 
 def _folder_roots(ls: VapLanguageServer) -> list[tuple[str, Path]]:
@@ -227,6 +229,14 @@ async def reload_and_publish(ls: VapLanguageServer, *, publish: bool = True, rew
 async def refresh(ls: VapLanguageServer, *, publish: bool = True) -> None:
     """Re-read the CRDs and move the watchers to what the reload found."""
     await reload_and_publish(ls, publish=publish, rewatch=True)
+
+
+def config_saved(ls: VapLanguageServer) -> None:
+    """A configuration file saved in the editor: re-read the CRDs and the watchers (from a
+    synchronous handler; without file watchers this is the only way its `crds` are re-read)."""
+    task = asyncio.get_running_loop().create_task(refresh(ls))
+    ls.crd_state.tasks.add(task)
+    task.add_done_callback(ls.crd_state.tasks.discard)
 
 
 def _is_config_file(uri: str) -> bool:
