@@ -361,6 +361,42 @@ class ConfigResolver:
     def loaded(self) -> list[Config]:
         return [config for _, config in self._parsed.values()]
 
+    def current(self) -> list[Config]:
+        """Every configuration file seen so far that still exists, re-read if it changed (the
+        server's `crds` of the configuration: files found by the scan or by a watcher)."""
+        return [self.load(path) for path in list(self._parsed) if path.is_file()]
+
+
+def _lookup_path(path: Path) -> Path:
+    """A folder is looked up from inside it (its own configuration file counts), a file from
+    its folder: `ConfigResolver.for_path` takes the folder of what it is given."""
+    return path / CONFIG_FILES[0] if path.is_dir() else path
+
+
+def configs_for(resolver: ConfigResolver, paths: Iterable[Path]) -> list[Config]:
+    """The distinct configuration files that apply to `paths` (files or folders), in the order
+    they are first met: the union whose `crds` a command loads (`crd_source` names each)."""
+    seen: dict[Path, Config] = {}
+    for path in paths:
+        config = resolver.for_path(_lookup_path(path))
+        if config.path is not None and config.path not in seen:
+            seen[config.path] = config
+    return list(seen.values())
+
+
+# Workspace-index sources of the configuration's `crds` (`WorkspaceIndex.set_external_crds`):
+# one per configuration file, ranked after `--crd` because the CLI sets `--crd` first.
+CRD_SOURCE_PREFIX = "config crds "
+
+
+def crd_source(config: Config) -> str:
+    return CRD_SOURCE_PREFIX + str(config.path)
+
+
+def first_kubernetes_version(configs: Iterable[Config]) -> str | None:
+    """The `kubernetes-version` of the first configuration that sets one (`run`, `test`)."""
+    return next((c.kubernetes_version for c in configs if c.kubernetes_version), None)
+
 
 def config_from_settings(raw: Mapping[str, Any], root: Path) -> Config:
     """A configuration given as a mapping (tests, and clients that send one)."""
@@ -396,11 +432,15 @@ def split_codes(values: Sequence[str]) -> frozenset[str]:
 
 __all__ = [
     "CONFIG_FILES",
+    "CRD_SOURCE_PREFIX",
     "Config",
     "ConfigResolver",
     "Overrides",
     "config_from_settings",
+    "configs_for",
+    "crd_source",
     "find_config_file",
+    "first_kubernetes_version",
     "glob_matches",
     "load_config",
     "overrides_from_client",

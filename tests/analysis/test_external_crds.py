@@ -69,7 +69,8 @@ def test_without_the_crd_typing_is_lost_and_said_once_on_the_rule() -> None:
     assert d.message == (
         "spec.matchConstraints.resourceRules[0]: object is untyped (dyn) for "
         "gateway.networking.k8s.io/v1 httproutes: no schema (not a built-in resource, and no CRD for it "
-        "among the checked files); give its CRD with `--crd FILE` (CLI) or the `vapLsp.crds` setting (editor)"
+        "among the checked files); give its CRD with `--crd FILE` (CLI), the `vapLsp.crds` setting (editor) "
+        "or `crds` in the configuration file (both)"
     )
     assert text[d.span.start : d.span.end] == "apiGroups"  # the rule's first line
 

@@ -42,8 +42,8 @@ def test_check_without_crd_says_the_rule_is_untyped(
     assert capsys.readouterr().out == (
         f"{policy}:8:9: information: spec.matchConstraints.resourceRules[0]: object is untyped (dyn) for "
         "gateway.networking.k8s.io/v1 httproutes: no schema (not a built-in resource, and no CRD for it "
-        "among the checked files); give its CRD with `--crd FILE` (CLI) or the `vapLsp.crds` setting "
-        "(editor) [typing-unavailable]\n"
+        "among the checked files); give its CRD with `--crd FILE` (CLI), the `vapLsp.crds` setting "
+        "(editor) or `crds` in the configuration file (both) [typing-unavailable]\n"
     )
 
 

@@ -10,7 +10,15 @@ import pytest
 
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.cli.main import main
-from vap_lsp.config import ConfigResolver, Overrides, find_config_file, glob_matches, load_config
+from vap_lsp.config import (
+    ConfigResolver,
+    Overrides,
+    configs_for,
+    crd_source,
+    find_config_file,
+    glob_matches,
+    load_config,
+)
 
 # Every line of this binding is wrong in its own way (lines 7, 8, 9, 10).
 BINDING = """\
@@ -235,3 +243,21 @@ def test_overrides_merge_into_analysis_settings(tmp_path: Path) -> None:
 )
 def test_glob_semantics(pattern: str, path: str, matches: bool) -> None:
     assert glob_matches(pattern, path) is matches
+
+
+def test_configs_for_paths_are_distinct_in_order_and_folders_count_their_own(tmp_path: Path) -> None:
+    # a/.vap-lsp.yaml applies to a/x.yaml and to the folder a itself; b has none above it but the root's.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / ".vap-lsp.yaml").write_text("crds: [crds]\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.vap-lsp]\ncrds = ["vendor"]\n', encoding="utf-8")
+    configs = configs_for(
+        ConfigResolver(snapshot=True),
+        [tmp_path / "b" / "y.yaml", tmp_path / "a", tmp_path / "a" / "x.yaml", tmp_path / "b"],
+    )
+    assert [(c.path, c.crds) for c in configs] == [
+        (tmp_path / "pyproject.toml", (tmp_path / "vendor",)),
+        (tmp_path / "a" / ".vap-lsp.yaml", (tmp_path / "a" / "crds",)),
+    ]
+    assert crd_source(configs[0]) != crd_source(configs[1])
+    assert configs_for(ConfigResolver(isolated=True), [tmp_path / "a"]) == []

@@ -107,6 +107,28 @@ def _structural_codes() -> set[str]:
     return out
 
 
+def _field_error_helpers(module: Path) -> set[str]:
+    """Codes of the `field_errors` helpers (`invalid(...)`, `required(...)`...) that `module` calls:
+    each helper builds its `FieldError` with one `ErrorType` member."""
+    from vap_lsp.policy.field_errors import ErrorType
+
+    helpers: dict[str, str] = {}
+    source = ast.parse((PACKAGE / "policy" / "field_errors.py").read_text(encoding="utf-8"))
+    for fn in (n for n in source.body if isinstance(n, ast.FunctionDef)):
+        members = {
+            a.attr
+            for call in ast.walk(fn)
+            if isinstance(call, ast.Call) and _callee(call) == "FieldError"
+            for a in call.args[:1]
+            if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == "ErrorType"
+        }
+        if len(members) == 1:
+            helpers[fn.name] = members.pop()
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    called = {_callee(c) for c in ast.walk(tree) if isinstance(c, ast.Call)}
+    return {ErrorType[helpers[name]].code for name in called & set(helpers)}
+
+
 def _cel_phases() -> set[str]:
     from vap_lsp.cel.compile import Phase
 
@@ -123,6 +145,14 @@ ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
         PACKAGE / "analysis" / "mutations.py", "CODE_"
     ),
     ("vap_lsp/analysis/cel_checks.py", "'cel-' + issue.phase"): _cel_phases,
+    # A CRD in the checked files or given with --crd: strict decoding, then the server's CRD checks.
+    ("vap_lsp/analysis/crd_checks.py", "issue.code"): _structural_codes,
+    ("vap_lsp/analysis/crd_checks.py", "error.type.code"): lambda: _field_error_helpers(
+        PACKAGE / "analysis" / "crd_checks.py"
+    ),
+    ("vap_lsp/analysis/typing_coverage.py", "CODE"): lambda: _module_constants(
+        PACKAGE / "analysis" / "typing_coverage.py", "CODE"
+    ),
 }
 
 

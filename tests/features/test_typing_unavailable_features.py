@@ -80,7 +80,7 @@ def test_hover_on_object_says_typing_is_lost_and_how_to_give_the_schema() -> Non
     assert result.markdown.endswith(
         "**Typing unavailable**: object is untyped (dyn) for gateway.networking.k8s.io/v1 httproutes: no "
         "schema (not a built-in resource, and no CRD for it among the checked files); give its CRD with "
-        "`--crd FILE` (CLI) or the `vapLsp.crds` setting (editor)."
+        "`--crd FILE` (CLI), the `vapLsp.crds` setting (editor) or `crds` in the configuration file (both)."
     )
 
 

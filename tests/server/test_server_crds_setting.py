@@ -139,6 +139,8 @@ async def test_crds_from_the_setting_type_object_and_are_reread_on_change(client
     assert [w["globPattern"] for w in watchers] == [
         {"baseUri": _uri(CLUSTER_CRDS), "pattern": "**/*.{yaml,yml}"},
         {"baseUri": _uri(WORKSPACE), "pattern": "missing.yaml"},
+        # The same registration watches the configuration files (server.crd_watch).
+        {"baseUri": _uri(WORKSPACE), "pattern": "**/{.vap-lsp.yaml,.vap-lsp.yml,pyproject.toml}"},
     ]
 
     # The cluster's CRD loses its schema's `hostnames`... and gains `hostnamez`: re-read on change.
@@ -167,6 +169,7 @@ def test_the_setting_is_a_list_of_paths_or_globs() -> None:
     from vap_lsp.server.settings import parse_settings
 
     settings, problems = parse_settings({"vapLsp": {"crds": ["crds/**/*.yaml", "/opt/cluster/crds"]}})
+    assert parse_settings({"vapLsp": {}})[0].crds is None  # unset: the configuration's `crds` apply
     assert settings.crds == ("crds/**/*.yaml", "/opt/cluster/crds") and problems == []
     kept, problems = parse_settings({"vapLsp": {"crds": "crds/"}}, settings)
     assert kept.crds == settings.crds
@@ -204,4 +207,5 @@ async def test_the_setting_follows_the_workspace_folders(client: LanguageClient)
     assert [w["globPattern"]["baseUri"] for w in watchers] == [
         _uri(other / "cluster-crds"),
         _uri(other / "policies"),
+        _uri(other / "policies"),  # its configuration files
     ]

@@ -27,7 +27,10 @@ from vap_lsp.text import LineIndex
 from vap_lsp.yaml.model import MappingNode, Path
 
 CODE = "typing-unavailable"
-HOW = "give its CRD with `--crd FILE` (CLI) or the `vapLsp.crds` setting (editor)"
+HOW = (
+    "give its CRD with `--crd FILE` (CLI), the `vapLsp.crds` setting (editor) "
+    "or `crds` in the configuration file (both)"
+)
 
 
 @dataclass(frozen=True)

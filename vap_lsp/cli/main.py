@@ -19,9 +19,16 @@ from vap_lsp.analysis.engine import analyse_bytes, analyse_text, parse_text
 from vap_lsp.analysis.files import collect_files, read_file
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.workspace import WorkspaceIndex
-from vap_lsp.cli.crd_option import add_crd_option, load_external_crds
+from vap_lsp.cli.crd_option import add_config_options, add_crd_option, load_config_crds, load_external_crds
 from vap_lsp.cli.report import FORMATTERS, FileReport, statistics, summary_line
-from vap_lsp.config import ConfigResolver, Overrides, parse_severity_overrides, split_codes
+from vap_lsp.config import (
+    ConfigResolver,
+    Overrides,
+    configs_for,
+    first_kubernetes_version,
+    parse_severity_overrides,
+    split_codes,
+)
 from vap_lsp.schema.store import available_versions, default_version, normalize_version
 from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import YamlFile
@@ -60,6 +67,8 @@ def _check(args: argparse.Namespace) -> int:
         if parsed is not None:
             workspace.update(str(path), parsed[1])
         first_pass.append((path, data, text, parsed))
+    # The configuration's `crds`, over every checked file's configuration; after `--crd` (set above).
+    load_config_crds(configs_for(configs, [entry[0] for entry in first_pass]), io_errors, workspace)
     # Checking single files says nothing about the rest of the repository: cross-file findings
     # ("no policy named ...") only when a folder was given.
     workspace.complete = any(Path(p).is_dir() for p in args.paths)
@@ -108,15 +117,25 @@ def _test(args: argparse.Namespace) -> int:
         return 2
     io_errors: list[str] = []
     suites = discover(args.paths or ["."], io_errors)
-    if args.crd:
-        extra = load_external_crds(args.crd, io_errors).documents
-        seen: set[int] = set()
-        for suite in suites:
-            for case in suite.cases:
-                if id(case.inputs) not in seen:  # cases may share their inputs
-                    seen.add(id(case.inputs))
-                    case.inputs.crds.extend(extra)  # after the suite's own: those win
-    runs = [SuiteRun(s, run_suite(s, version, args.policy)) for s in suites]
+    resolver = ConfigResolver(
+        Path(args.config) if args.config else None, isolated=args.no_config, snapshot=True
+    )
+    extra = load_external_crds(args.crd, io_errors).documents if args.crd else []
+    runs: list[SuiteRun] = []
+    seen: set[int] = set()
+    for suite in suites:
+        # The configuration of the test file: its `crds` after --crd, its `kubernetes-version`
+        # under --kubernetes-version and the file's own kubernetesVersion.
+        configs = configs_for(resolver, [Path(suite.path)])
+        given = extra + load_config_crds(configs, io_errors)
+        for case in suite.cases:
+            if given and id(case.inputs) not in seen:  # cases may share their inputs
+                seen.add(id(case.inputs))
+                case.inputs.crds.extend(given)  # after the suite's own: those win
+        suite_version = version or (None if suite.kubernetes_version else first_kubernetes_version(configs))
+        runs.append(SuiteRun(suite, run_suite(suite, suite_version, args.policy)))
+    config_errors = sorted({e for c in resolver.loaded() for e in c.errors})
+    io_errors = config_errors + io_errors
     sys.stdout.write(text_report(runs, verbose=args.verbose))
     if args.junit:
         try:
@@ -176,10 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even with errors (2 still means bad input)"
     )
-    check.add_argument(
-        "--config", metavar="FILE", help="use this .vap-lsp.yaml or pyproject.toml for every file"
-    )
-    check.add_argument("--no-config", action="store_true", help="ignore configuration files")
+    add_config_options(check)
     check.add_argument(
         "--ignore", action="append", default=[], metavar="CODE[,CODE]", help="hide these codes (repeatable)"
     )
@@ -217,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"{default_version()})",
     )
     add_crd_option(test)
+    add_config_options(test)
     test.set_defaults(func=_test)
 
     from vap_lsp.cli.run import add_parser as add_run_parser

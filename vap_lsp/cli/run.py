@@ -14,7 +14,8 @@ from typing import Any
 
 from vap_lsp.admission.api import OPERATIONS, AdmissionResult, UserInfo, admit
 from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs, load_requests
-from vap_lsp.cli.crd_option import add_crd_option, load_external_crds
+from vap_lsp.cli.crd_option import add_config_options, add_crd_option, load_config_crds, load_external_crds
+from vap_lsp.config import ConfigResolver, configs_for, first_kubernetes_version
 from vap_lsp.schema.store import available_versions, default_version, normalize_version
 
 
@@ -40,6 +41,7 @@ def add_parser(sub: Any) -> None:
     )
     run.add_argument("--format", choices=("text", "json"), default="text")
     add_crd_option(run)
+    add_config_options(run)
     run.set_defaults(func=run_command)
 
 
@@ -49,8 +51,16 @@ def _fail(message: str) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    # The configuration of the policy paths (or of the current folder): `kubernetes-version` and
+    # `crds`, under --kubernetes-version and after --crd.
+    resolver = ConfigResolver(Path(args.config) if args.config else None, isolated=args.no_config)
+    configs = configs_for(resolver, [Path(p) for p in args.paths] or [Path.cwd()])
+    for config in configs:
+        if config.errors:
+            return _fail(config.errors[0])
     try:
-        version = normalize_version(args.kubernetes_version) if args.kubernetes_version else default_version()
+        given = args.kubernetes_version or first_kubernetes_version(configs)
+        version = normalize_version(given) if given else default_version()
     except ValueError as exc:
         return _fail(str(exc))
     operation = (args.operation or ("UPDATE" if args.old_object else "CREATE")).upper()
@@ -60,11 +70,12 @@ def run_command(args: argparse.Namespace) -> int:
         return _fail("no object to admit: give --object FILE")
     try:
         inputs = load_policy_inputs(args.paths)
+        io_errors: list[str] = []
         if args.crd:
-            io_errors: list[str] = []
             inputs.crds.extend(load_external_crds(args.crd, io_errors).documents)
-            if io_errors:
-                return _fail(io_errors[0])
+        inputs.crds.extend(load_config_crds(configs, io_errors))
+        if io_errors:
+            return _fail(io_errors[0])
         if args.authorizer_rules:
             inputs.authorizer_rules = load_authorizer_rules(Path(args.authorizer_rules))
         old: dict[str, Any] | None = None

@@ -49,6 +49,26 @@ def _validation(expression: str, extra: str = "") -> str:
     return _vap(_DEPLOYMENTS + f"  validations:\n    - expression: {expression}\n" + extra)
 
 
+def _crd(served: str = "true") -> str:
+    """A small Widget CRD (example.com/v1 widgets) with a typed `spec.size`."""
+    return (
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        "metadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n"
+        "  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n"
+        f"    - name: v1\n      served: {served}\n      storage: true\n      schema:\n"
+        "        openAPIV3Schema:\n          type: object\n          properties:\n"
+        "            spec:\n              type: object\n"
+        "              properties: {size: {type: integer}}\n"
+    )
+
+
+_WIDGET_POLICY = _vap(
+    "  matchConstraints:\n    resourceRules:\n      - apiGroups: [example.com]\n"
+    "        apiVersions: [v1]\n        operations: [CREATE, UPDATE]\n        resources: [widgets]\n"
+    '  validations:\n    - expression: "!has(object.spec.size) || object.spec.size <= 10"\n'
+)
+
+
 _CEL_COMPILE = """
     On create and update the API server compiles every CEL expression of the policy (with
     `object`, `oldObject` and `params` typed `dyn`) and rejects the object with
@@ -212,6 +232,10 @@ RULES: tuple[Rule, ...] = (
             `field.Invalid`: the value has the right type but breaks a rule, e.g. a name that is not
             a DNS subdomain, a bad label selector, `Deny` together with `Warn`, or an expression
             that does not compile. The message is the server's own, with the value as it prints it.
+            A CustomResourceDefinition among the checked files (or given with `--crd`) is checked
+            the same way: `metadata.name` must be `<plural>.<group>`, exactly one version is the
+            storage version, schemas must be structural (`FieldValueRequired`,
+            `FieldValueForbidden` and `FieldValueNotSupported` too).
         """,
         example=_vap(_DEPLOYMENTS + "  validations:\n    - expression: 'true'\n", name="Demo_Policy"),
         fix="Change the value as the message says.",
@@ -475,6 +499,47 @@ RULES: tuple[Rule, ...] = (
             "  policyName: demo\n  validationActions: [Deny]\n  paramRef:\n    name: limits\n"
             "    parameterNotFoundAction: Deny\n"
         ),
+    ),
+    Rule(
+        code="typing-unavailable",
+        title="Expressions of this rule are untyped: no schema for a matched kind",
+        severity="information",
+        group="workspace",
+        server="""
+            The API server accepts the policy either way. Its type-check controller types
+            `object` from the schema of each kind a rule of `matchConstraints` resolves to, and
+            checks nothing for what it cannot resolve: `*` in apiGroups, apiVersions or
+            resources, subresources, every kind after the 10th of a rule, a resource the cluster
+            has no CRD for. vap-lsp types the same way, from the bundled Kubernetes schemas and
+            the CRDs it is given, so a custom resource whose CRD it was not given is untyped here
+            even where the cluster has the CRD. The same holds for `params` when `paramKind`
+            names a kind without a schema. In an untyped expression a misspelt field is found
+            only at admission (`no such key`), so vap-lsp says once per rule which kinds are
+            `dyn`.
+        """,
+        example=_WIDGET_POLICY,
+        fix="""
+            Give vap-lsp the CRD: keep it among the checked files, pass `--crd FILE|DIR` (repeatable,
+            also `kubectl get crd -o yaml` output), list it under `crds` in `.vap-lsp.yaml` /
+            `[tool.vap-lsp]`, or set `vapLsp.crds` in the editor. For `*` rules, name the resources.
+        """,
+        fixed=_WIDGET_POLICY + "---\n" + _crd(),
+    ),
+    Rule(
+        code="crd-not-served",
+        title="A CustomResourceDefinition with no served version",
+        severity="information",
+        group="validation",
+        server="""
+            The API server accepts a CRD whose versions all have `served: false`, but then has no
+            REST mapping for the kind: no object of it can be created, no policy can match it,
+            and no CEL expression is typed from its schema. (The other CRD checks, such as
+            `metadata.name` = `<plural>.<group>`, exactly one storage version and structural
+            schemas, are the server's create-time errors and carry the `FieldValue*` codes.)
+        """,
+        example=_crd(served="false"),
+        fix="Set `served: true` on the version clients and policies use.",
+        fixed=_crd(),
     ),
     # --- advice --------------------------------------------------------------------------------
     Rule(

@@ -171,17 +171,15 @@ def create_server() -> VapLanguageServer:
         ls.apply_settings(params.settings)
         ls.diagnostics.schedule_all()
         if ls.settings.crds != crds:
-            await crd_watch.update_watchers(ls)
-            await crd_watch.reload_and_publish(ls)
+            await crd_watch.refresh(ls)
 
     @server.feature(lsp.INITIALIZED)
     async def initialized(ls: VapLanguageServer, params: lsp.InitializedParams) -> None:
         count = await yaml_features.scan_workspace_with_progress(ls)
         log.info("indexed %d workspace files", count)
-        if ls.settings.crds:
-            await crd_watch.reload_and_publish(ls, publish=False)  # published just below
+        # vapLsp.crds, else the crds of the configuration files the scan met.
+        await crd_watch.reload_and_publish(ls, publish=False, rewatch=True)  # published just below
         ls.diagnostics.schedule_all()
-        await crd_watch.update_watchers(ls)
 
     diagnostics.register(server)
     cel_features.register(server)

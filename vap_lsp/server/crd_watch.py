@@ -1,15 +1,23 @@
-"""The `vapLsp.crds` setting: CRDs from outside the workspace files, re-read when they change.
+"""CRDs from outside the workspace files (`vapLsp.crds`, else the configuration's `crds`), and
+the configuration files themselves, re-read when they change on disk.
 
-Paths and globs are relative to each workspace folder (`analysis.crds.load_crds`); the CRDs go
-into the workspace index as one external source per folder, ranked below the workspace's own
+The client's `vapLsp.crds`, when it sets it, replaces the configuration's `crds`: its paths and
+globs are relative to each workspace folder (`analysis.crds.load_crds`), one external source per
+folder. Otherwise every configuration file the server has met (`ConfigResolver.current`) gives its
+own `crds` (absolute paths), one source per file. Either way they rank below the workspace's own
 CRDs. Changes on disk arrive as `workspace/didChangeWatchedFiles`, for which the server registers
-watchers dynamically when the client can (`didChangeWatchedFiles.dynamicRegistration`); without
-that, the CRDs are re-read when the settings change. Handlers only schedule: the reading runs in
-the thread pool (`in_background`), and diagnostics are re-published when the CRDs changed.
+one set of watchers dynamically when the client can (`didChangeWatchedFiles.dynamicRegistration`):
+the CRD paths and the configuration files (`.vap-lsp.yaml`, `.vap-lsp.yml`, `pyproject.toml`); a
+changed configuration re-reads the CRDs, moves the watchers and re-checks every open document.
+Without dynamic registration, the CRDs are re-read when the settings change and a configuration
+saved in the editor still re-checks (`diagnostics`). Handlers only schedule: the reading runs in
+the thread pool (`off_loop`), and diagnostics are re-published when something changed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import os
 import threading
@@ -19,6 +27,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 from pygls import uris
 
+from vap_lsp.config import CONFIG_FILES, CRD_SOURCE_PREFIX, Config, crd_source
 from vap_lsp.server.worker import off_loop
 
 if TYPE_CHECKING:
@@ -29,6 +38,8 @@ log = logging.getLogger(__name__)
 REGISTRATION_ID = "vap-lsp-crds"
 SOURCE_PREFIX = "vapLsp.crds "
 _GLOB_CHARS = frozenset("*?[")
+# Under each workspace folder: the configuration files that may appear anywhere in it.
+CONFIG_GLOB = "**/{" + ",".join(CONFIG_FILES) + "}"
 
 
 class CrdSettingState:
@@ -37,8 +48,12 @@ class CrdSettingState:
     def __init__(self) -> None:
         # (patterns, workspace folder URIs) the watchers were registered for.
         self.registered: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        # What to watch besides the folders' configuration files, as the last reload found it:
+        # the setting's patterns, or the configuration's CRD paths and files outside the folders.
+        self.patterns: tuple[str, ...] = ()
         self.reported: set[str] = set()
         self.lock = threading.Lock()
+        self.tasks: set[asyncio.Task[None]] = set()  # refreshes in flight (kept from the GC)
 
 
 def _folder_roots(ls: VapLanguageServer) -> list[tuple[str, Path]]:
@@ -50,27 +65,55 @@ def _folder_roots(ls: VapLanguageServer) -> list[tuple[str, Path]]:
     return out
 
 
+def _configs(ls: VapLanguageServer, roots: list[tuple[str, Path]]) -> list[Config]:
+    """The configuration files of the workspace folders: the one each folder is under (maybe
+    above it), and those met inside them (by documents, the scan or a watcher), re-read if changed."""
+    folders = [root for _, root in roots]
+    # A file in the folder: looked up from the folder itself.
+    above = [c for c in (ls.config.for_path(root / CONFIG_FILES[0]) for root in folders) if c.path]
+    inside = [c for c in ls.config.current() if c.path and any(c.path.is_relative_to(f) for f in folders)]
+    return list({c.path: c for c in (*above, *inside)}.values())
+
+
 def reload_crds(ls: VapLanguageServer) -> tuple[bool, list[str]]:
-    """Read the setting's CRDs of every workspace folder into the index (thread pool only).
+    """Read the CRDs of the setting (or of the configuration) into the index (thread pool only).
 
     Returns whether the index's CRDs changed, and the problems not reported yet (a missing
     path, a file without a CRD, what the API server would reject in a CRD)."""
-    from vap_lsp.analysis.crds import load_crds
+    from vap_lsp.analysis.crds import LoadedCRDs, load_crds
 
     patterns = ls.settings.crds
     before = ls.index.crd_generation
     roots = _folder_roots(ls)
-    live = {SOURCE_PREFIX + uri for uri, _ in roots}
-    for source in {c for c in ls.index.external_sources() if c.startswith(SOURCE_PREFIX)} - live:
-        ls.index.set_external_crds(source, [])
+    loads: dict[str, tuple[str, LoadedCRDs | None]] = {}  # source → (message prefix, CRDs)
+    watch: list[str] = []
+    if patterns is not None:
+        watch.extend(patterns)
+        for uri, root in roots:
+            loads[SOURCE_PREFIX + uri] = (
+                "vapLsp.crds",
+                load_crds(list(patterns), root=root) if patterns else None,
+            )
+    else:
+        folders = [root for _, root in roots]
+        for config in _configs(ls, roots):
+            assert config.path is not None  # only files are cached
+            if not any(config.path.is_relative_to(f) for f in folders):
+                watch.append(str(config.path))
+            if config.crds:
+                watch.extend(str(p) for p in config.crds)
+                loads[crd_source(config)] = (f"{config.path}: crds", load_crds(list(config.crds)))
+    for source in ls.index.external_sources():
+        if source.startswith((SOURCE_PREFIX, CRD_SOURCE_PREFIX)) and source not in loads:
+            ls.index.set_external_crds(source, [])
     messages: list[str] = []
-    for uri, root in roots:
-        loaded = load_crds(list(patterns), root=root) if patterns else None
-        ls.index.set_external_crds(SOURCE_PREFIX + uri, loaded.versions if loaded is not None else [])
+    for source, (prefix, loaded) in loads.items():
+        ls.index.set_external_crds(source, loaded.versions if loaded is not None else [])
         if loaded is not None:
-            messages.extend(f"vapLsp.crds: {m}" for m in (*loaded.problems, *loaded.findings))
+            messages.extend(f"{prefix}: {m}" for m in (*loaded.problems, *loaded.findings))
     state = ls.crd_state
     with state.lock:
+        state.patterns = tuple(dict.fromkeys(watch))
         new = [m for m in messages if m not in state.reported]
         state.reported = set(messages)
     return ls.index.crd_generation != before, new
@@ -104,6 +147,7 @@ def _watchers(ls: VapLanguageServer, patterns: tuple[str, ...]) -> list[lsp.File
             absolute.append(Path(os.path.normpath(glob)))
         else:
             absolute.extend(Path(os.path.normpath(root / glob)) for _, root in _folder_roots(ls))
+    absolute.extend(root / CONFIG_GLOB for _, root in _folder_roots(ls))
     out: list[lsp.FileSystemWatcher] = []
     for path in dict.fromkeys(absolute):
         if relative:
@@ -124,14 +168,17 @@ def _can_register(ls: VapLanguageServer) -> bool:
 
 
 async def update_watchers(ls: VapLanguageServer) -> None:
-    """(Re-)register the file watchers for the current setting, when the client allows it."""
-    patterns = ls.settings.crds
+    """(Re-)register the file watchers for what the last reload found, when the client allows it:
+    one registration for the CRD paths and the configuration files."""
     state = ls.crd_state
-    key = (patterns, tuple(uri for uri, _ in _folder_roots(ls)))
+    with state.lock:
+        patterns = state.patterns
+    roots = tuple(uri for uri, _ in _folder_roots(ls))
+    key = (patterns, roots)
     if not _can_register(ls) or state.registered == key:
         return
     try:
-        if state.registered is not None and state.registered[0]:
+        if state.registered is not None and (state.registered[0] or state.registered[1]):
             await ls.client_unregister_capability_async(
                 lsp.UnregistrationParams(
                     unregisterations=[
@@ -139,8 +186,8 @@ async def update_watchers(ls: VapLanguageServer) -> None:
                     ]
                 )
             )
-        state.registered = ((), key[1])
-        if patterns:
+        state.registered = ((), ())
+        if patterns or roots:
             options = lsp.DidChangeWatchedFilesRegistrationOptions(watchers=_watchers(ls, patterns))
             await ls.client_register_capability_async(
                 lsp.RegistrationParams(
@@ -155,23 +202,45 @@ async def update_watchers(ls: VapLanguageServer) -> None:
             )
             state.registered = key
     except Exception:  # a client that refuses: the CRDs are still re-read on settings changes
-        log.warning("could not register file watchers for vapLsp.crds", exc_info=True)
+        log.warning("could not register file watchers for the CRDs and the configuration", exc_info=True)
 
 
-async def reload_and_publish(ls: VapLanguageServer, *, publish: bool = True) -> None:
+async def reload_and_publish(ls: VapLanguageServer, *, publish: bool = True, rewatch: bool = False) -> bool:
     """Re-read the CRDs in the thread pool; on the loop, show new problems (a few as messages,
-    the rest in the log) and re-publish diagnostics if the CRDs changed."""
+    the rest in the log), move the watchers if `rewatch` (before publishing, so a client sees
+    them in place with the new diagnostics), and re-publish diagnostics if the CRDs changed.
+    Returns whether they changed."""
     try:
         changed, problems = await off_loop(ls, lambda: reload_crds(ls))
     except Exception:
-        log.exception("could not read the CRDs of vapLsp.crds")
-        return
+        log.exception("could not read the CRDs of vapLsp.crds or the configuration")
+        return False
     for message in problems[:5]:
         ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
     for message in problems[5:]:
         log.warning("%s", message)
+    if rewatch:
+        await update_watchers(ls)
     if changed and publish:
         ls.diagnostics.schedule_all()
+    return changed
+
+
+async def refresh(ls: VapLanguageServer, *, publish: bool = True) -> None:
+    """Re-read the CRDs and move the watchers to what the reload found."""
+    await reload_and_publish(ls, publish=publish, rewatch=True)
+
+
+def config_saved(ls: VapLanguageServer) -> None:
+    """A configuration file saved in the editor: re-read the CRDs and the watchers (from a
+    synchronous handler; without file watchers this is the only way its `crds` are re-read)."""
+    task = asyncio.get_running_loop().create_task(refresh(ls))
+    ls.crd_state.tasks.add(task)
+    task.add_done_callback(ls.crd_state.tasks.discard)
+
+
+def _is_config_file(uri: str) -> bool:
+    return uri.rsplit("/", 1)[-1] in CONFIG_FILES
 
 
 def register(server: VapLanguageServer) -> None:
@@ -179,15 +248,26 @@ def register(server: VapLanguageServer) -> None:
     async def did_change_workspace_folders(
         ls: VapLanguageServer, params: lsp.DidChangeWorkspaceFoldersParams
     ) -> None:
-        # pygls has updated `ls.workspace.folders`: the setting is relative to each of them.
-        if ls.settings.crds:
-            await update_watchers(ls)
-            await reload_and_publish(ls)
+        # pygls has updated `ls.workspace.folders`: the setting is relative to each of them, and
+        # their configuration files are watched.
+        await refresh(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(
         ls: VapLanguageServer, params: lsp.DidChangeWatchedFilesParams
     ) -> None:
-        # Only the CRD watchers are registered: any change re-reads the setting's CRDs.
-        if params.changes:
+        # The one handler for every watcher this module registers: CRD files and configuration files.
+        if not params.changes:
+            return
+        configs = [c.uri for c in params.changes if _is_config_file(c.uri)]
+        if not configs:
             await reload_and_publish(ls)
+            return
+        # A configuration file was edited, created or deleted outside the editor: the resolver
+        # re-reads a changed file by itself; a new one is met here so that its `crds` count.
+        for uri in configs:
+            path = uris.to_fs_path(uri)
+            if path is not None:
+                await off_loop(ls, functools.partial(ls.config.for_path, Path(path)))
+        await refresh(ls, publish=False)
+        ls.diagnostics.schedule_all()

@@ -27,6 +27,7 @@ from lsprotocol import types as lsp
 
 from vap_lsp.analysis.engine import FileAnalysis
 from vap_lsp.config import CONFIG_FILES
+from vap_lsp.server import crd_watch
 from vap_lsp.server.convert import to_lsp_diagnostic
 from vap_lsp.server.pacing import Pacer, Pacing
 from vap_lsp.server.worker import in_background, off_loop
@@ -229,6 +230,7 @@ def register(server: VapLanguageServer) -> None:
         ls.diagnostics.schedule(params.text_document.uri, immediate=True)
         if params.text_document.uri.rsplit("/", 1)[-1] in CONFIG_FILES:
             ls.diagnostics.schedule_all()  # the configuration changed: every document may change
+            crd_watch.config_saved(ls)  # and its `crds` may have (clients without file watchers)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: VapLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:

@@ -27,7 +27,8 @@ class ServerSettings:
     samples: tuple[str, ...] = ()
     # `vapLsp.crds`: CRD files, folders or globs (relative to each workspace folder) that type
     # policies on custom resources whose CRDs are not in the workspace (server.crd_watch).
-    crds: tuple[str, ...] = ()
+    # None when the client does not set it: the configuration's `crds` apply then.
+    crds: tuple[str, ...] | None = None
     # `vapLsp.ignore` / `vapLsp.severity`: override the project's configuration file.
     rules: Overrides = field(default_factory=Overrides)
 
