@@ -123,6 +123,7 @@ ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
         PACKAGE / "analysis" / "mutations.py", "CODE_"
     ),
     ("vap_lsp/analysis/cel_checks.py", "'cel-' + issue.phase"): _cel_phases,
+    ("vap_lsp/analysis/cel_checks.py", "PRECISE_CODE"): lambda: {"vap-lsp-type-check"},
 }
 
 
