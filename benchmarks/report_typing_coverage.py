@@ -18,7 +18,8 @@ from vap_lsp.analysis.crds import load_crds
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import collect_files, read_file
 from vap_lsp.analysis.sites import expression_sites
-from vap_lsp.analysis.typing_coverage import param_untyped, rule_coverage
+from vap_lsp.analysis.typing import policy_typing
+from vap_lsp.analysis.typing_coverage import params_item, rule_items
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.schema.store import default_version
@@ -65,12 +66,12 @@ def main() -> None:
             if not isinstance(spec, dict) or not expression_sites(obj.node, recognised[0], spec):
                 continue
             policies += 1
-            coverage = rule_coverage(spec, version, workspace)
-            param = param_untyped(spec, version, workspace)
-            typed += sum(len(c.typed) for c in coverage)
-            lost = [u.reason for c in coverage for u in c.untyped] + (["paramKind"] if param else [])
+            typing = policy_typing(obj.node, recognised[0], spec, version, workspace)
+            typed += sum(len(rule.typed) for rule in typing.rules)
+            lost = [u.reason for rule in typing.rules for u in rule_items(rule)]
+            lost += ["paramKind"] if params_item(typing) else []
             untyped.update(lost)
-            fully_typed += not lost and any(c.typed for c in coverage)
+            fully_typed += not lost and any(rule.typed for rule in typing.rules)
     print(f"{policies} policies with CEL in {args.corpus} (Kubernetes {version})")
     print(f"typed kinds: {typed}; policies typed for everything they match: {fully_typed}")
     print(f"untyped (typing-unavailable) entries: {sum(untyped.values())}")

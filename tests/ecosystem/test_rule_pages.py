@@ -144,6 +144,7 @@ ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
     ("vap_lsp/analysis/mutations.py", "finding.code"): lambda: _module_constants(
         PACKAGE / "analysis" / "mutations.py", "CODE_"
     ),
+    ("vap_lsp/analysis/cel_checks.py", "PRECISE_CODE"): lambda: {"vap-lsp-type-check"},
     ("vap_lsp/analysis/cel_checks.py", "'cel-' + issue.phase"): _cel_phases,
     # A CRD in the checked files or given with --crd: strict decoding, then the server's CRD checks.
     ("vap_lsp/analysis/crd_checks.py", "issue.code"): _structural_codes,

@@ -294,8 +294,14 @@ def _certain_finding(
         if not isinstance(node, Select):
             return []
         owner, _ = maybe_unwrap_optional(checked.type_of(node.operand) or DYN)
-        # An object type without fields (schemaless, preserve-unknown-fields) may hold anything.
-        if not isinstance(owner, ObjectType) or not owner.fields or owner.open_field_type is not None:
+        # An object type without fields (schemaless) or whose schema preserves unknown fields
+        # (the type checker sees only the declared ones) may hold anything at run time.
+        if (
+            not isinstance(owner, ObjectType)
+            or not owner.fields
+            or owner.open_field_type is not None
+            or owner.preserves_unknown_fields
+        ):
             return []
     elif issue.cel_message.startswith("found no matching overload"):
         node = next((n for n in parsed.walk() if isinstance(n, Call) and parsed.location(n) == loc), None)

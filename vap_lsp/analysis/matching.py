@@ -1,9 +1,7 @@
-"""Which kinds a policy's `object` can be, and their CEL types.
+"""The CEL types of the kinds a policy's `object` can be (built-in kinds, CRD versions).
 
-Mirrors the type-check controller (`typechecking.go` `typesToCheck`, reference §4.1): rules
-with a `*` group or version are skipped whole, `*` and subresource entries are dropped, each
-(group, version, resource) is mapped through the REST mapping of the selected Kubernetes
-version, at most 10 kinds per rule, result sorted by group, version, kind.
+Which kinds those are (the type-check controller's `typesToCheck`) is resolved by the typing
+model, `typing._walk_rules`, in one walk with what stays untyped.
 """
 
 from __future__ import annotations
@@ -41,48 +39,6 @@ class GVK:
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
-
-
-def _strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
-def matched_kinds(
-    spec: Mapping[str, Any], schema_set: SchemaSet, workspace: WorkspaceIndex | None = None
-) -> list[GVK]:
-    constraints = spec.get("matchConstraints")
-    if not isinstance(constraints, Mapping):
-        return []
-    rules = constraints.get("resourceRules")
-    if not isinstance(rules, list):
-        return []
-    found: set[GVK] = set()
-    for rule in rules:
-        if not isinstance(rule, Mapping):
-            continue
-        groups = _strings(rule.get("apiGroups"))
-        versions = _strings(rule.get("apiVersions"))
-        if any("*" in g for g in groups) or any("*" in v for v in versions):
-            continue
-        resources = [r for r in _strings(rule.get("resources")) if "*" not in r and "/" not in r]
-        count = 0
-        for group in sorted(groups):
-            for version in sorted(versions):
-                for resource in sorted(resources):
-                    kinds = schema_set.kinds_for(group, version, resource)[:1]
-                    if not kinds and workspace is not None:
-                        kinds = [
-                            (c.group, c.version, c.kind)
-                            for c in workspace.crd_kinds_for(group, version, resource)
-                        ]
-                    for g, v, k in kinds[:1]:
-                        gvk = GVK(g, v, k)
-                        if gvk not in found:
-                            found.add(gvk)
-                        count += 1
-                        if count >= MAX_TYPES_PER_RULE:
-                            return sorted(found)
-    return sorted(found)
 
 
 def _resolver(schema_set: SchemaSet) -> Any:

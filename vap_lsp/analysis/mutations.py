@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.matching import GVK, kind_type, matched_kinds
+from vap_lsp.analysis.matching import GVK, kind_type
 from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.analysis.typing import matched_kinds
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cel.ast import (
     Call,
@@ -45,7 +46,6 @@ from vap_lsp.cel.ast import (
 from vap_lsp.cel.compile import CompileResult
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import Kind, ObjectType, Type
-from vap_lsp.schema.store import get_schema_set
 from vap_lsp.text import Span
 
 CODE_APPLY = "map-apply-configuration"
@@ -85,7 +85,7 @@ def check_mutations(
     if not sites:
         return []
     kinds: list[tuple[GVK, Type]] = []
-    for gvk in matched_kinds(spec, get_schema_set(version), workspace):
+    for gvk in matched_kinds(spec, version, workspace):
         typ = kind_type(version, gvk, workspace)
         if typ is not None:
             kinds.append((gvk, typ))

@@ -14,9 +14,11 @@ A policy's expressions are compiled in three views (reference §1.3, §1.4, §4)
   (of the first kind with a schema); `cel_checks` reports what only this view finds as vap-lsp's
   advisory check, never as the server's verdict.
 
-Each kind says where its schema came from (`KindTyping.source`), so "typing is lost" can be
-said (`kinds_without_schema`, `untyped_resources`). The model is built once per policy node and
-cached (`policy_typing`); views are computed on first use.
+Each kind says where its schema came from (`KindTyping.source`), and each resource rule what
+it types and what it leaves `dyn` and why (`rules`, `untyped_resources`, `params_untyped`): the
+one walk of `matchConstraints` mirroring `typesToCheck` (reference §4.1), which `typing_coverage`
+(the `typing-unavailable` diagnostic), hover and the quick fix read. The model is built once per
+policy node and cached (`policy_typing`); views are computed on first use.
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, kind_type, matched_kinds, object_type
+from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, crd_type, kind_type, object_type
 from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
 from vap_lsp.cel import ast as cel_ast
 from vap_lsp.cel.ast import Call, Expr, Ident, ListExpr, Select
 from vap_lsp.cel.compile import CompileResult, compile_expression
@@ -43,18 +45,23 @@ from vap_lsp.yaml.model import MappingNode
 __all__ = [
     "KindTyping",
     "PolicyTyping",
+    "RuleTyping",
     "SchemaSource",
     "UntypedResource",
     "VariableTyping",
     "View",
     "ViewName",
     "clear_cache",
+    "matched_kinds",
     "policy_typing",
     "untyped_resources",
 ]
 
-SchemaSource = Literal["built-in", "workspace", "none"]
-"""Where a kind's schema came from: the bundled OpenAPI, a CRD of the checked files, nowhere."""
+SchemaSource = Literal["built-in", "workspace", "external", "none"]
+"""Where a kind's schema came from: the bundled OpenAPI, a CRD of the checked files, a CRD given
+from outside them (`--crd`, `vapLsp.crds`, the configuration), nowhere."""
+
+UntypedReason = Literal["wildcard", "subresource", "unknown", "not-served", "no-schema", "over-limit"]
 
 ViewName = Literal["create-time", "type-check", "precise"]
 
@@ -74,18 +81,40 @@ class KindTyping:
 
 @dataclass(frozen=True)
 class UntypedResource:
-    """A `resourceRules` entry whose objects get no schema: `reason` is `wildcard` (a `*` group,
-    version or resource), `subresource`, `unknown` (no built-in kind nor workspace CRD serves it)
-    or `over-limit` (past the type checker's 10 kinds per rule)."""
+    """A `resourceRules` entry (or `paramKind`) whose objects get no schema. `reason`:
+    `wildcard` (a `*` group, version or resource), `subresource` (one whose object is not the
+    typed main resource's kind), `unknown` (no built-in kind nor CRD serves it), `not-served`
+    (a known CRD has this version with `served: false`), `no-schema` (the kind resolves, its
+    CRD version has no schema) or `over-limit` (past the type checker's 10 kinds)."""
 
     group: str
     version: str
     resource: str
-    reason: Literal["wildcard", "subresource", "unknown", "over-limit"]
+    reason: UntypedReason
+    rule: int = -1
+    """Index in `resourceRules` (-1: `paramKind`)."""
+    gvk: GVK | None = None
+    """The kind it resolves to (`no-schema`, `paramKind`)."""
+    elsewhere: tuple[CRDVersion, ...] = ()
+    """Served versions with a schema of the same CRD (`unknown`, `not-served`: the quick fix)."""
 
     def __str__(self) -> str:
         group_version = f"{self.group}/{self.version}" if self.group else self.version
-        return f"{group_version} {self.resource}"
+        return f"{group_version} {self.resource or (self.gvk.kind if self.gvk else '')}"
+
+
+@dataclass(frozen=True)
+class RuleTyping:
+    """One `resourceRules` entry: the kinds it types (in `typesToCheck` order, repeats kept) and
+    what it leaves `dyn` (sorted by group, version, resource, as the walk goes)."""
+
+    index: int
+    groups: tuple[str, ...]
+    versions: tuple[str, ...]
+    resources: tuple[str, ...]
+    """As written (the diagnostic names them in this order)."""
+    typed: tuple[GVK, ...]
+    untyped: tuple[UntypedResource, ...]
 
 
 @dataclass(frozen=True)
@@ -302,70 +331,170 @@ def _params_kind(
     if not isinstance(param_kind, Mapping):
         return None
     api_version, kind = param_kind.get("apiVersion"), param_kind.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not kind:
         return None
     group, _, ver = api_version.rpartition("/")
     return _kind_typing(version, GVK(group, ver, kind), workspace)
 
 
+def _params_untyped(params: KindTyping | None, workspace: WorkspaceIndex | None) -> UntypedResource | None:
+    """`paramKind` whose kind has no schema (`params` is `dyn`): why, and where its CRD is served."""
+    if params is None or params.has_schema:
+        return None
+    gvk = params.gvk
+    reason: UntypedReason = "unknown"
+    elsewhere: tuple[CRDVersion, ...] = ()
+    if workspace is not None:
+        own = workspace.crd(gvk.group, gvk.version, gvk.kind)
+        if own is not None:
+            reason = "no-schema" if own.served else "not-served"
+        elsewhere = tuple(
+            c
+            for c in workspace.crds()
+            if c.group == gvk.group
+            and c.kind == gvk.kind
+            and c.version != gvk.version
+            and c.served
+            and c.schema is not None
+        )
+    return UntypedResource(gvk.group, gvk.version, "", reason, -1, gvk, elsewhere)
+
+
 def _kind_typing(version: str, gvk: GVK, workspace: WorkspaceIndex | None) -> KindTyping:
-    if object_type(version, gvk) is not None:
-        builtin = object_type(version, gvk)
-        assert builtin is not None
+    builtin = object_type(version, gvk)
+    if builtin is not None:
         return KindTyping(gvk, builtin, "built-in")
-    found = kind_type(version, gvk, workspace)
-    return KindTyping(gvk, found, "workspace") if found is not None else KindTyping(gvk, DYN, "none")
+    crd = workspace.crd(gvk.group, gvk.version, gvk.kind, served_only=True) if workspace is not None else None
+    found = crd_type(version, crd) if crd is not None else None
+    if crd is None or found is None:
+        return KindTyping(gvk, DYN, "none")
+    assert workspace is not None
+    return KindTyping(gvk, found, "external" if workspace.is_external(crd) else "workspace")
 
 
 def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def untyped_resources(
+def _elsewhere(
+    workspace: WorkspaceIndex | None, group: str, version: str, resource: str
+) -> tuple[CRDVersion, ...]:
+    if workspace is None:
+        return ()
+    return tuple(
+        c
+        for c in workspace.crd_versions_of(group, resource)
+        if c.version != version and c.served and c.schema is not None
+    )
+
+
+def _walk_rules(
     spec: Mapping[str, Any], version: str, workspace: WorkspaceIndex | None
-) -> list[UntypedResource]:
-    """The `resourceRules` entries the type checker gets no kind for (reference §4.1): once a
-    rule reaches 10 kinds the checker stops, so every later entry is over the limit too."""
+) -> tuple[list[RuleTyping], list[GVK]]:
+    """Each resource rule's typing, and the matched kinds (sorted), as `typesToCheck` resolves
+    them (reference §4.1): rules with `*` in apiGroups/apiVersions are skipped whole, `*` and
+    subresource entries dropped, each (group, version, resource) mapped through the REST mapping
+    (built-in kinds, then served CRD versions), and everything after the 10th kind of a rule
+    skipped (the controller returns there, so later rules get nothing either)."""
     constraints = spec.get("matchConstraints")
     rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
     if not isinstance(rules, list):
-        return []
+        return [], []
     schema_set = get_schema_set(version)
-    out: list[UntypedResource] = []
-    stopped = False
-    for rule in rules:
+    walked: list[RuleTyping] = []
+    found: set[GVK] = set()
+    typed_resources: dict[tuple[str, str, str], GVK] = {}
+    limit_reached = False
+    for index, rule in enumerate(rules):
         if not isinstance(rule, Mapping):
             continue
-        groups = sorted(_strings(rule.get("apiGroups")))
-        versions = sorted(_strings(rule.get("apiVersions")))
-        resources = sorted(_strings(rule.get("resources")))
-        if any("*" in g for g in groups) or any("*" in v for v in versions):
-            out.extend(
-                UntypedResource(g, v, r, "wildcard") for g in groups or [""] for v in versions or [""]
-                for r in resources
-            )  # fmt: skip
+        groups, versions = _strings(rule.get("apiGroups")), _strings(rule.get("apiVersions"))
+        resources = _strings(rule.get("resources"))
+        if not groups or not versions or not resources:
             continue
+        combos = [(g, v, r) for g in sorted(groups) for v in sorted(versions) for r in sorted(resources)]
+        written = (tuple(groups), tuple(versions), tuple(resources))
+        if any("*" in g for g in groups) or any("*" in v for v in versions):
+            untyped = tuple(UntypedResource(g, v, r, "wildcard", index) for g, v, r in combos)
+            walked.append(RuleTyping(index, *written, (), untyped))
+            continue
+        out: list[UntypedResource] = []
+        typed: list[GVK] = []
         count = 0
-        for group in groups:
-            for ver in versions:
-                for resource in resources:
-                    if "*" in resource:
-                        out.append(UntypedResource(group, ver, resource, "wildcard"))
-                        continue
-                    if "/" in resource:
-                        out.append(UntypedResource(group, ver, resource, "subresource"))
-                        continue
-                    mapped = bool(schema_set.kinds_for(group, ver, resource)) or (
-                        workspace is not None and bool(workspace.crd_kinds_for(group, ver, resource))
-                    )
-                    if not mapped:
-                        out.append(UntypedResource(group, ver, resource, "unknown"))
-                    elif stopped:
-                        out.append(UntypedResource(group, ver, resource, "over-limit"))
-                    else:
-                        count += 1
-                        stopped = count >= MAX_TYPES_PER_RULE
-    return out
+        for group, ver, resource in combos:
+            if "*" in resource.split("/")[0]:
+                out.append(UntypedResource(group, ver, resource, "wildcard", index))
+            elif "/" in resource:
+                out.append(UntypedResource(group, ver, resource, "subresource", index))
+            elif limit_reached:
+                out.append(UntypedResource(group, ver, resource, "over-limit", index))
+            else:
+                kinds = schema_set.kinds_for(group, ver, resource)[:1]
+                if not kinds and workspace is not None:
+                    kinds = [
+                        (c.group, c.version, c.kind) for c in workspace.crd_kinds_for(group, ver, resource)
+                    ]
+                if not kinds:
+                    reason: UntypedReason = "unknown"
+                    if workspace is not None and any(
+                        c.version == ver for c in workspace.crd_versions_of(group, resource)
+                    ):
+                        reason = "not-served"  # the CRD has this version, with served: false
+                    elsewhere = _elsewhere(workspace, group, ver, resource)
+                    out.append(UntypedResource(group, ver, resource, reason, index, None, elsewhere))
+                    continue
+                gvk = GVK(*kinds[0])
+                found.add(gvk)
+                if kind_type(version, gvk, workspace) is None:
+                    out.append(UntypedResource(group, ver, resource, "no-schema", index, gvk))
+                else:
+                    typed.append(gvk)
+                    typed_resources[(group, ver, resource.lower())] = gvk
+                count += 1
+                if count >= MAX_TYPES_PER_RULE:
+                    limit_reached = True
+        walked.append(RuleTyping(index, *written, tuple(typed), tuple(out)))
+    covered = functools.partial(_typed_subresource, schema_set, typed_resources)
+    walked = [
+        RuleTyping(
+            r.index, r.groups, r.versions, r.resources, r.typed, tuple(u for u in r.untyped if not covered(u))
+        )
+        for r in walked
+    ]
+    return walked, sorted(found)
+
+
+def _typed_subresource(
+    schema_set: Any, typed_resources: Mapping[tuple[str, str, str], GVK], u: UntypedResource
+) -> bool:
+    """A subresource whose object is the main resource's kind (`pods/ephemeralcontainers`,
+    `deployments/status`) when the policy types that resource: the type checker already checks
+    the expressions against that kind. Others (`deployments/scale` is a Scale) stay untyped."""
+    if u.reason != "subresource":
+        return False
+    parent, _, name = u.resource.lower().partition("/")
+    gvk = typed_resources.get((u.group, u.version, parent))
+    if gvk is None:
+        return False
+    kinds = schema_set.kinds_for(u.group, u.version, u.resource)[:1]
+    if not kinds:  # a CRD: its status subresource is the object itself, scale is a Scale
+        return name == "status"
+    return bool(GVK(*kinds[0]) == gvk)
+
+
+def untyped_resources(
+    spec: Mapping[str, Any], version: str, workspace: WorkspaceIndex | None
+) -> list[UntypedResource]:
+    """Every `resourceRules` entry whose objects are `dyn`, with why (see `UntypedResource`)."""
+    return [u for rule in _walk_rules(spec, version, workspace)[0] for u in rule.untyped]
+
+
+def matched_kinds(
+    spec: Mapping[str, Any], version: str, workspace: WorkspaceIndex | None = None
+) -> list[GVK]:
+    """The kinds `object` can be, as the type checker resolves them (sorted; with or without a
+    schema)."""
+    return _walk_rules(spec, version, workspace)[1]
 
 
 class PolicyTyping:
@@ -387,12 +516,16 @@ class PolicyTyping:
         self.sites: list[ExpressionSite] = expression_sites(root, policy, spec)
         self.has_params = isinstance(spec.get("paramKind"), Mapping)
         self.has_variables = policy is PolicyKind.MAP or bool(spec.get("variables"))
-        gvks = matched_kinds(spec, get_schema_set(version), workspace)
+        rules, gvks = _walk_rules(spec, version, workspace)
+        self.rules: tuple[RuleTyping, ...] = tuple(rules)
+        """Each resource rule: what it types and what it leaves `dyn`."""
         self.kinds: tuple[KindTyping, ...] = tuple(_kind_typing(version, gvk, workspace) for gvk in gvks)
         self.params_kind: KindTyping | None = (
             _params_kind(version, spec, workspace) if self.has_params else None
         )
         """`paramKind` with its schema source (None without a usable paramKind)."""
+        self.params_untyped: UntypedResource | None = _params_untyped(self.params_kind, workspace)
+        """`paramKind` when its kind has no schema (`params` is `dyn`), with why."""
         self.params_type: Type = self.params_kind.object_type if self.params_kind is not None else DYN
         self._views: dict[tuple[ViewName, GVK | None], View] = {}
         self._lock = threading.Lock()
@@ -416,8 +549,8 @@ class PolicyTyping:
         return tuple(k.gvk for k in self.kinds if not k.has_schema)
 
     def untyped_resources(self) -> list[UntypedResource]:
-        """Rule entries that resolve to no kind at all (see `untyped_resources`)."""
-        return untyped_resources(self.spec, self.version, self.workspace)
+        """Rule entries whose objects are `dyn`, with why (see `UntypedResource`)."""
+        return [u for rule in self.rules for u in rule.untyped]
 
     @property
     def kinds_text(self) -> str:

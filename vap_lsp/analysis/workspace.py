@@ -220,6 +220,11 @@ class WorkspaceIndex:
             self.generation += 1
             self.crd_generation += 1
 
+    def is_external(self, crd: CRDVersion) -> bool:
+        """Whether `crd` (as `crd` returned it) was given from outside the indexed files."""
+        with self._lock:
+            return any(c is crd for crds in self._external.values() for c in crds)
+
     def external_sources(self) -> list[str]:
         """The names given to `set_external_crds` that currently hold CRDs."""
         with self._lock:

@@ -685,6 +685,7 @@ def _convert(
             name,
             lambda: _object_fields(schema, resolve, visited, name),
             description=str(schema.get("description") or ""),
+            preserves_unknown_fields=_is_true(schema, "x-kubernetes-preserve-unknown-fields"),
         )
     if kind == "string":
         return _STRING_FORMATS.get(str(schema.get("format") or ""), t.STRING)

@@ -115,12 +115,15 @@ class ObjectType(Type):
     are big and most fields are never selected). `raw_names` maps escaped field names back to
     the JSON property names (`pkg/cel/escaping.go`). `open_field_type`, when set, types every field name not
     declared explicitly (Kubernetes' schemaless `Object.*` types accept any field as `dyn`).
+    `preserves_unknown_fields`: the schema has `x-kubernetes-preserve-unknown-fields`; the type
+    checker sees only the declared fields, but stored objects may hold any other.
     """
 
-    __slots__ = ("_cache", "_thunk", "description", "open_field_type")
+    __slots__ = ("_cache", "_thunk", "description", "open_field_type", "preserves_unknown_fields")
 
     description: str
     open_field_type: Type | None
+    preserves_unknown_fields: bool
     _thunk: FieldThunk | None
     _cache: list[FieldTable]
 
@@ -132,10 +135,12 @@ class ObjectType(Type):
         raw_names: Mapping[str, str] | None = None,
         description: str = "",
         open_field_type: Type | None = None,
+        preserves_unknown_fields: bool = False,
     ) -> None:
         super().__init__(Kind.STRUCT, name)
         object.__setattr__(self, "description", description)
         object.__setattr__(self, "open_field_type", open_field_type)
+        object.__setattr__(self, "preserves_unknown_fields", preserves_unknown_fields)
         cache: list[FieldTable] = []
         if callable(fields):
             object.__setattr__(self, "_thunk", fields)

@@ -394,6 +394,35 @@ RULES: tuple[Rule, ...] = (
         fixed=_validation('"has(object.spec.replicas) && object.spec.replicas <= 5"'),
     ),
     Rule(
+        code="vap-lsp-type-check",
+        title="vap-lsp's own type check through variables",
+        severity="warning or hint",
+        group="cel",
+        server="""
+            The server's compiler and type checker read object types (and optionals) as `dyn`
+            through `variables`, so `variables.spec.replicaz` passes both and fails only at
+            admission (`no such key`), where `failurePolicy` decides. vap-lsp keeps the type each
+            variable's expression infers and reports what only that finds: a field the schema
+            lacks, or an overload no runtime value could match. It is vap-lsp's advice, not the
+            server's verdict: never an error, with the variable's definition as related
+            information. A warning when it holds for every matched kind with a schema, a hint
+            when only for some (the expression may dispatch on `object.kind`). Fields of objects
+            whose schema preserves unknown fields, and `int-or-string` values, are never reported.
+        """,
+        example=_vap(
+            _DEPLOYMENTS
+            + "  variables:\n    - name: spec\n      expression: object.spec\n"
+            + '  validations:\n    - expression: "variables.spec.replicaz > 1"\n'
+        ),
+        fix="Use the field the schema declares.",
+        fixed=_vap(
+            _DEPLOYMENTS
+            + "  variables:\n    - name: spec\n      expression: object.spec\n"
+            + "  validations:\n"
+            + '    - expression: "!has(variables.spec.replicas) || variables.spec.replicas > 1"\n'
+        ),
+    ),
+    Rule(
         code="cel-type-check-extra",
         title="vap-lsp's own typed check of an expression the server never type-checks",
         severity="warning or hint",

@@ -7,6 +7,7 @@ expression, a function its overloads and the Kubernetes version that introduced 
 
 from __future__ import annotations
 
+from vap_lsp.analysis.typing import KindTyping
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, Literal, Select, StructExpr
 from vap_lsp.cel.types import ObjectType, Type
 from vap_lsp.features.cel_context import CelContext, cel_context_at, qualified
@@ -66,9 +67,26 @@ def _root_markdown(ctx: CelContext, name: str, typ: Type | None) -> str:
             )
         else:
             lines.append("No matched kind is known (matchConstraints), so it is `dyn`.")
+        lines.append(_schema_sources(ctx.policy.kinds))
     if name == "params":
         lines.append("Typed from `spec.paramKind`." if ctx.policy.has_params else "")
+        params = ctx.policy.typing.params_kind
+        lines.append(_schema_sources((params,) if params is not None else ()))
     return "\n\n".join(line for line in lines if line)
+
+
+_SOURCES = {
+    "workspace": "its CRD in the checked files",
+    "external": "its CRD given from outside the checked files (`--crd`, `vapLsp.crds`, configuration)",
+}
+
+
+def _schema_sources(kinds: tuple[KindTyping, ...]) -> str:
+    """Where the schema of each kind typed from a CRD comes from (built-in kinds go unsaid)."""
+    parts = [
+        f"{k.gvk.api_version} {k.gvk.kind} from {_SOURCES[k.source]}" for k in kinds if k.source in _SOURCES
+    ]
+    return f"Schema: {'; '.join(parts)}." if parts else ""
 
 
 def _variable_markdown(ctx: CelContext, name: str) -> str | None:

@@ -21,12 +21,11 @@ from typing import Any
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, admit
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import parse_text
-from vap_lsp.analysis.matching import matched_kinds
 from vap_lsp.analysis.placement import head_span, span_for_path
+from vap_lsp.analysis.typing import matched_kinds
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.policy.kinds import PolicyKind, recognise
-from vap_lsp.schema.store import get_schema_set
 from vap_lsp.testfiles.common import bindings_of, synthesized_binding
 from vap_lsp.testfiles.discover import looks_like_test, named_like_test, read_suite
 from vap_lsp.testfiles.runner import run_suite
@@ -178,7 +177,7 @@ def run_against_samples(
     run_inputs = PolicyInputs([policy_object.data], bindings, inputs.params, inputs.namespaces, inputs.crds)
     spec = policy_object.data.get("spec") if isinstance(policy_object.data.get("spec"), dict) else {}
     assert isinstance(spec, dict)
-    kinds = {(g.api_version, g.kind) for g in matched_kinds(spec, get_schema_set(kubernetes_version), index)}
+    kinds = {(g.api_version, g.kind) for g in matched_kinds(spec, kubernetes_version, index)}
     extra_uris = {s.uri for s in extras}
     candidates = [
         o

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vap_lsp.analysis.typing_coverage import Untyped, param_untyped, rule_coverage, typing_note
+from vap_lsp.analysis.typing import PolicyTyping
+from vap_lsp.analysis.typing_coverage import params_item, rule_items, typing_note
 from vap_lsp.features.edits import TextEditResult, rewrite_value
-from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import Span
-from vap_lsp.yaml.model import ExpansionLimit, ScalarNode, SequenceNode, lookup, to_python
+from vap_lsp.yaml.model import ScalarNode, SequenceNode, lookup
 
 if TYPE_CHECKING:
     from vap_lsp.analysis.objects import K8sObject
@@ -22,38 +22,28 @@ if TYPE_CHECKING:
     from vap_lsp.features.snapshot import DocumentSnapshot
 
 
-def _spec(snapshot: DocumentSnapshot, offset: int) -> tuple[Any, dict[str, Any]] | None:
-    obj = snapshot.object_at(offset)
-    recognised = recognise(obj.api_version, obj.kind) if obj is not None else None
-    if obj is None or recognised is None or recognised[0] not in (PolicyKind.VAP, PolicyKind.MAP):
-        return None
-    try:
-        data = to_python(obj.node)
-    except ExpansionLimit:
-        return None
-    spec = data.get("spec") if isinstance(data, dict) else None
-    return (obj.node, spec) if isinstance(spec, dict) else None
+def _typing(snapshot: DocumentSnapshot, obj: K8sObject | None) -> tuple[Any, PolicyTyping] | None:
+    """The policy's node and typing model (the one its diagnostics were computed from)."""
+    from vap_lsp.features.cel_context import policy_cel
+
+    pc = policy_cel(snapshot, obj) if obj is not None else None
+    return (pc.obj.node, pc.typing) if pc is not None else None
 
 
-def _rule_fixes(
-    snapshot: DocumentSnapshot, d: DiagnosticRef, root: Any, spec: dict[str, Any], index: int
-) -> list[CodeActionResult]:
+def _rule_fixes(d: DiagnosticRef, root: Any, typing: PolicyTyping, index: int) -> list[CodeActionResult]:
     from vap_lsp.features.code_actions import CodeActionResult
 
-    coverage = [
-        c for c in rule_coverage(spec, snapshot.kubernetes_version, snapshot.workspace) if c.index == index
-    ]
-    if not coverage:
+    rule = next((r for r in typing.rules if r.index == index), None)
+    if rule is None:
         return []
-    (cov,) = coverage
     path = ("spec", "matchConstraints", "resourceRules", index, "apiVersions")
     versions, _, found = lookup(root, path)
     if not isinstance(versions, SequenceNode) or len(found) != len(path):
         return []
-    still_needed = {g.version for g in cov.typed}
+    still_needed = {g.version for g in rule.typed}
     listed = [i for i in versions.items if isinstance(i, ScalarNode)]
     out: list[CodeActionResult] = []
-    for u in cov.untyped:
+    for u in rule_items(rule):
         item = next((i for i in listed if i.value == u.version), None)
         if not u.elsewhere or item is None:
             continue
@@ -74,12 +64,10 @@ def _rule_fixes(
     return out
 
 
-def _param_fixes(
-    snapshot: DocumentSnapshot, d: DiagnosticRef, root: Any, spec: dict[str, Any]
-) -> list[CodeActionResult]:
+def _param_fixes(d: DiagnosticRef, root: Any, typing: PolicyTyping) -> list[CodeActionResult]:
     from vap_lsp.features.code_actions import CodeActionResult
 
-    u: Untyped | None = param_untyped(spec, snapshot.kubernetes_version, snapshot.workspace)
+    u = params_item(typing)
     if u is None or not u.elsewhere:
         return []
     node, _, found = lookup(root, ("spec", "paramKind", "apiVersion"))
@@ -98,15 +86,15 @@ def _param_fixes(
 
 
 def typing_unavailable_fixes(snapshot: DocumentSnapshot, d: DiagnosticRef) -> list[CodeActionResult]:
-    found = _spec(snapshot, d.span.start)
+    found = _typing(snapshot, snapshot.object_at(d.span.start))
     if found is None or not d.field:
         return []
-    root, spec = found
+    root, typing = found
     if d.field == "spec.paramKind":
-        return _param_fixes(snapshot, d, root, spec)
+        return _param_fixes(d, root, typing)
     prefix = "spec.matchConstraints.resourceRules["
     if d.field.startswith(prefix) and d.field.endswith("]") and d.field[len(prefix) : -1].isdigit():
-        return _rule_fixes(snapshot, d, root, spec, int(d.field[len(prefix) : -1]))
+        return _rule_fixes(d, root, typing, int(d.field[len(prefix) : -1]))
     return []
 
 
@@ -117,8 +105,8 @@ def typing_hover_note(snapshot: DocumentSnapshot, obj: K8sObject, name: str) -> 
     """Hover text on `object`/`oldObject`/`params` where some matched kind has no schema."""
     if name not in _ROOTS:
         return None
-    found = _spec(snapshot, obj.node.span.start)
+    found = _typing(snapshot, obj)
     if found is None:
         return None
-    note = typing_note(found[1], snapshot.kubernetes_version, snapshot.workspace, name)
+    note = typing_note(found[1], name)
     return f"**Typing unavailable**: {note}." if note is not None else None
