@@ -24,23 +24,53 @@ SCRIPT = ROOT / "editors" / "emacs" / "test" / "e2e.el"
 POLICY = ROOT / "examples" / "broken" / "policy-field-errors.yaml"
 
 
-def eglot_available() -> bool:
+def _emacs_available(probe_eval: str) -> bool:
     if shutil.which("emacs") is None:
         return False
     probe = subprocess.run(
-        [
-            "emacs",
-            "--batch",
-            "-Q",
-            "--eval",
-            '(progn (dolist (d (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))'
-            " (add-to-list 'load-path d)) (require 'eglot))",
-        ],
+        ["emacs", "--batch", "-Q", "--eval", probe_eval],
         capture_output=True,
         stdin=subprocess.DEVNULL,
         timeout=60,
     )
     return probe.returncode == 0
+
+
+def _run_emacs(
+    script: Path, readme_heading: str, hook: str, tmp_path: Path
+) -> subprocess.CompletedProcess[str]:
+    """Runs `script` in `emacs --batch` with the README's snippet under `readme_heading` as init.el
+    and `vap-lsp` (vap-lsp-command's default) on PATH, as the README asks."""
+    init = tmp_path / "init.el"
+    snippet = readme_block(readme_heading, "elisp")
+    assert hook in snippet
+    init.write_text(snippet.replace("/path/to/vap-lsp", str(ROOT)), encoding="utf-8")
+    env = {
+        **os.environ,
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        "VAP_LSP_INIT": str(init),
+        "VAP_LSP_FILE": str(POLICY),
+        "HOME": str(tmp_path),
+    }
+    proc = subprocess.run(
+        ["emacs", "--batch", "-Q", "-l", str(script)],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    print(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def eglot_available() -> bool:
+    return _emacs_available(
+        '(progn (dolist (d (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))'
+        " (add-to-list 'load-path d)) (require 'eglot))"
+    )
 
 
 @pytest.mark.skipif(
@@ -49,30 +79,7 @@ def eglot_available() -> bool:
 def test_emacs_eglot_flymake_receives_diagnostics(tmp_path: Path) -> None:
     if not eglot_available():
         pytest.skip("eglot is not available to Emacs (apt-get install elpa-eglot, or Emacs >= 29)")
-    init = tmp_path / "init.el"
-    snippet = readme_block("With eglot:", "elisp")
-    assert "(add-hook 'yaml-mode-hook #'eglot-ensure)" in snippet
-    init.write_text(snippet.replace("/path/to/vap-lsp", str(ROOT)), encoding="utf-8")
-    env = {
-        **os.environ,
-        # `vap-lsp` (vap-lsp-command's default) on PATH, as the README asks.
-        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
-        "VAP_LSP_INIT": str(init),
-        "VAP_LSP_FILE": str(POLICY),
-        "HOME": str(tmp_path),
-    }
-    proc = subprocess.run(
-        ["emacs", "--batch", "-Q", "-l", str(SCRIPT)],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    output = proc.stdout + proc.stderr
-    print(output)
-    assert proc.returncode == 0, output
+    proc = _run_emacs(SCRIPT, "With eglot:", "(add-hook 'yaml-mode-hook #'eglot-ensure)", tmp_path)
     assert "PASS" in proc.stdout
     assert "ok flymake" in proc.stdout
 
@@ -104,22 +111,10 @@ LSP_MODE_DIAGNOSTICS = [
 
 
 def lsp_mode_available() -> bool:
-    if shutil.which("emacs") is None:
-        return False
-    probe = subprocess.run(
-        [
-            "emacs",
-            "--batch",
-            "-Q",
-            "--eval",
-            "(progn (require 'package) (add-to-list 'package-directory-list"
-            ' "/usr/share/emacs/site-lisp/elpa") (package-initialize) (require \'lsp-mode))',
-        ],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
+    return _emacs_available(
+        "(progn (require 'package) (add-to-list 'package-directory-list"
+        ' "/usr/share/emacs/site-lisp/elpa") (package-initialize) (require \'lsp-mode))'
     )
-    return probe.returncode == 0
 
 
 @pytest.mark.skipif(
@@ -128,30 +123,10 @@ def lsp_mode_available() -> bool:
 def test_emacs_lsp_mode_with_the_readme_config(tmp_path: Path) -> None:
     if not lsp_mode_available():
         pytest.skip("lsp-mode is not available to Emacs (apt-get install elpa-lsp-mode)")
-    init = tmp_path / "init.el"
-    snippet = readme_block("With lsp-mode (8.0 and later):", "elisp")
-    assert "(add-hook 'yaml-mode-hook #'lsp)" in snippet
-    init.write_text(snippet.replace("/path/to/vap-lsp", str(ROOT)), encoding="utf-8")
-    env = {
-        **os.environ,
-        # `vap-lsp` (vap-lsp-command's default) on PATH, as the README asks.
-        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
-        "VAP_LSP_INIT": str(init),
-        "VAP_LSP_FILE": str(POLICY),
-        "HOME": str(tmp_path),
-    }
-    proc = subprocess.run(
-        ["emacs", "--batch", "-Q", "-l", str(LSP_MODE_SCRIPT)],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
+    proc = _run_emacs(
+        LSP_MODE_SCRIPT, "With lsp-mode (8.0 and later):", "(add-hook 'yaml-mode-hook #'lsp)", tmp_path
     )
     output = proc.stdout + proc.stderr
-    print(output)
-    assert proc.returncode == 0, output
     lines = proc.stdout.splitlines()
     assert lines[-1] == "PASS", output
     assert "ok lsp-mode workspaces: vap-lsp" in lines

@@ -13,18 +13,7 @@
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'subr-x)
-
-(defun vap-lsp-test--out (fmt &rest args)
-  (princ (concat (apply #'format fmt args) "\n")))
-
-(defun vap-lsp-test--wait (predicate seconds)
-  "Run the event loop until PREDICATE is non-nil or SECONDS pass."
-  (let ((deadline (+ (float-time) seconds)))
-    (while (and (not (funcall predicate)) (< (float-time) deadline))
-      (accept-process-output nil 0.05))
-    (funcall predicate)))
+(load (expand-file-name "e2e-common" (file-name-directory load-file-name)) nil t)
 
 (let* ((init (or (getenv "VAP_LSP_INIT") (error "VAP_LSP_INIT is not set")))
        (file (expand-file-name (or (getenv "VAP_LSP_FILE") (error "VAP_LSP_FILE is not set"))))
