@@ -176,12 +176,27 @@ def find_config_file(start: Path) -> Path | None:
     return None
 
 
+# pyproject.toml → ((mtime_ns, size), has [tool.vap-lsp]): the server looks the configuration
+# up on every analysis and hover, and re-parsing the TOML each time cost ~2 ms.
+_TOOL_SECTION: dict[Path, tuple[tuple[int, int], bool]] = {}
+
+
 def _has_tool_section(path: Path) -> bool:
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    cached = _TOOL_SECTION.get(path)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    return "vap-lsp" in text and _pyproject_section(path) is not None
+    found = "vap-lsp" in text and _pyproject_section(path) is not None
+    _TOOL_SECTION[path] = (stamp, found)
+    return found
 
 
 def _pyproject_section(path: Path) -> Any:
