@@ -1,26 +1,42 @@
-"""`--crd PATH` (repeatable) of `check`, `run` and `test`, and the configuration's `crds`: CRDs
-from outside the checked files. `--crd` is loaded first, so it ranks above the configuration."""
+"""What `check`, `run` and `test` share: `--crd PATH` (repeatable) and the configuration's `crds`
+(CRDs from outside the checked files; `--crd` is loaded first, so it ranks above the
+configuration), `--config`/`--no-config`, and `--kubernetes-version`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from vap_lsp.analysis.crds import LoadedCRDs, load_crds
 from vap_lsp.analysis.workspace import WorkspaceIndex
-from vap_lsp.config import Config, crd_source
+from vap_lsp.config import Config, ConfigResolver, crd_source
+from vap_lsp.schema.store import normalize_version
 
 
-def load_external_crds(paths: Sequence[str], io_errors: list[str]) -> LoadedCRDs:
-    """`--crd` for every command: unusable paths are I/O errors (exit 2), what the API server
-    would say about a CRD is printed as a note (its schema is used anyway)."""
+def _load(paths: Sequence[str | Path], label: str, io_errors: list[str]) -> LoadedCRDs:
+    """Unusable paths are I/O errors (exit 2), what the API server would say about a CRD is
+    printed as a note (its schema is used anyway); both start with `label`."""
     loaded = load_crds(paths)
-    io_errors.extend(f"--crd {p}" for p in loaded.problems)
+    io_errors.extend(f"{label}{p}" for p in loaded.problems)
     for finding in loaded.findings:
-        print(f"vap-lsp: --crd {finding}", file=sys.stderr)
+        print(f"vap-lsp: {label}{finding}", file=sys.stderr)
     return loaded
+
+
+def load_external_crds(
+    paths: Sequence[str], io_errors: list[str], workspace: WorkspaceIndex | None = None
+) -> list[dict[str, Any]]:
+    """`--crd`, into `workspace` (set before the configuration's, so it ranks above them) and
+    returned as documents (for `run`/`test` inputs)."""
+    if not paths:
+        return []
+    loaded = _load(paths, "--crd ", io_errors)
+    if workspace is not None:
+        workspace.set_external_crds("--crd", loaded.versions)
+    return loaded.documents
 
 
 def load_config_crds(
@@ -33,14 +49,21 @@ def load_config_crds(
     for config in configs:
         if not config.crds:
             continue
-        loaded = load_crds(list(config.crds))
-        io_errors.extend(f"{config.path}: crds: {p}" for p in loaded.problems)
-        for finding in loaded.findings:
-            print(f"vap-lsp: {config.path}: crds: {finding}", file=sys.stderr)
+        loaded = _load(config.crds, f"{config.path}: crds: ", io_errors)
         if workspace is not None:
             workspace.set_external_crds(crd_source(config), loaded.versions)
         documents.extend(loaded.documents)
     return documents
+
+
+def config_resolver(args: argparse.Namespace) -> ConfigResolver:
+    """The configuration lookup of one command run (`--config`, `--no-config`)."""
+    return ConfigResolver(Path(args.config) if args.config else None, isolated=args.no_config, snapshot=True)
+
+
+def given_version(args: argparse.Namespace) -> str | None:
+    """`--kubernetes-version`, normalized (ValueError: not a version vap-lsp knows)."""
+    return normalize_version(args.kubernetes_version) if args.kubernetes_version else None
 
 
 def add_crd_option(parser: argparse.ArgumentParser) -> None:

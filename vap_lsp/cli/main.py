@@ -19,24 +19,30 @@ from vap_lsp.analysis.engine import analyse_bytes, analyse_text, parse_text
 from vap_lsp.analysis.files import collect_files, read_file
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.workspace import WorkspaceIndex
-from vap_lsp.cli.crd_option import add_config_options, add_crd_option, load_config_crds, load_external_crds
+from vap_lsp.cli.crd_option import (
+    add_config_options,
+    add_crd_option,
+    config_resolver,
+    given_version,
+    load_config_crds,
+    load_external_crds,
+)
 from vap_lsp.cli.report import FORMATTERS, FileReport, statistics, summary_line
 from vap_lsp.config import (
-    ConfigResolver,
     Overrides,
     configs_for,
     first_kubernetes_version,
     parse_severity_overrides,
     split_codes,
 )
-from vap_lsp.schema.store import available_versions, default_version, normalize_version
+from vap_lsp.schema.store import available_versions, default_version
 from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import YamlFile
 
 
 def _check(args: argparse.Namespace) -> int:
     try:
-        version = normalize_version(args.kubernetes_version) if args.kubernetes_version else None
+        version = given_version(args)
     except ValueError as exc:
         print(f"vap-lsp: {exc}", file=sys.stderr)
         return 2
@@ -46,15 +52,11 @@ def _check(args: argparse.Namespace) -> int:
             print(f"vap-lsp: {problem}", file=sys.stderr)
         return 2
     overrides = Overrides(version, split_codes(args.ignore), severity.severity, severity.off)
-    configs = ConfigResolver(
-        Path(args.config) if args.config else None, isolated=args.no_config, snapshot=True
-    )
+    configs = config_resolver(args)
     io_errors: list[str] = []
     # Two passes: index every file (CRDs, policies, bindings), then analyse each with the index.
     workspace = WorkspaceIndex()
-    if args.crd:
-        loaded = load_external_crds(args.crd, io_errors)
-        workspace.set_external_crds("--crd", loaded.versions)
+    load_external_crds(args.crd, io_errors, workspace)
     first_pass: list[tuple[Path, bytes, str | None, tuple[YamlFile, list[K8sObject]] | None]] = []
     for path in collect_files(args.paths, io_errors):
         if configs.for_path(path).is_excluded(path):
@@ -111,16 +113,14 @@ def _test(args: argparse.Namespace) -> int:
     from vap_lsp.testfiles.runner import run_suite
 
     try:
-        version = normalize_version(args.kubernetes_version) if args.kubernetes_version else None
+        version = given_version(args)
     except ValueError as exc:
         print(f"vap-lsp: {exc}", file=sys.stderr)
         return 2
     io_errors: list[str] = []
     suites = discover(args.paths or ["."], io_errors)
-    resolver = ConfigResolver(
-        Path(args.config) if args.config else None, isolated=args.no_config, snapshot=True
-    )
-    extra = load_external_crds(args.crd, io_errors).documents if args.crd else []
+    resolver = config_resolver(args)
+    extra = load_external_crds(args.crd, io_errors)
     runs: list[SuiteRun] = []
     seen: set[int] = set()
     for suite in suites:

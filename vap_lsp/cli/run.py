@@ -14,9 +14,16 @@ from typing import Any
 
 from vap_lsp.admission.api import OPERATIONS, AdmissionResult, UserInfo, admit
 from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs, load_requests
-from vap_lsp.cli.crd_option import add_config_options, add_crd_option, load_config_crds, load_external_crds
-from vap_lsp.config import ConfigResolver, configs_for, first_kubernetes_version
-from vap_lsp.schema.store import available_versions, default_version, normalize_version
+from vap_lsp.cli.crd_option import (
+    add_config_options,
+    add_crd_option,
+    config_resolver,
+    given_version,
+    load_config_crds,
+    load_external_crds,
+)
+from vap_lsp.config import configs_for, first_kubernetes_version
+from vap_lsp.schema.store import available_versions, default_version
 
 
 def add_parser(sub: Any) -> None:
@@ -53,14 +60,12 @@ def _fail(message: str) -> int:
 def run_command(args: argparse.Namespace) -> int:
     # The configuration of the policy paths (or of the current folder): `kubernetes-version` and
     # `crds`, under --kubernetes-version and after --crd.
-    resolver = ConfigResolver(Path(args.config) if args.config else None, isolated=args.no_config)
-    configs = configs_for(resolver, [Path(p) for p in args.paths] or [Path.cwd()])
+    configs = configs_for(config_resolver(args), [Path(p) for p in args.paths] or [Path.cwd()])
     for config in configs:
         if config.errors:
             return _fail(config.errors[0])
     try:
-        given = args.kubernetes_version or first_kubernetes_version(configs)
-        version = normalize_version(given) if given else default_version()
+        version = given_version(args) or first_kubernetes_version(configs) or default_version()
     except ValueError as exc:
         return _fail(str(exc))
     operation = (args.operation or ("UPDATE" if args.old_object else "CREATE")).upper()
@@ -71,8 +76,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         inputs = load_policy_inputs(args.paths)
         io_errors: list[str] = []
-        if args.crd:
-            inputs.crds.extend(load_external_crds(args.crd, io_errors).documents)
+        inputs.crds.extend(load_external_crds(args.crd, io_errors))
         inputs.crds.extend(load_config_crds(configs, io_errors))
         if io_errors:
             return _fail(io_errors[0])
