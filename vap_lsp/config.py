@@ -413,11 +413,6 @@ def first_kubernetes_version(configs: Iterable[Config]) -> str | None:
     return next((c.kubernetes_version for c in configs if c.kubernetes_version), None)
 
 
-def config_from_settings(raw: Mapping[str, Any], root: Path) -> Config:
-    """A configuration given as a mapping (tests, and clients that send one)."""
-    return _from_mapping(raw, None, root, "settings")
-
-
 def overrides_from_client(section: Mapping[str, Any]) -> tuple[Overrides, list[str]]:
     """`vapLsp.ignore` (codes) and `vapLsp.severity` (code → level) from the client."""
     problems: list[str] = []
@@ -451,7 +446,6 @@ __all__ = [
     "Config",
     "ConfigResolver",
     "Overrides",
-    "config_from_settings",
     "configs_for",
     "crd_source",
     "find_config_file",
