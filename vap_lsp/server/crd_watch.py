@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 from pygls import uris
 
-from vap_lsp.config import CONFIG_FILES, CRD_SOURCE_PREFIX, Config, crd_source
+from vap_lsp.config import CONFIG_FILES, CRD_SOURCE_PREFIX, Config, configs_for, crd_source
 from vap_lsp.server.worker import off_loop
 
 if TYPE_CHECKING:
@@ -69,8 +69,7 @@ def _configs(ls: VapLanguageServer, roots: list[tuple[str, Path]]) -> list[Confi
     """The configuration files of the workspace folders: the one each folder is under (maybe
     above it), and those met inside them (by documents, the scan or a watcher), re-read if changed."""
     folders = [root for _, root in roots]
-    # A file in the folder: looked up from the folder itself.
-    above = [c for c in (ls.config.for_path(root / CONFIG_FILES[0]) for root in folders) if c.path]
+    above = configs_for(ls.config, folders)
     inside = [c for c in ls.config.current() if c.path and any(c.path.is_relative_to(f) for f in folders)]
     return list({c.path: c for c in (*above, *inside)}.values())
 
