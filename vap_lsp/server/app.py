@@ -82,13 +82,20 @@ class VapLanguageServer(LanguageServer):
         errors: list[str] = []
         count = 0
         folders = list(self.workspace.folders.values())
+        # One configuration lookup per folder of the scan (each walks up to the root).
+        configs: dict[Path, Config] = {}
         for folder in folders:
             root = uris.to_fs_path(folder.uri)
             if root is None:
                 continue
             for path in walk_yaml(Path(root), errors):
                 uri = uris.from_fs_path(str(path)) or str(path)
-                if uri in self.workspace.text_documents or self.config.for_path(path).is_excluded(path):
+                if uri in self.workspace.text_documents:
+                    continue
+                config = configs.get(path.parent)
+                if config is None:
+                    config = configs[path.parent] = self.config.for_path(path)
+                if config.is_excluded(path):
                     continue
                 data = read_file(path, errors)
                 text = decode_bytes(data)[0] if data is not None else None
