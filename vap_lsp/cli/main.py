@@ -12,6 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from vap_lsp import __version__
 from vap_lsp.analysis.diagnostics import Severity
@@ -123,11 +124,16 @@ def _test(args: argparse.Namespace) -> int:
     extra = load_external_crds(args.crd, io_errors)
     runs: list[SuiteRun] = []
     seen: set[int] = set()
+    # Each configuration's `crds`, read (and its problems reported) once for all its test files.
+    config_crds: dict[Path | None, list[dict[str, Any]]] = {}
     for suite in suites:
         # The configuration of the test file: its `crds` after --crd, its `kubernetes-version`
         # under --kubernetes-version and the file's own kubernetesVersion.
         configs = configs_for(resolver, [Path(suite.path)])
-        given = extra + load_config_crds(configs, io_errors)
+        for config in configs:
+            if config.path not in config_crds:
+                config_crds[config.path] = load_config_crds([config], io_errors)
+        given = extra + [crd for config in configs for crd in config_crds[config.path]]
         for case in suite.cases:
             if given and id(case.inputs) not in seen:  # cases may share their inputs
                 seen.add(id(case.inputs))
