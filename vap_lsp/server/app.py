@@ -176,9 +176,10 @@ def create_server() -> VapLanguageServer:
     ) -> None:
         crds = ls.settings.crds
         ls.apply_settings(params.settings)
-        ls.diagnostics.schedule_all()
         if ls.settings.crds != crds:
-            await crd_watch.refresh(ls)
+            # Re-read the CRDs first, so no analysis runs with the old ones.
+            await crd_watch.refresh(ls, publish=False)
+        ls.diagnostics.schedule_all()
 
     @server.feature(lsp.INITIALIZED)
     async def initialized(ls: VapLanguageServer, params: lsp.InitializedParams) -> None:
