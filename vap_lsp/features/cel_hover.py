@@ -97,7 +97,7 @@ def _variable_markdown(ctx: CelContext, name: str) -> str | None:
         text = [_code(f"variables.{name}: dyn"), "The expression does not compile, so it is `dyn`."]
     else:
         text = [_code(f"variables.{name}: {type_text(var.inferred)}")]
-        server = type_text(var.field_type)
+        server = type_text(var.server_type)
         if server != type_text(var.inferred):
             text.append(
                 f"The API server reads it as `{server}` (object types read as `dyn` through "
