@@ -205,8 +205,9 @@ def _structural(schema: Mapping[str, Any], path: Path, level: str) -> Iterator[F
     if typ == "array" and not isinstance(schema.get("items"), Mapping):
         yield required((*path, "items"), "must be specified")
     list_type = schema.get("x-kubernetes-list-type")
-    if list_type is not None and list_type not in ("atomic", "map", "set"):
-        yield not_supported((*path, "x-kubernetes-list-type"), list_type, ["atomic", "map", "set"])
+    if list_type is not None and list_type not in ("atomic", "set", "map"):
+        # In the server's order: the detail lists them as given.
+        yield not_supported((*path, "x-kubernetes-list-type"), list_type, ["atomic", "set", "map"])
     if isinstance(props, Mapping):
         for key, prop in props.items():
             if isinstance(prop, Mapping):
@@ -241,20 +242,10 @@ def check_crd_object(obj: K8sObject, lines: LineIndex, kubernetes_version: str) 
     for crd_issue in validate_crd(data):
         error = crd_issue.error
         span = span_for_path(obj.node, error.path, lines, on_key=error.on_key)
-        if crd_issue.server_error:
-            diagnostics.append(
-                Diagnostic(
-                    span, Severity.ERROR, error.type.code, crd_issue.message(), field=crd_issue.field_text
-                )
-            )
-        else:
-            diagnostics.append(
-                Diagnostic(
-                    span,
-                    Severity.INFORMATION,
-                    "crd-not-served",
-                    crd_issue.message(),
-                    field=crd_issue.field_text,
-                )
-            )
+        severity, code = (
+            (Severity.ERROR, error.type.code)
+            if crd_issue.server_error
+            else (Severity.INFORMATION, "crd-not-served")
+        )
+        diagnostics.append(Diagnostic(span, severity, code, crd_issue.message(), field=crd_issue.field_text))
     return diagnostics
