@@ -242,10 +242,20 @@ def check_crd_object(obj: K8sObject, lines: LineIndex, kubernetes_version: str) 
     for crd_issue in validate_crd(data):
         error = crd_issue.error
         span = span_for_path(obj.node, error.path, lines, on_key=error.on_key)
-        severity, code = (
-            (Severity.ERROR, error.type.code)
-            if crd_issue.server_error
-            else (Severity.INFORMATION, "crd-not-served")
-        )
-        diagnostics.append(Diagnostic(span, severity, code, crd_issue.message(), field=crd_issue.field_text))
+        if crd_issue.server_error:
+            diagnostics.append(
+                Diagnostic(
+                    span, Severity.ERROR, error.type.code, crd_issue.message(), field=crd_issue.field_text
+                )
+            )
+        else:
+            diagnostics.append(
+                Diagnostic(
+                    span,
+                    Severity.INFORMATION,
+                    "crd-not-served",
+                    crd_issue.message(),
+                    field=crd_issue.field_text,
+                )
+            )
     return diagnostics
