@@ -115,3 +115,29 @@ def test_unknown_fields_are_strict_decoding_errors_and_no_served_version_is_info
         (Severity.ERROR, "unknown-field"),
     ]
     assert found[0].message.startswith("no version of Widget is served")
+
+
+def test_an_unknown_list_type_names_the_supported_values_in_the_servers_order() -> None:
+    assert _diagnostics(
+        """\
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata: {name: widgets.example.com}
+        spec:
+          group: example.com
+          names: {kind: Widget, plural: widgets}
+          scope: Namespaced
+          versions:
+            - name: v1
+              served: true
+              storage: true
+              schema:
+                openAPIV3Schema:
+                  type: object
+                  properties:
+                    tags: {type: array, items: {type: string}, x-kubernetes-list-type: bag}
+        """
+    ) == [
+        "error FieldValueNotSupported: spec.versions[0].schema.openAPIV3Schema.properties[tags]"
+        '.x-kubernetes-list-type: Unsupported value: "bag": supported values: "atomic", "set", "map"',
+    ]

@@ -97,7 +97,7 @@ def check_cel(
             )
     diagnostics.extend(advice.old_object_on_create(create_time, spec))
     if policy is PolicyKind.MAP:
-        diagnostics.extend(mutations.check_mutations(create_time, spec, version, workspace))
+        diagnostics.extend(mutations.check_mutations(create_time, typing.kinds))
     server_typed = _typed_checks(typing, reported)
     diagnostics.extend(server_typed.diagnostics)
     diagnostics.extend(_precise_checks(typing, reported, server_typed.issues))

@@ -205,8 +205,9 @@ def _structural(schema: Mapping[str, Any], path: Path, level: str) -> Iterator[F
     if typ == "array" and not isinstance(schema.get("items"), Mapping):
         yield required((*path, "items"), "must be specified")
     list_type = schema.get("x-kubernetes-list-type")
-    if list_type is not None and list_type not in ("atomic", "map", "set"):
-        yield not_supported((*path, "x-kubernetes-list-type"), list_type, ["atomic", "map", "set"])
+    if list_type is not None and list_type not in ("atomic", "set", "map"):
+        # In the server's order: the detail lists them as given.
+        yield not_supported((*path, "x-kubernetes-list-type"), list_type, ["atomic", "set", "map"])
     if isinstance(props, Mapping):
         for key, prop in props.items():
             if isinstance(prop, Mapping):

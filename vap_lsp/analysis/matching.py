@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.analysis.crds import published_schema
-from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
+from vap_lsp.analysis.workspace import CRDVersion
 from vap_lsp.cel.environment import schema_to_type
 from vap_lsp.cel.types import Type
 from vap_lsp.schema.store import SchemaSet, get_schema_set
@@ -85,13 +85,3 @@ def crd_type(kubernetes_version: str, crd: CRDVersion) -> Type | None:
             _CRD_TYPES.clear()
         _CRD_TYPES[key] = (crd.schema, converted)
     return converted
-
-
-def kind_type(kubernetes_version: str, gvk: GVK, workspace: WorkspaceIndex | None = None) -> Type | None:
-    """A built-in kind from the bundled schemas, else a served CRD version: one in the indexed
-    files first, then one given with `--crd` / `vapLsp.crds` (`WorkspaceIndex.crd`)."""
-    builtin = object_type(kubernetes_version, gvk)
-    if builtin is not None or workspace is None:
-        return builtin
-    crd = workspace.crd(gvk.group, gvk.version, gvk.kind, served_only=True)
-    return crd_type(kubernetes_version, crd) if crd is not None else None

@@ -24,13 +24,11 @@ import difflib
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.matching import GVK, kind_type
+from vap_lsp.analysis.matching import GVK
 from vap_lsp.analysis.sites import ExpressionSite
-from vap_lsp.analysis.typing import matched_kinds
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.typing import KindTyping
 from vap_lsp.cel.ast import (
     Call,
     Comprehension,
@@ -70,11 +68,10 @@ class _Finding:
 
 def check_mutations(
     compiled: Sequence[tuple[ExpressionSite, CompileResult]],
-    spec: Mapping[str, Any],
-    version: str,
-    workspace: WorkspaceIndex | None = None,
+    matched: Sequence[KindTyping],
 ) -> list[Diagnostic]:
-    """Warnings for the mutations of one MAP (`compiled`: its create-time compile results)."""
+    """Warnings for the mutations of one MAP (`compiled`: its create-time compile results;
+    `matched`: the typing model's matched kinds, those with a schema checked against)."""
     sites = [
         (site, result)
         for site, result in compiled
@@ -84,11 +81,7 @@ def check_mutations(
     ]
     if not sites:
         return []
-    kinds: list[tuple[GVK, Type]] = []
-    for gvk in matched_kinds(spec, version, workspace):
-        typ = kind_type(version, gvk, workspace)
-        if typ is not None:
-            kinds.append((gvk, typ))
+    kinds = [(k.gvk, k.object_type) for k in matched if k.has_schema]
     diagnostics: list[Diagnostic] = []
     for site, result in sites:
         ast = result.parsed.ast

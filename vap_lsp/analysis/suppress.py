@@ -64,10 +64,7 @@ def apply_code_rules(
     out: list[Diagnostic] = []
     for d in diagnostics:
         if d.code not in UNSUPPRESSIBLE:
-            if d.code in rules.ignore or any(
-                s.start <= d.span.start <= s.end and (s.codes is None or d.code in s.codes)
-                for s in suppressions
-            ):
+            if d.code in rules.ignore or any(s.hides(d) for s in suppressions):
                 continue
             severity = overrides.get(d.code)
             if severity is not None and severity is not d.severity:

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, crd_type, kind_type, object_type
+from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, crd_type, object_type
 from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
 from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
 from vap_lsp.cel import ast as cel_ast
@@ -133,11 +133,6 @@ class VariableTyping:
     def type(self) -> Type:
         """What vap-lsp types `variables.<name>` as."""
         return self.inferred if self.inferred is not None else DYN
-
-    @property
-    def field_type(self) -> Type:
-        """The server's type (kept for callers that ask what the server sees)."""
-        return self.server_type
 
     @property
     def more_precise(self) -> bool:
@@ -361,6 +356,8 @@ def _params_untyped(params: KindTyping | None, workspace: WorkspaceIndex | None)
 
 
 def _kind_typing(version: str, gvk: GVK, workspace: WorkspaceIndex | None) -> KindTyping:
+    """A built-in kind from the bundled schemas, else a served CRD version: one in the indexed
+    files first, then one given with `--crd` / `vapLsp.crds` (`WorkspaceIndex.crd`)."""
     builtin = object_type(version, gvk)
     if builtin is not None:
         return KindTyping(gvk, builtin, "built-in")
@@ -390,19 +387,20 @@ def _elsewhere(
 
 def _walk_rules(
     spec: Mapping[str, Any], version: str, workspace: WorkspaceIndex | None
-) -> tuple[list[RuleTyping], list[GVK]]:
-    """Each resource rule's typing, and the matched kinds (sorted), as `typesToCheck` resolves
-    them (reference §4.1): rules with `*` in apiGroups/apiVersions are skipped whole, `*` and
-    subresource entries dropped, each (group, version, resource) mapped through the REST mapping
-    (built-in kinds, then served CRD versions), and everything after the 10th kind of a rule
-    skipped (the controller returns there, so later rules get nothing either)."""
+) -> tuple[list[RuleTyping], list[KindTyping]]:
+    """Each resource rule's typing, and the matched kinds (sorted, each typed once), as
+    `typesToCheck` resolves them (reference §4.1): rules with `*` in apiGroups/apiVersions are
+    skipped whole, `*` and subresource entries dropped, each (group, version, resource) mapped
+    through the REST mapping (built-in kinds, then served CRD versions), and everything after
+    the 10th kind of a rule skipped (the controller returns there, so later rules get nothing
+    either)."""
     constraints = spec.get("matchConstraints")
     rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
     if not isinstance(rules, list):
         return [], []
     schema_set = get_schema_set(version)
     walked: list[RuleTyping] = []
-    found: set[GVK] = set()
+    found: dict[GVK, KindTyping] = {}
     typed_resources: dict[tuple[str, str, str], GVK] = {}
     limit_reached = False
     for index, rule in enumerate(rules):
@@ -444,8 +442,9 @@ def _walk_rules(
                     out.append(UntypedResource(group, ver, resource, reason, index, None, elsewhere))
                     continue
                 gvk = GVK(*kinds[0])
-                found.add(gvk)
-                if kind_type(version, gvk, workspace) is None:
+                if gvk not in found:
+                    found[gvk] = _kind_typing(version, gvk, workspace)
+                if not found[gvk].has_schema:
                     out.append(UntypedResource(group, ver, resource, "no-schema", index, gvk))
                 else:
                     typed.append(gvk)
@@ -461,7 +460,7 @@ def _walk_rules(
         )
         for r in walked
     ]
-    return walked, sorted(found)
+    return walked, [found[gvk] for gvk in sorted(found)]
 
 
 def _typed_subresource(
@@ -494,7 +493,7 @@ def matched_kinds(
 ) -> list[GVK]:
     """The kinds `object` can be, as the type checker resolves them (sorted; with or without a
     schema)."""
-    return _walk_rules(spec, version, workspace)[1]
+    return [k.gvk for k in _walk_rules(spec, version, workspace)[1]]
 
 
 class PolicyTyping:
@@ -516,10 +515,10 @@ class PolicyTyping:
         self.sites: list[ExpressionSite] = expression_sites(root, policy, spec)
         self.has_params = isinstance(spec.get("paramKind"), Mapping)
         self.has_variables = policy is PolicyKind.MAP or bool(spec.get("variables"))
-        rules, gvks = _walk_rules(spec, version, workspace)
+        rules, kinds = _walk_rules(spec, version, workspace)
         self.rules: tuple[RuleTyping, ...] = tuple(rules)
         """Each resource rule: what it types and what it leaves `dyn`."""
-        self.kinds: tuple[KindTyping, ...] = tuple(_kind_typing(version, gvk, workspace) for gvk in gvks)
+        self.kinds: tuple[KindTyping, ...] = tuple(kinds)
         self.params_kind: KindTyping | None = (
             _params_kind(version, spec, workspace) if self.has_params else None
         )

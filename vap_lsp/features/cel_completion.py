@@ -43,6 +43,10 @@ __all__ = ["complete", "complete_in_context"]
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
+# Receiver kinds of which nothing is known: no method applies to every such value.
+_UNKNOWN = frozenset({Kind.DYN, Kind.ERROR, Kind.TYPE_PARAM, Kind.ANY})
+
+
 def complete(snapshot: DocumentSnapshot, offset: int, trigger: str | None = None) -> CompletionResult | None:
     """None when `offset` is not inside a CEL expression (the YAML completion answers then)."""
     ctx = cel_context_at(snapshot, offset)
@@ -129,7 +133,7 @@ def complete_in_context(ctx: CelContext, trigger: str | None = None) -> Completi
 
 
 def _receiver_matches(param: Type, receiver: Type) -> bool:
-    if receiver.kind in (Kind.DYN, Kind.ERROR, Kind.TYPE_PARAM, Kind.ANY) or param.kind is Kind.DYN:
+    if receiver.kind in _UNKNOWN or param.kind is Kind.DYN:
         return True
     return t.is_assignable(t.TypeMapping(), param, receiver) is not None
 
@@ -215,12 +219,9 @@ def _member_items(b: _Builder, repaired: Repaired, optional: bool) -> None:
             _add_macro(b, macro, 2)
 
 
-_UNKNOWN = frozenset({Kind.DYN, Kind.ERROR, Kind.TYPE_PARAM, Kind.ANY})
-
-
 def _macro_applies(macro: MacroDecl, receiver: Type) -> bool:
     kind = receiver.kind
-    if kind in (Kind.DYN, Kind.ERROR, Kind.TYPE_PARAM, Kind.ANY):
+    if kind in _UNKNOWN:
         return True
     if macro.name in ("optMap", "optFlatMap"):
         return t.is_optional(receiver)

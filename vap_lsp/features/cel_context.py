@@ -46,7 +46,6 @@ __all__ = [
     "CelContext",
     "PolicyCel",
     "Repaired",
-    "VariableInfo",
     "cel_context_at",
     "escape_for_scalar",
     "policy_cel",
@@ -54,10 +53,6 @@ __all__ = [
     "repair",
     "scan",
 ]
-
-
-VariableInfo = VariableTyping
-"""One `spec.variables` entry with vap-lsp's type (`inferred`) and the server's (`field_type`)."""
 
 
 @dataclass(frozen=True)

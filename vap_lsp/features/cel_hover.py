@@ -8,6 +8,7 @@ expression, a function its overloads and the Kubernetes version that introduced 
 from __future__ import annotations
 
 from vap_lsp.analysis.typing import KindTyping
+from vap_lsp.analysis.typing_coverage import typing_note
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, Literal, Select, StructExpr
 from vap_lsp.cel.types import ObjectType, Type
 from vap_lsp.features.cel_context import CelContext, cel_context_at, qualified
@@ -32,12 +33,10 @@ def hover(snapshot: DocumentSnapshot, offset: int) -> HoverResult | None:
         return result
     # On the root `object`/`oldObject`/`params`: say where typing is lost, as the diagnostic does.
     name = snapshot.text[result.span.start : result.span.end]
-    if result.markdown.startswith(f"```cel\n{name}: "):
-        from vap_lsp.features.typing_fix import typing_hover_note
-
-        note = typing_hover_note(snapshot, ctx.policy.obj, name)
+    if name in ("object", "oldObject", "params") and result.markdown.startswith(f"```cel\n{name}: "):
+        note = typing_note(ctx.policy.typing, name)
         if note is not None:
-            return HoverResult(result.span, result.markdown + "\n\n" + note)
+            return HoverResult(result.span, f"{result.markdown}\n\n**Typing unavailable**: {note}.")
     return result
 
 
@@ -97,7 +96,7 @@ def _variable_markdown(ctx: CelContext, name: str) -> str | None:
         text = [_code(f"variables.{name}: dyn"), "The expression does not compile, so it is `dyn`."]
     else:
         text = [_code(f"variables.{name}: {type_text(var.inferred)}")]
-        server = type_text(var.field_type)
+        server = type_text(var.server_type)
         if server != type_text(var.inferred):
             text.append(
                 f"The API server reads it as `{server}` (object types read as `dyn` through "

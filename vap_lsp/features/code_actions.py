@@ -367,10 +367,7 @@ def code_actions(snapshot: DocumentSnapshot, diagnostics: list[DiagnosticRef]) -
         code = d.code or ""
         if code == "unknown-field":
             out.extend(_unknown_field(snapshot, d))
-        elif (
-            code in ("cel-type-check", "cel-type-check-extra", PRECISE_CODE)
-            and "undefined field" in d.message
-        ):
+        elif code in _TYPE_CHECK_CODES and "undefined field" in d.message:
             out.extend(_undefined_cel_field(snapshot, d))
         elif code == "FieldValueInvalid" and "must not contain both Deny and Warn" in d.message:
             out.extend(_deny_and_warn(snapshot, d))

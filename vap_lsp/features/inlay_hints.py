@@ -41,9 +41,9 @@ def inlay_hints(snapshot: DocumentSnapshot, within: Span | None = None) -> list[
                 continue
             inferred = type_text(var.inferred)
             tooltip = f"`variables.{var.name}` has type `{inferred}`"
-            if type_text(var.field_type) != inferred:
+            if type_text(var.server_type) != inferred:
                 tooltip += (
-                    f"; the API server reads it as `{type_text(var.field_type)}` (object types read as "
+                    f"; the API server reads it as `{type_text(var.server_type)}` (object types read as "
                     "`dyn` through `variables`), vap-lsp keeps the inferred type"
                 )
             hints.append(InlayHint(offset, f": {inferred}", tooltip))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from vap_lsp.analysis.typing import PolicyTyping
-from vap_lsp.analysis.typing_coverage import params_item, rule_items, typing_note
+from vap_lsp.analysis.typing_coverage import params_item, rule_items
 from vap_lsp.features.edits import TextEditResult, rewrite_value
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import ScalarNode, SequenceNode, lookup
@@ -96,17 +96,3 @@ def typing_unavailable_fixes(snapshot: DocumentSnapshot, d: DiagnosticRef) -> li
     if d.field.startswith(prefix) and d.field.endswith("]") and d.field[len(prefix) : -1].isdigit():
         return _rule_fixes(d, root, typing, int(d.field[len(prefix) : -1]))
     return []
-
-
-_ROOTS = frozenset({"object", "oldObject", "params"})
-
-
-def typing_hover_note(snapshot: DocumentSnapshot, obj: K8sObject, name: str) -> str | None:
-    """Hover text on `object`/`oldObject`/`params` where some matched kind has no schema."""
-    if name not in _ROOTS:
-        return None
-    found = _typing(snapshot, obj)
-    if found is None:
-        return None
-    note = typing_note(found[1], name)
-    return f"**Typing unavailable**: {note}." if note is not None else None
