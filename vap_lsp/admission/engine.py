@@ -37,7 +37,7 @@ from vap_lsp.admission.matching import (
     match_resources,
     selector_matches,
 )
-from vap_lsp.analysis.workspace import CRDVersion, _crd_versions
+from vap_lsp.analysis.workspace import CRDVersion, crd_versions
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileResult, compile_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, build_environment, variable_field_type
@@ -249,7 +249,7 @@ class _Context:
 def _crds(inputs: PolicyInputs) -> list[CRDVersion]:
     out: list[CRDVersion] = []
     for crd in inputs.crds:
-        out.extend(_crd_versions(crd))
+        out.extend(crd_versions(crd))
     return out
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo, load_admission_review
+from vap_lsp.analysis.crds import list_items
 from vap_lsp.analysis.files import collect_files, read_file
 from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import ExpansionLimit, ProblemKind, to_python
@@ -40,14 +41,6 @@ def documents(text: str, where: str) -> list[Any]:
     return out
 
 
-def _unwrap(data: Any, depth: int = 0) -> list[Any]:
-    if isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and depth < 4:
-        items = data.get("items")
-        if isinstance(items, list):
-            return [x for item in items for x in _unwrap(item, depth + 1)]
-    return [data]
-
-
 def read_text(path: Path) -> str:
     errors: list[str] = []
     data = read_file(path, errors)
@@ -65,7 +58,7 @@ def load_policy_inputs(paths: Iterable[str]) -> PolicyInputs:
     objects: list[dict[str, Any]] = []
     for path in collect_files(list(paths), errors):
         for doc in documents(read_text(path), str(path)):
-            for item in _unwrap(doc):
+            for item in list_items(doc):
                 if isinstance(item, dict) and item.get("apiVersion") and item.get("kind"):
                     objects.append(item)
     if errors:
@@ -86,7 +79,7 @@ def load_requests(
     if not docs:
         raise InputError(f"{path}: no object in the file")
     for i, doc in enumerate(docs):
-        for item in _unwrap(doc):
+        for item in list_items(doc):
             if isinstance(item, dict) and item.get("kind") == "AdmissionReview":
                 try:
                     out.append(load_admission_review(item))

@@ -113,12 +113,12 @@ def expand_paths(patterns: Iterable[str], root: Path | None = None) -> tuple[lis
     return out, problems
 
 
-def _unwrap(data: Any, depth: int = 0) -> list[Any]:
+def list_items(data: Any, depth: int = 0) -> list[Any]:
     """`kind: List` / `CustomResourceDefinitionList` (kubectl get -o yaml) → its items."""
     if isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and depth < 4:
         items = data.get("items")
         if isinstance(items, list):
-            return [x for item in items for x in _unwrap(item, depth + 1)]
+            return [x for item in items for x in list_items(item, depth + 1)]
     return [data]
 
 
@@ -181,7 +181,7 @@ def _load_file(path: Path) -> _FileCRDs:
     versions: list[CRDVersion] = []
     findings: list[str] = []
     for doc in _read_documents(path, problems):
-        for item in _unwrap(doc):
+        for item in list_items(doc):
             if not is_crd(item):
                 continue
             documents.append(item)

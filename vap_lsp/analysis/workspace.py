@@ -118,9 +118,6 @@ def crd_versions(data: Mapping[str, Any]) -> list[CRDVersion]:
     return out
 
 
-_crd_versions = crd_versions  # the admission engine's older name
-
-
 def _add_object(uri: str, obj: K8sObject, entry: _FileEntry) -> None:
     name_node, _, found = lookup(obj.node, ("metadata", "name"))
     if len(found) != 2 or not isinstance(name_node, ScalarNode) or not name_node.value:
