@@ -297,7 +297,7 @@ RULES: tuple[Rule, ...] = (
         title="A list longer than the server allows",
         severity="error",
         server="""
-            `field.TooMany`: at most 64 `matchConditions` per policy or binding
+            `field.TooMany`: at most 64 `matchConditions` per policy (bindings have none)
             (`Too many: 65: must have at most 64 items`).
         """,
         example=_vap(
