@@ -27,6 +27,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,6 @@ sys.path.insert(0, str(ROOT / "tools"))
 import cel_conformance as conf  # noqa: E402
 
 from vap_lsp.cel import types as t  # noqa: E402
-from vap_lsp.cel.checker import check  # noqa: E402
-from vap_lsp.cel.conformance import conformance_environment, conformance_parse  # noqa: E402
 from vap_lsp.cel.interpreter import evaluate  # noqa: E402
 from vap_lsp.cel.runtime.values import Duration, Timestamp, TypeValue, UintType  # noqa: E402
 
@@ -47,29 +46,11 @@ ERROR = object()
 Program = Callable[[], Any]
 
 
-class Case:
-    def __init__(self, raw: conf._Case) -> None:
-        test = raw.test
-        self.key = f"{raw.file}/{raw.section}/{raw.name}"
-        self.expr = conf.text(conf._one(test, "expr") or b"")
-        self.decls = conf._decls(test.get("type_env") or [])
-        self.container = conf.text(conf._one(test, "container") or b"")
-        self.disable_check = conf._flag(test, "disable_check")
-        self.macros = not conf._flag(test, "disable_macros")
-        self.bindings: dict[str, Any] = {}
-        for entry in test.get("bindings") or []:
-            inner = conf._msg(conf._one(entry, "value"), "value")
-            assert inner is not None
-            self.bindings[conf.text(conf._one(entry, "key"))] = conf._proto_value(inner)
-        self.expects_error = "eval_error" in test or "any_eval_errors" in test
-        value = conf._msg(test, "value")
-        typed = conf._msg(test, "typed_result")
-        if value is not None:
-            self.expected: Any = conf._proto_value(value)
-        elif typed is not None and conf._msg(typed, "result") is not None:
-            self.expected = conf._proto_value(conf._msg(typed, "result"))  # type: ignore[arg-type]
-        else:
-            self.expected = True
+@dataclass
+class Case(conf.Inputs):
+    """One applicable test with an evaluation: the tool's inputs and its file/section/name key."""
+
+    key: str = ""
 
 
 def load(root: Path) -> list[Case]:
@@ -77,7 +58,7 @@ def load(root: Path) -> list[Case]:
     for raw in conf.cases(root):
         if conf._flag(raw.test, "check_only") or conf.run_case(raw).status == "skip":
             continue
-        out.append(Case(raw))
+        out.append(Case(**vars(conf.inputs(raw.test)), key=f"{raw.file}/{raw.section}/{raw.name}"))
     return out
 
 
@@ -103,15 +84,9 @@ def passes(case: Case, got: Any) -> bool:
 
 
 def ours(case: Case) -> Program | None:
-    env = conformance_environment(case.decls, case.container)
-    parsed = conformance_parse(case.expr, env, macros=case.macros)
-    if parsed.ast is None or any(e.severity == "error" for e in parsed.errors):
+    env, program, error = conf.compile_inputs(case)
+    if error is not None:
         return None
-    program: Any = parsed
-    if not case.disable_check:
-        program = check(parsed, env)
-        if program.issues:
-            return None
 
     def run() -> Any:
         result = evaluate(program, case.bindings, env=env, cost_limit=None)

@@ -35,6 +35,7 @@ from textproto import Message, parse_textproto, text
 from vap_lsp.cel import types as t
 from vap_lsp.cel.checker import check
 from vap_lsp.cel.conformance import ConformanceDecls, conformance_environment, conformance_parse
+from vap_lsp.cel.environment import Environment
 from vap_lsp.cel.interpreter import evaluate
 from vap_lsp.cel.library.decls import FunctionDecl, Overload
 from vap_lsp.cel.runtime.values import (
@@ -325,72 +326,103 @@ class _Case:
     test: Message
 
 
+@dataclass
+class Inputs:
+    """What a test gives: the expression and its setting, the bindings and the expected outcome."""
+
+    expr: str
+    container: str
+    decls: ConformanceDecls
+    bindings: dict[str, Any]
+    expected: Any
+    expected_type: t.Type | None
+    expects_error: bool
+    macros: bool
+    disable_check: bool
+    check_only: bool
+
+
+def inputs(test: Message) -> Inputs:
+    """A test's inputs; `NeedsProto` when a binding or the expected value needs protobuf messages."""
+    decls = _decls(test.get("type_env") or [])
+    bindings: dict[str, Any] = {}
+    for entry in test.get("bindings") or []:
+        inner = _msg(_one(entry, "value"), "value")
+        if inner is None:
+            raise NeedsProto("binding without a value (error or unknown)")
+        bindings[text(_one(entry, "key"))] = _proto_value(inner)
+    expects_error = "eval_error" in test or "any_eval_errors" in test
+    expected: Any = None
+    expected_type: t.Type | None = None
+    value_msg = _msg(test, "value")
+    typed = _msg(test, "typed_result")
+    if value_msg is not None:
+        expected = _proto_value(value_msg)
+    elif typed is not None:
+        result = _msg(typed, "result")
+        expected = _proto_value(result) if result is not None else None
+        deduced = _msg(typed, "deduced_type")
+        expected_type = _proto_type(deduced) if deduced is not None else None
+    elif not expects_error:
+        expected = True
+    return Inputs(
+        expr=text(_one(test, "expr") or b""),
+        container=text(_one(test, "container") or b""),
+        decls=decls,
+        bindings=bindings,
+        expected=expected,
+        expected_type=expected_type,
+        expects_error=expects_error,
+        macros=not _flag(test, "disable_macros"),
+        disable_check=_flag(test, "disable_check"),
+        check_only=_flag(test, "check_only"),
+    )
+
+
+def compile_inputs(inp: Inputs) -> tuple[Environment, Any, str | None]:
+    """The test's environment and program (checked unless `disable_check`), or the parse or
+    check error that stopped it."""
+    env = conformance_environment(inp.decls, inp.container)
+    parsed = conformance_parse(inp.expr, env, macros=inp.macros)
+    if parsed.ast is None or any(e.severity == "error" for e in parsed.errors):
+        msg = parsed.errors[0].message if parsed.errors else "no AST"
+        return env, parsed, f"parse error: {msg}"
+    if inp.disable_check:
+        return env, parsed, None
+    checked = check(parsed, env)
+    if checked.issues:
+        return env, checked, f"check error: {checked.issues[0].message}"
+    return env, checked, None
+
+
 def run_case(case: _Case) -> Outcome:
     test = case.test
-    expr = text(_one(test, "expr") or b"")
-    out = Outcome(case.file, case.section, case.name, expr, "fail")
+    out = Outcome(case.file, case.section, case.name, text(_one(test, "expr") or b""), "fail")
     marker = _test_needs_proto(test)
     try:
-        decls = _decls(test.get("type_env") or [])
-        bindings: dict[str, Any] = {}
-        for entry in test.get("bindings") or []:
-            key = text(_one(entry, "key"))
-            expr_value = _one(entry, "value")
-            inner = _msg(expr_value, "value")
-            if inner is None:
-                raise NeedsProto("binding without a value (error or unknown)")
-            bindings[key] = _proto_value(inner)
-        expected: Any = None
-        value_msg = _msg(test, "value")
-        typed = _msg(test, "typed_result")
-        expected_type: t.Type | None = None
-        if value_msg is not None:
-            expected = _proto_value(value_msg)
-        elif typed is not None:
-            result = _msg(typed, "result")
-            expected = _proto_value(result) if result is not None else None
-            deduced = _msg(typed, "deduced_type")
-            expected_type = _proto_type(deduced) if deduced is not None else None
-        elif "eval_error" not in test and "any_eval_errors" not in test:
-            expected = True
+        inp = inputs(test)
     except NeedsProto as exc:
         marker = marker or str(exc)
     if marker is not None:
         out.status, out.detail = "skip", marker
         return out
-    expects_error = "eval_error" in test or "any_eval_errors" in test
-    container = text(_one(test, "container") or b"")
-    env = conformance_environment(decls, container)
-    parsed = conformance_parse(expr, env, macros=not _flag(test, "disable_macros"))
-    if parsed.ast is None or any(e.severity == "error" for e in parsed.errors):
-        msg = parsed.errors[0].message if parsed.errors else "no AST"
-        if expects_error:
-            out.status, out.detail = "pass", f"parse error: {msg}"
-        else:
-            out.detail = f"parse error: {msg}"
+    env, program, error = compile_inputs(inp)
+    if error is not None:
+        out.status, out.detail = ("pass" if inp.expects_error else "fail"), error
         return out
-    program: Any = parsed
-    if not _flag(test, "disable_check"):
-        checked = check(parsed, env)
-        if checked.issues:
-            msg = checked.issues[0].message
-            if expects_error:
-                out.status, out.detail = "pass", f"check error: {msg}"
-            else:
-                out.detail = f"check error: {msg}"
-            return out
-        if expected_type is not None:
-            got_type = t.format_cel_type(checked.output_type)
-            want_type = t.format_cel_type(expected_type)
+    if not inp.disable_check:
+        if inp.expected_type is not None:
+            got_type = t.format_cel_type(program.output_type)
+            want_type = t.format_cel_type(inp.expected_type)
             if got_type != want_type:
                 out.detail = f"deduced type {got_type}, want {want_type}"
                 return out
-        program = checked
-        if _flag(test, "check_only"):
+        if inp.check_only:
             out.status = "pass"
             return out
-    result = evaluate(program, bindings, env=env, cost_limit=None)
-    if expects_error:
+    result = evaluate(program, inp.bindings, env=env, cost_limit=None)
+    expected = inp.expected
+    if inp.expects_error:
         if result.ok:
             out.detail = f"got {result.value!r}, want an error"
             return out

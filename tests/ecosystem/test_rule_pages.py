@@ -204,17 +204,31 @@ def test_every_page_is_for_a_code_that_is_emitted() -> None:
     assert sorted(set(rules()) - codes) == []
 
 
-def _codes_of(text: str) -> set[str]:
+_SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+
+
+def _severities_of(text: str) -> dict[str, set[str]]:
+    """Each code the text gets, with the severities it gets it with."""
     workspace = WorkspaceIndex()
     workspace.complete = True
     analysis = analyse_text(textwrap.dedent(text), workspace=workspace, uri="file:///example.yaml")
-    return {d.code for d in analysis.diagnostics}
+    found: dict[str, set[str]] = {}
+    for d in analysis.diagnostics:
+        found.setdefault(str(d.code), set()).add(_SEVERITY_NAMES[int(d.severity)])
+    return found
+
+
+def _codes_of(text: str) -> set[str]:
+    return set(_severities_of(text))
 
 
 @pytest.mark.parametrize("code", [c for c, r in rules().items() if r.checked])
 def test_the_example_gets_the_code_and_the_fix_does_not(code: str) -> None:
     rule = rules()[code]
-    assert code in _codes_of(rule.example)
+    found = _severities_of(rule.example)
+    assert code in found
+    # the page's severity is the one the analysis reports ("error or warning": either)
+    assert found[code] <= set(rule.severity.split(" or ")), (found[code], rule.severity)
     if rule.fixed:
         assert code not in _codes_of(rule.fixed)
 

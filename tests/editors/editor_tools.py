@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,3 +70,20 @@ def nvim_latest() -> str | None:
 def debian_nvim() -> str | None:
     """Debian's Neovim (0.7 on bookworm): the nvim on PATH, whatever its version."""
     return shutil.which("nvim")
+
+
+def path_with_vap_lsp() -> str:
+    """PATH with this environment's scripts folder (where `vap-lsp` is) first."""
+    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+
+def run_editor(cmd: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Runs a headless editor from the repository root (3 minutes at most), prints what it wrote
+    (pytest shows it when the test fails) and asserts that it exited 0."""
+    proc = subprocess.run(
+        cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180
+    )
+    output = proc.stdout + proc.stderr
+    print(output)
+    assert proc.returncode == 0, output
+    return proc

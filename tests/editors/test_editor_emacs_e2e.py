@@ -13,11 +13,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from editor_tools import POD_SPEC_FIELDS, readme_block
+from editor_tools import POD_SPEC_FIELDS, path_with_vap_lsp, readme_block, run_editor
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "editors" / "emacs" / "test" / "e2e.el"
@@ -47,22 +46,12 @@ def _run_emacs(
     init.write_text(snippet.replace("/path/to/vap-lsp", str(ROOT)), encoding="utf-8")
     env = {
         **os.environ,
-        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        "PATH": path_with_vap_lsp(),
         "VAP_LSP_INIT": str(init),
         "VAP_LSP_FILE": str(POLICY),
         "HOME": str(tmp_path),
     }
-    proc = subprocess.run(
-        ["emacs", "--batch", "-Q", "-l", str(script)],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    print(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = run_editor(["emacs", "--batch", "-Q", "-l", str(script)], env)
     return proc
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from editor_tools import run_editor
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "editors" / "nvim" / "test" / "e2e.lua"
@@ -27,18 +27,9 @@ def test_neovim_receives_diagnostics_hover_and_completion(tmp_path: Path) -> Non
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
     }
-    proc = subprocess.run(
-        ["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
+    proc = run_editor(
+        ["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"], env
     )
-    output = proc.stdout + proc.stderr
-    print(output)
-    assert proc.returncode == 0, output
     assert "PASS" in proc.stdout
     assert "ok diagnostics" in proc.stdout
     assert "ok hover: ```cel object: Pod ```" in proc.stdout

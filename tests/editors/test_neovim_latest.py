@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from editor_tools import INSTALL_HINT, NVIM_PARSERS, POD_SPEC_FIELDS, ROOT, nvim_latest, readme_block
+from editor_tools import (
+    INSTALL_HINT,
+    NVIM_PARSERS,
+    POD_SPEC_FIELDS,
+    ROOT,
+    nvim_latest,
+    path_with_vap_lsp,
+    readme_block,
+    run_editor,
+)
 
 SCRIPT = ROOT / "editors" / "nvim" / "test" / "e2e_latest.lua"
 POLICY = ROOT / "examples" / "broken" / "policy-field-errors.yaml"
@@ -85,25 +92,16 @@ def test_neovim_latest_with_the_readme_config(tmp_path: Path) -> None:
     env = {
         **os.environ,
         # `vap-lsp serve` (lsp/vap_lsp.lua's cmd) from this environment's scripts folder.
-        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        "PATH": path_with_vap_lsp(),
         "VAP_LSP_FIXTURE": str(FIXTURE),
         "HOME": str(tmp_path),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
     }
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", str(init), "-i", "NONE", "-n", str(POLICY), "-c", f"luafile {SCRIPT}"],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
+    proc = run_editor(
+        [nvim, "--headless", "-u", str(init), "-i", "NONE", "-n", str(POLICY), "-c", f"luafile {SCRIPT}"], env
     )
-    output = proc.stdout + proc.stderr
-    print(output)
-    assert proc.returncode == 0, output
     lines = proc.stdout.splitlines()
     assert lines[-1] == "PASS"
     assert lines[0].startswith("ok version: 0.1"), lines[0]

@@ -253,7 +253,7 @@ class _Checker:
         # 1.28) and an AST validator from 0.17 on (see validators.py), where the checker joins
         # mixed element types to `dyn`.
         self.homogeneous = env.features.homogeneous_aggregate_literals and self.minor < 29
-        self.shadowing_fixed = self.minor >= NAMESPACE_RESOLUTION_MINOR
+        self.shadowing_fixed = shadowing_fixed(env)
         self._dispatch: dict[type, Callable[[Expr], None]] = {
             Literal: self._literal,  # type: ignore[dict-item]
             Ident: self._ident,  # type: ignore[dict-item]

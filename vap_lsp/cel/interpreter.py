@@ -37,7 +37,7 @@ from vap_lsp.cel.ast import (
 from vap_lsp.cel.checker import CheckedExpr, container_candidates, qualified_name, shadowing_fixed
 from vap_lsp.cel.environment import Environment
 from vap_lsp.cel.library.decls import Overload
-from vap_lsp.cel.runtime import celext, extlib, k8s
+from vap_lsp.cel.runtime import extlib, k8s
 from vap_lsp.cel.runtime.cost import LIST_CREATE, MAP_CREATE, STRUCT_CREATE, call_cost, is_unit_cost
 from vap_lsp.cel.runtime.stdlib import IMPLS, MutableList
 from vap_lsp.cel.runtime.values import (
@@ -400,6 +400,14 @@ class _Candidate:
 _CANDIDATES: dict[str, _Candidate | None] = {}
 
 
+def _extension_impls() -> Mapping[str, Callable[..., Value]]:
+    """The cel-go extensions only the conformance environment declares (`vap_lsp.cel.conformance`),
+    imported on first need: a Kubernetes overload never gets here, so the server does not load them."""
+    from vap_lsp.cel.runtime import celext
+
+    return celext.IMPLS
+
+
 def _candidate(overload: Overload) -> _Candidate | None:
     found = _CANDIDATES.get(overload.id, _MISSING)
     if found is _MISSING:
@@ -407,7 +415,7 @@ def _candidate(overload: Overload) -> _Candidate | None:
             IMPLS.get(overload.id)
             or extlib.IMPLS.get(overload.id)
             or k8s.IMPLS.get(overload.id)
-            or celext.IMPLS.get(overload.id)
+            or _extension_impls().get(overload.id)
         )
         found = (
             None

@@ -45,8 +45,9 @@ _DEPLOYMENTS = """\
 """
 
 
-def _validation(expression: str, extra: str = "") -> str:
-    return _vap(_DEPLOYMENTS + f"  validations:\n    - expression: {expression}\n" + extra)
+def _validation(expression: str, extra: str = "", *, head: str = "", name: str = "demo") -> str:
+    """A policy on Deployments with one validation; `head` goes before `matchConstraints`."""
+    return _vap(head + _DEPLOYMENTS + f"  validations:\n    - expression: {expression}\n" + extra, name)
 
 
 def _crd(served: str = "true") -> str:
@@ -170,10 +171,9 @@ RULES: tuple[Rule, ...] = (
             `strict decoding error: duplicate field "spec.failurePolicy"` (without strict
             validation the last value silently wins).
         """,
-        example=_vap("  failurePolicy: Fail\n  failurePolicy: Ignore\n" + _DEPLOYMENTS)
-        + "  validations:\n    - expression: 'true'\n",
+        example=_validation("'true'", head="  failurePolicy: Fail\n  failurePolicy: Ignore\n"),
         fix="Keep one of the two.",
-        fixed=_vap("  failurePolicy: Fail\n" + _DEPLOYMENTS) + "  validations:\n    - expression: 'true'\n",
+        fixed=_validation("'true'", head="  failurePolicy: Fail\n"),
     ),
     Rule(
         code="type-mismatch",
@@ -201,7 +201,7 @@ RULES: tuple[Rule, ...] = (
             (alpha versions are off by default and removed later). vap-lsp checks the object
             against the nearest version that serves it and says which versions do.
         """,
-        example=_vap(_DEPLOYMENTS + "  validations:\n    - expression: 'true'\n").replace(
+        example=_validation("'true'").replace(
             "admissionregistration.k8s.io/v1", "admissionregistration.k8s.io/v1alpha1"
         ),
         fix="Use an apiVersion the target version serves (`admissionregistration.k8s.io/v1` for "
@@ -237,7 +237,7 @@ RULES: tuple[Rule, ...] = (
             storage version, schemas must be structural (`FieldValueRequired`,
             `FieldValueForbidden` and `FieldValueNotSupported` too).
         """,
-        example=_vap(_DEPLOYMENTS + "  validations:\n    - expression: 'true'\n", name="Demo_Policy"),
+        example=_validation("'true'", name="Demo_Policy"),
         fix="Change the value as the message says.",
         fixed=_validation("'true'"),
     ),
@@ -250,11 +250,9 @@ RULES: tuple[Rule, ...] = (
             `validationActions` or `operations` accept only listed values:
             `Unsupported value: "Never": supported values: "Fail", "Ignore"`.
         """,
-        example=_vap(
-            "  failurePolicy: Never\n" + _DEPLOYMENTS + "  validations:\n    - expression: 'true'\n"
-        ),
+        example=_validation("'true'", head="  failurePolicy: Never\n"),
         fix="Use one of the supported values (completion offers them).",
-        fixed=_vap("  failurePolicy: Fail\n" + _DEPLOYMENTS + "  validations:\n    - expression: 'true'\n"),
+        fixed=_validation("'true'", head="  failurePolicy: Fail\n"),
     ),
     Rule(
         code="FieldValueForbidden",
@@ -299,7 +297,7 @@ RULES: tuple[Rule, ...] = (
         title="A list longer than the server allows",
         severity="error",
         server="""
-            `field.TooMany`: at most 64 `matchConditions` per policy or binding
+            `field.TooMany`: at most 64 `matchConditions` per policy (bindings have none)
             (`Too many: 65: must have at most 64 items`).
         """,
         example=_vap(
@@ -512,17 +510,11 @@ RULES: tuple[Rule, ...] = (
             policy binding with Deny parameterNotFoundAction`-style errors) and `failurePolicy`
             decides the outcome.
         """,
-        example=_vap(
-            "  paramKind: {apiVersion: v1, kind: ConfigMap}\n" + _DEPLOYMENTS + "  validations:\n"
-            "    - expression: 'true'\n"
-        )
+        example=_validation("'true'", head="  paramKind: {apiVersion: v1, kind: ConfigMap}\n")
         + "---\n"
         + _binding("  policyName: demo\n  validationActions: [Deny]\n"),
         fix="Add `paramRef` (`name` or `selector`, and `parameterNotFoundAction`).",
-        fixed=_vap(
-            "  paramKind: {apiVersion: v1, kind: ConfigMap}\n" + _DEPLOYMENTS + "  validations:\n"
-            "    - expression: 'true'\n"
-        )
+        fixed=_validation("'true'", head="  paramKind: {apiVersion: v1, kind: ConfigMap}\n")
         + "---\n"
         + _binding(
             "  policyName: demo\n  validationActions: [Deny]\n  paramRef:\n    name: limits\n"
