@@ -331,7 +331,7 @@ class _Checker:
                 found = scope.get(name)
                 if found is not None:
                     return found, Reference("local", name)
-        for candidate in container_candidates(getattr(self.env, "container", ""), name, root_only):
+        for candidate in container_candidates(self.env.container, name, root_only):
             var = self.env.find_variable(candidate)
             if var is not None:
                 return var, Reference("variable", candidate)

@@ -35,11 +35,6 @@ class ConformanceDecls:
     functions: Mapping[str, FunctionDecl] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class ConformanceEnvironment(Environment):
-    container: str = ""
-
-
 _EXTENSIONS = (celext.MATH, celext.ENCODERS, celext.STRINGS_V3)
 
 
@@ -71,16 +66,18 @@ def _merge(a: Mapping[str, FunctionDecl], b: Mapping[str, FunctionDecl]) -> dict
     return out
 
 
-def conformance_environment(decls: ConformanceDecls, container: str = "") -> ConformanceEnvironment:
+def conformance_environment(decls: ConformanceDecls, container: str = "") -> Environment:
     """The newest Kubernetes library set, the conformance-only extensions, and the test's decls."""
     base = _base()
     functions = _merge(base.functions, decls.functions)
     nested = _merge(base.nested_functions, decls.functions)
-    env = ConformanceEnvironment(
-        **{f: getattr(base, f) for f in base.__dataclass_fields__},
+    return replace(
+        base,
+        variables=dict(decls.variables),
+        functions=functions,
+        nested_functions=nested,
         container=container,
     )
-    return replace(env, variables=dict(decls.variables), functions=functions, nested_functions=nested)
 
 
 def conformance_parse(text: str, env: Environment, *, macros: bool = True) -> ParsedExpr:

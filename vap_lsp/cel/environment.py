@@ -336,6 +336,9 @@ class Environment:
     struct_types: Mapping[str, ObjectType]
     features: Features
     roots: tuple[Type, ...] = field(default=())
+    # cel-go's container for name resolution; the API server compiles with none (only the
+    # cel-spec conformance environment sets one).
+    container: str = ""
 
     @property
     def minor(self) -> int:

@@ -581,7 +581,7 @@ class _Planner:
             return _Const(TypeValue(_TYPE_NAMES.get(name, name)))
         if ref is not None and ref.kind == "variable":
             return self._variable(ref.name)
-        container = getattr(self.env, "container", "")
+        container = self.env.container
         if container and not self.checked:
             return self._variable_in_container(container_candidates(container, name, root_only))
         return self._variable(name)
