@@ -54,6 +54,9 @@ class CrdSettingState:
         self.reported: set[str] = set()
         self.lock = threading.Lock()
         self.tasks: set[asyncio.Task[None]] = set()  # refreshes in flight (kept from the GC)
+        # One (un)registration exchange at a time: two overlapping ones (start-up's and a folder
+        # change's) would both see the old state and register the watchers twice.
+        self.watching = asyncio.Lock()
 
 
 def _folder_roots(ls: VapLanguageServer) -> list[tuple[str, Path]]:
@@ -170,6 +173,11 @@ async def update_watchers(ls: VapLanguageServer) -> None:
     """(Re-)register the file watchers for what the last reload found, when the client allows it:
     one registration for the CRD paths and the configuration files."""
     state = ls.crd_state
+    async with state.watching:
+        await _update_watchers(ls, state)
+
+
+async def _update_watchers(ls: VapLanguageServer, state: CrdSettingState) -> None:
     with state.lock:
         patterns = state.patterns
     roots = tuple(uri for uri, _ in _folder_roots(ls))
