@@ -25,7 +25,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from vap_lsp.analysis.diagnostics import Severity
-from vap_lsp.analysis.engine import AnalysisSettings
+from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import UNSUPPRESSIBLE, CodeRules
 from vap_lsp.schema.store import normalize_version
 

@@ -225,3 +225,78 @@ async def test_a_document_closed_during_its_analysis_gets_no_stale_diagnostics(t
     await h.server.diagnostics.idle()  # the analysis of the closed document has ended
     assert h.analysed == [h.text]
     assert h.published.empty()
+
+
+# Start-up: until this process has its engine, documents go to the startup analyser.
+
+
+class FakeStartupAnalyser:
+    """Answers with the engine's diagnostics of the text (as the helper process does), or None."""
+
+    def __init__(self, answers: bool = True) -> None:
+        self.answers = answers
+        self.asked: list[str] = []
+        self.open = True
+
+    def diagnostics(self, uri: str, text: str, settings: Any) -> list[Any] | None:
+        self.asked.append(text)
+        return analyse_text(text, settings).diagnostics if self.answers else None
+
+    def close(self) -> None:
+        self.open = False
+
+
+BROKEN = POLICY.replace('"true"', '"object.spec.replicas >"')
+
+
+async def test_until_the_engine_is_imported_the_startup_analyser_answers_and_is_not_repeated(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr("vap_lsp.server.diagnostics.engine_ready", lambda: False)
+    h = Harness(tmp_path)
+    helper = FakeStartupAnalyser()
+    h.server.diagnostics.startup_analyser = cast(Any, helper)
+    h.text = BROKEN
+    await h.open()
+    published = await asyncio.wait_for(h.published.get(), 30)
+    assert helper.asked == [BROKEN] and h.analysed == []  # the server's own engine was not used
+    codes = [d.code for d in published.diagnostics]
+    assert "cel-syntax" in codes and codes == [d.code for d in analyse_text(BROKEN).diagnostics]
+    assert published.version == 1
+
+    # The engine is in: the server's own analysis of the same version says the same, unsent.
+    monkeypatch.setattr("vap_lsp.server.diagnostics.engine_ready", lambda: True)
+    h.server.diagnostics.schedule_all()
+    await settle()
+    await h.server.diagnostics.idle()
+    assert h.analysed == [BROKEN]
+    assert h.published.empty()
+    assert not helper.open and h.server.diagnostics.startup_analyser is None  # closed after it
+
+    await h.edit()  # from now on the server's own engine, and the helper is not asked again
+    assert await h.next_publish() == 2
+    assert helper.asked == [BROKEN]
+
+
+async def test_a_startup_analyser_that_cannot_answer_leaves_the_analysis_to_the_server(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr("vap_lsp.server.diagnostics.engine_ready", lambda: False)
+    h = Harness(tmp_path)
+    helper = FakeStartupAnalyser(answers=False)  # dead, or the result depends on other files
+    h.server.diagnostics.startup_analyser = cast(Any, helper)
+    await h.open()
+    assert await h.next_publish() == 1
+    assert len(helper.asked) == 1 and len(h.analysed) == 1
+
+
+async def test_the_same_diagnostics_are_not_published_twice_for_one_version(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    await h.open()
+    assert await h.next_publish() == 1
+    h.server.diagnostics.schedule(h.uri, immediate=True)  # e.g. a save that changes nothing
+    await settle()
+    await h.server.diagnostics.idle()
+    assert h.runs == 2 and h.published.empty()
+    await h.edit()
+    assert await h.next_publish() == 2  # a new version is always published

@@ -1,9 +1,11 @@
 """Start-up imports what the first diagnostics need and nothing more.
 
 Cold start (spawn → first diagnostics) is measured by `benchmarks/bench_diagnostics.py`; these
-tests pin the structure that keeps it short: the language services and the admission engine
-are imported by their handlers on first use, or by `warm_features` after the first publish.
-Each check runs in a fresh interpreter, since this test process has imported everything.
+tests pin the structure that keeps it short: the server can answer `initialize` before the
+analysis engine is imported (`run_server` imports it in a background thread meanwhile); the
+language services and the admission engine are imported by their handlers on first use, or by
+`warm_features` after the first publish. Each check runs in a fresh interpreter, since this
+test process has imported everything.
 """
 
 from __future__ import annotations
@@ -29,11 +31,45 @@ def _modules_after(code: str) -> set[str]:
     return set(out.stdout.split())
 
 
-def test_creating_the_server_imports_no_language_service() -> None:
-    loaded = _modules_after("from vap_lsp.server.app import create_server\ncreate_server()")
-    assert "vap_lsp.analysis.engine" in loaded  # the first diagnostics need it
+# The engine and what only it needs: parsing (ruamel.yaml), CEL, the checks.
+ENGINE = ("vap_lsp.analysis.engine", "vap_lsp.yaml.parse", "vap_lsp.cel", "vap_lsp.analysis.policy_checks")
+
+
+def test_creating_the_server_imports_neither_the_engine_nor_a_language_service() -> None:
+    # What `vap-lsp serve` imports before it answers `initialize`, from the command line on.
+    loaded = _modules_after(
+        "from vap_lsp.cli.main import build_parser\nbuild_parser().parse_args(['serve'])\n"
+        "from vap_lsp.server.app import create_server\ncreate_server()"
+    )
+    assert sorted(m for m in ENGINE if m in loaded) == []
     assert sorted(m for m in LAZY if m in loaded) == []
     assert sorted(m for m in loaded if m.startswith(("vap_lsp.admission", "vap_lsp.testfiles"))) == []
+
+
+def test_the_background_import_loads_the_engine_for_the_first_diagnostics() -> None:
+    loaded = _modules_after(
+        "from vap_lsp.server.app import create_server\ncreate_server()\n"
+        "from vap_lsp.server.preload import import_engine_in_background, wait_for_engine\n"
+        "import_engine_in_background()\nwait_for_engine()"
+    )
+    assert sorted(m for m in ENGINE if m not in loaded) == []
+    assert sorted(m for m in LAZY if m in loaded) == []
+
+
+def test_work_in_the_thread_pool_waits_for_a_background_import_under_way() -> None:
+    # The first analysis, as the diagnostics scheduler runs it, while the engine is being imported.
+    script = (
+        "import asyncio\n"
+        "from vap_lsp.server.app import create_server\nserver = create_server()\n"
+        "from vap_lsp.server.preload import import_engine_in_background\n"
+        "from vap_lsp.server.worker import off_loop\n"
+        "async def first():\n"
+        "    import_engine_in_background()\n"
+        "    return await off_loop(server, lambda: server.analyse('untitled:a', 'kind: ['))\n"
+        "print([d.code for d in asyncio.run(first()).diagnostics])"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['yaml-syntax']"
 
 
 def test_warm_features_imports_every_lazy_service() -> None:
@@ -66,3 +102,51 @@ def test_lsprotocols_attrs_methods_are_compiled_once_then_read_from_the_cache(tm
     cached.write_bytes(b"not marshal data")
     assert _preload(tmp_path) == (first, check)  # a corrupt cache: compiled as usual, rewritten
     assert _preload(tmp_path) == (0, check)
+
+
+def test_vap_lsp_serve_reaches_the_server_without_any_other_command() -> None:
+    # The process entry goes straight to `cli.serve` (here stopped by a bad --tcp before it starts).
+    loaded = _modules_after(
+        "sys.argv = ['vap-lsp', 'serve', '--tcp', 'no-port']\n"
+        "from vap_lsp.cli.entry import main\nassert main() == 2"
+    )
+    assert "vap_lsp.cli.serve" in loaded
+    assert sorted(m for m in loaded if m.startswith("vap_lsp.") and m != "vap_lsp.cli.serve") == [
+        "vap_lsp.cli",
+        "vap_lsp.cli.entry",
+    ]
+
+
+def test_start_up_runs_without_the_cyclic_collector_and_settles_it_afterwards() -> None:
+    script = (
+        "import gc, sys\n"
+        "from vap_lsp.cli import entry\n"
+        "states = []\n"
+        "def run(argv):\n"
+        "    states.append(gc.isenabled())\n"
+        "    entry.settle()\n"
+        "    states.append((gc.isenabled(), gc.get_freeze_count() > 0))\n"
+        "    return 0\n"
+        "import vap_lsp.cli.main\nvap_lsp.cli.main.main = run\n"
+        "sys.argv = ['vap-lsp', 'check', '.']\n"
+        "assert entry.main() == 0\nprint(states, gc.isenabled())"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[False, (True, True)] True"
+
+
+def test_old_lsprotocol_caches_are_pruned_to_the_newest_few(tmp_path: Path) -> None:
+    from vap_lsp.server.preload import KEPT_CACHE_FILES
+
+    folder = tmp_path / "vap-lsp"
+    folder.mkdir()
+    for age in range(6):  # earlier installs' caches, the oldest last
+        old = folder / f"lsprotocol-attrs-old{age}.marshal"
+        old.write_bytes(b"")
+        os.utime(old, (1_000_000 - age, 1_000_000 - age))
+    _preload(tmp_path)  # writes this install's cache
+    kept = sorted(p.name for p in folder.iterdir())
+    assert len(kept) == KEPT_CACHE_FILES
+    assert [n for n in kept if "old" in n] == [
+        f"lsprotocol-attrs-old{a}.marshal" for a in range(KEPT_CACHE_FILES - 1)
+    ]

@@ -21,30 +21,17 @@ from vap_lsp.analysis.objects import K8sObject, find_objects
 from vap_lsp.analysis.placement import head_span
 from vap_lsp.analysis.policy_checks import check_policy
 from vap_lsp.analysis.references import check_references
-from vap_lsp.analysis.suppress import CodeRules, apply_code_rules
+from vap_lsp.analysis.settings import AnalysisSettings
+from vap_lsp.analysis.suppress import apply_code_rules
 from vap_lsp.analysis.typing import clear_cache as clear_typing_cache
 from vap_lsp.analysis.workspace import CRD_API_GROUP, WorkspaceIndex
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
-from vap_lsp.schema.store import default_version, normalize_version
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import ProblemKind, YamlFile, YamlProblem
 from vap_lsp.yaml.parse import clear_cache as clear_yaml_cache
 from vap_lsp.yaml.parse import parse_yaml
-
-
-@dataclass(frozen=True)
-class AnalysisSettings:
-    # None selects the newest bundled version.
-    kubernetes_version: str | None = None
-    # Ignored codes and severity overrides (configuration, flags); inline comments always count.
-    rules: CodeRules = field(default_factory=CodeRules)
-
-    def resolved_version(self) -> str:
-        if self.kubernetes_version is None:
-            return default_version()
-        return normalize_version(self.kubernetes_version)
 
 
 @dataclass

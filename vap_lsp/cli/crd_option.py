@@ -8,17 +8,21 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vap_lsp.analysis.crds import LoadedCRDs, load_crds
-from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.config import Config, ConfigResolver, crd_source
 from vap_lsp.schema.store import normalize_version
+
+if TYPE_CHECKING:
+    from vap_lsp.analysis.crds import LoadedCRDs
+    from vap_lsp.analysis.workspace import WorkspaceIndex
 
 
 def _load(paths: Sequence[str | Path], label: str, io_errors: list[str]) -> LoadedCRDs:
     """Unusable paths are I/O errors (exit 2), what the API server would say about a CRD is
     printed as a note (its schema is used anyway); both start with `label`."""
+    from vap_lsp.analysis.crds import load_crds  # imported by the commands that use it, not `serve`
+
     loaded = load_crds(paths)
     io_errors.extend(f"{label}{p}" for p in loaded.problems)
     for finding in loaded.findings:

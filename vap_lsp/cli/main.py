@@ -12,13 +12,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vap_lsp import __version__
 from vap_lsp.analysis.diagnostics import Severity
-from vap_lsp.analysis.engine import analyse_bytes, analyse_text, parse_text
 from vap_lsp.analysis.files import collect_files, read_file
-from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cli.crd_option import (
     add_config_options,
@@ -28,6 +26,7 @@ from vap_lsp.cli.crd_option import (
     load_config_crds,
     load_external_crds,
 )
+from vap_lsp.cli.entry import settle
 from vap_lsp.cli.report import FORMATTERS, FileReport, statistics, summary_line
 from vap_lsp.config import (
     Overrides,
@@ -38,10 +37,15 @@ from vap_lsp.config import (
 )
 from vap_lsp.schema.store import available_versions, default_version
 from vap_lsp.yaml.detect import decode_bytes
-from vap_lsp.yaml.model import YamlFile
+
+if TYPE_CHECKING:
+    from vap_lsp.analysis.objects import K8sObject
+    from vap_lsp.yaml.model import YamlFile
 
 
 def _check(args: argparse.Namespace) -> int:
+    from vap_lsp.analysis.engine import analyse_bytes, analyse_text, parse_text  # not for `serve`
+
     try:
         version = given_version(args)
     except ValueError as exc:
@@ -158,24 +162,6 @@ def _test(args: argparse.Namespace) -> int:
     return 1 if counts(runs)[1] else 0
 
 
-def _serve(args: argparse.Namespace) -> int:
-    from vap_lsp.server.preload import import_protocol
-
-    import_protocol()  # before pygls: lsprotocol's attrs classes from cached bytecode
-    from vap_lsp.server.app import run_server
-
-    host: str | None = None
-    port: int | None = None
-    if args.tcp:
-        host, _, port_text = args.tcp.rpartition(":")
-        if not host or not port_text.isdigit():
-            print("vap-lsp: --tcp expects HOST:PORT, e.g. 127.0.0.1:2087", file=sys.stderr)
-            return 2
-        port = int(port_text)
-    run_server(host=host, port=port)
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vap-lsp",
@@ -250,16 +236,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_rule_parser(sub)
 
-    serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
-    serve.add_argument("--stdio", action="store_true", help="use stdio (the default; accepted for editors)")
-    serve.set_defaults(func=_serve)
+    from vap_lsp.cli import serve
+
+    serve.add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command != "serve":
+        settle()  # `serve` settles once its server is built (`run_server`)
     result: int = args.func(args)
     return result
 

@@ -10,10 +10,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vap_lsp.admission.api import OPERATIONS, AdmissionResult, UserInfo, admit
-from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs, load_requests
 from vap_lsp.cli.crd_option import (
     add_config_options,
     add_crd_option,
@@ -24,6 +22,9 @@ from vap_lsp.cli.crd_option import (
 )
 from vap_lsp.config import configs_for, first_kubernetes_version
 from vap_lsp.schema.store import available_versions, default_version
+
+if TYPE_CHECKING:
+    from vap_lsp.admission.api import AdmissionResult
 
 
 def add_parser(sub: Any) -> None:
@@ -58,6 +59,10 @@ def _fail(message: str) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    # Imported here: every command builds this parser, and `serve` needs neither.
+    from vap_lsp.admission.api import OPERATIONS, UserInfo, admit
+    from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs, load_requests
+
     # The configuration of the policy paths (or of the current folder): `kubernetes-version` and
     # `crds`, under --kubernetes-version and after --crd.
     configs = configs_for(config_resolver(args), [Path(p) for p in args.paths] or [Path.cwd()])

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vap_lsp.analysis.engine import AnalysisSettings, parse_text
 from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.text import LineIndex, Position
 from vap_lsp.yaml.model import YamlFile
@@ -56,5 +56,10 @@ def make_snapshot(
     workspace: WorkspaceIndex | None = None,
     parsed: tuple[YamlFile, list[K8sObject]] | None = None,
 ) -> DocumentSnapshot:
-    yaml_file, objects = parsed if parsed is not None else parse_text(text)
+    if parsed is None:
+        # Imported here: the server answers `initialize` before the engine is loaded.
+        from vap_lsp.analysis.engine import parse_text
+
+        parsed = parse_text(text)
+    yaml_file, objects = parsed
     return DocumentSnapshot(uri, version, text, yaml_file, tuple(objects), settings, workspace)

@@ -2,36 +2,46 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib
 import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 from vap_lsp import __version__
-from vap_lsp.analysis.engine import AnalysisSettings, FileAnalysis, analyse_text, parse_text
 from vap_lsp.analysis.files import read_file, walk_yaml
+from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.cli.entry import settle
 from vap_lsp.config import Config, ConfigResolver
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.server import cel_features, crd_watch, diagnostics, hover_completion, run_features, yaml_features
+from vap_lsp.server.preload import import_engine_in_background
 from vap_lsp.server.settings import ServerSettings, parse_settings
+from vap_lsp.server.startup_analyser import StartupAnalyser
 from vap_lsp.yaml.detect import decode_bytes
+
+if TYPE_CHECKING:
+    from vap_lsp.analysis.engine import FileAnalysis
 
 log = logging.getLogger(__name__)
 
+# The engine is imported where it is used, in the thread pool: the server answers `initialize`
+# without it, and imports it in the background meanwhile (`server.preload`).
+
 
 class VapLanguageServer(LanguageServer):
-    def __init__(self) -> None:
+    def __init__(self, startup_analyser: StartupAnalyser | None = None) -> None:
         super().__init__("vap-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.settings = ServerSettings()
-        self.diagnostics = diagnostics.DiagnosticsScheduler(self)
+        self.diagnostics = diagnostics.DiagnosticsScheduler(self, startup_analyser=startup_analyser)
         # CRDs, policies and bindings of the workspace folders and open documents.
         self.index = WorkspaceIndex()
         self.crd_state = crd_watch.CrdSettingState()
@@ -66,14 +76,19 @@ class VapLanguageServer(LanguageServer):
         """`vapLsp.samples` from the client, else the configuration's `samples` (absolute globs)."""
         return self.settings.samples or self.config_for(uri)[0].samples
 
-    def analyse(self, uri: str, text: str) -> FileAnalysis:
-        """Diagnostics of one open document (called in the thread pool): an excluded file keeps its
-        model for the language services but publishes nothing."""
+    def document_settings(self, uri: str) -> tuple[AnalysisSettings, bool]:
+        """What one open document is analysed with, and whether the configuration excludes it
+        (an excluded file keeps its model for the language services but publishes nothing)."""
         config, path = resolved = self.config_for(uri)
-        analysis = analyse_text(
-            text, self.analysis_settings_for(uri, resolved), workspace=self.index, uri=uri
-        )
-        if path is not None and config.is_excluded(path):
+        return self.analysis_settings_for(uri, resolved), path is not None and config.is_excluded(path)
+
+    def analyse(self, uri: str, text: str) -> FileAnalysis:
+        """Diagnostics of one open document (called in the thread pool)."""
+        from vap_lsp.analysis.engine import analyse_text
+
+        settings, excluded = self.document_settings(uri)
+        analysis = analyse_text(text, settings, workspace=self.index, uri=uri)
+        if excluded:
             analysis = dataclasses.replace(analysis, diagnostics=[])
         return analysis
 
@@ -82,6 +97,8 @@ class VapLanguageServer(LanguageServer):
         errors: list[str] = []
         count = 0
         folders = list(self.workspace.folders.values())
+        if folders:
+            from vap_lsp.analysis.engine import parse_text
         # One configuration lookup per folder of the scan (each walks up to the root).
         configs: dict[Path, Config] = {}
         for folder in folders:
@@ -129,6 +146,8 @@ class VapLanguageServer(LanguageServer):
         Runs in the thread pool after didClose: if the document was opened again meanwhile, its
         buffer (indexed by its own analysis) wins over the disk.
         """
+        from vap_lsp.analysis.engine import parse_text
+
         path = uris.to_fs_path(uri)
         data = read_file(Path(path), []) if path and Path(path).is_file() else None
         text = decode_bytes(data)[0] if data is not None else None
@@ -163,12 +182,15 @@ class VapLanguageServer(LanguageServer):
             self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=problem))
 
 
-def create_server() -> VapLanguageServer:
-    server = VapLanguageServer()
+def create_server(startup_analyser: StartupAnalyser | None = None) -> VapLanguageServer:
+    server = VapLanguageServer(startup_analyser)
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: VapLanguageServer, params: lsp.InitializeParams) -> None:
         ls.apply_settings(params.initialization_options)
+        # Once the answer is written (the next turn of the loop), import the engine while the
+        # client reads it: spawn -> first diagnostics overlaps the client's work, not ours.
+        asyncio.get_running_loop().call_soon(import_engine_in_background)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(
@@ -197,7 +219,9 @@ def create_server() -> VapLanguageServer:
     return server
 
 
-def run_server(host: str | None = None, port: int | None = None) -> None:
+def run_server(
+    host: str | None = None, port: int | None = None, startup_analyser: StartupAnalyser | None = None
+) -> None:
     logging.basicConfig(level=logging.WARNING, format="vap-lsp: %(levelname)s %(message)s")
     # VAP_LSP_LOG=debug|info: vap-lsp's own log (not pygls's message traffic) on stderr.
     level = os.environ.get("VAP_LSP_LOG", "").upper()
@@ -207,7 +231,8 @@ def run_server(host: str | None = None, port: int | None = None) -> None:
     # lets a hover that needs 2 ms of CPU answer in tens of milliseconds, not hundreds, while a
     # large file is analysed.
     sys.setswitchinterval(0.001)
-    server = create_server()
+    server = create_server(startup_analyser)
+    settle()  # every module the event loop needs is loaded (`vap_lsp.cli.entry`)
     if host is not None and port is not None:
         server.start_tcp(host, port)
     else:

@@ -10,6 +10,12 @@ Invariants:
 - results are published only if the document is still open and has the version that was
   analysed, so stale diagnostics never overwrite fresher ones;
 - the first publish is not delayed by the language services: they are imported after it;
+- until this process has imported its engine and analysed once, documents go to the startup
+  analyser (`server.startup_analyser`, a second process that started warm); its result is
+  converted and published like any other, and the scheduler falls back to its own analysis
+  whenever the helper cannot answer;
+- the same diagnostics are never published twice for one version (the server's own analysis
+  after the workspace scan usually repeats the startup analyser's, or a save changes nothing);
 - extra diagnostics (from "Run against samples") are appended to a URI's analysis when it is
   published, and dropped as soon as that document changes (listeners clear the rest).
 """
@@ -25,15 +31,19 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from vap_lsp.analysis.engine import FileAnalysis
 from vap_lsp.config import CONFIG_FILES
 from vap_lsp.server import crd_watch
 from vap_lsp.server.convert import to_lsp_diagnostic
 from vap_lsp.server.pacing import Pacer, Pacing
+from vap_lsp.server.preload import engine_ready
 from vap_lsp.server.worker import in_background, off_loop
+from vap_lsp.text import LineIndex
 
 if TYPE_CHECKING:
+    from vap_lsp.analysis.diagnostics import Diagnostic
+    from vap_lsp.analysis.engine import FileAnalysis
     from vap_lsp.server.app import VapLanguageServer
+    from vap_lsp.server.startup_analyser import StartupAnalyser
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +58,16 @@ class _Document:
 
 
 class DiagnosticsScheduler:
-    def __init__(self, server: VapLanguageServer, pacing: Pacing | None = None) -> None:
+    def __init__(
+        self,
+        server: VapLanguageServer,
+        pacing: Pacing | None = None,
+        startup_analyser: StartupAnalyser | None = None,
+    ) -> None:
         self.server = server
+        self.startup_analyser = startup_analyser
+        # What each URI's last publication said, for which version: not sent twice.
+        self._published: dict[str, tuple[int | None, list[lsp.Diagnostic]]] = {}
         self.pacing = pacing or Pacing()
         self._documents: dict[str, _Document] = {}
         # Latest analysis per URI with the document version it describes (features read these).
@@ -93,9 +111,7 @@ class DiagnosticsScheduler:
         document = self.server.workspace.text_documents.get(uri)
         if document is None:
             # Not open: nothing else is published for it, the extras are all there is.
-            self.server.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=list(diagnostics))
-            )
+            self._publish(uri, None, list(diagnostics))
             return
         latest = self.analyses.get(uri)
         if latest is None or latest[0] != document.version:
@@ -104,11 +120,7 @@ class DiagnosticsScheduler:
         encoding = str(self.server.workspace.position_encoding or "utf-16")
         analysis = latest[1]
         published = [to_lsp_diagnostic(d, analysis.lines, encoding, uri) for d in analysis.diagnostics]
-        self.server.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(
-                uri=uri, diagnostics=published + self.extra.get(uri, []), version=document.version
-            )
-        )
+        self._publish(uri, document.version, published + self.extra.get(uri, []))
 
     def schedule(self, uri: str, *, immediate: bool = False) -> None:
         """Arm the next run of `uri`: as the pacing says after an edit (`document_changed`), as
@@ -130,7 +142,16 @@ class DiagnosticsScheduler:
         self.extra.pop(uri, None)
         # Reading and parsing the file on disk can take seconds: not on the event loop.
         in_background(self.server, functools.partial(self.server.reindex_from_disk, uri))
+        self._published.pop(uri, None)
         self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def _publish(self, uri: str, version: int | None, diagnostics: list[lsp.Diagnostic]) -> None:
+        if self._published.get(uri) == (version, diagnostics):
+            return
+        self._published[uri] = (version, diagnostics)
+        self.server.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        )
 
     def _arm(self, uri: str, document: _Document) -> None:
         if document.timer is not None:
@@ -163,36 +184,61 @@ class DiagnosticsScheduler:
     def _timed_analysis(self, uri: str, text: str) -> tuple[FileAnalysis, float]:
         started = self.clock()
         analysis = self.analyse(uri, text)
-        return analysis, self.clock() - started
+        elapsed = self.clock() - started
+        if self.startup_analyser is not None:
+            self.startup_analyser.close()  # this process analyses on its own from now on
+            self.startup_analyser = None
+        return analysis, elapsed
+
+    def _early_diagnostics(self, uri: str, text: str) -> tuple[list[Diagnostic], LineIndex, float] | None:
+        """The startup analyser's diagnostics for `text` (blocking: a thread, not the loop), or
+        None when this process must analyse it itself."""
+        analyser = self.startup_analyser
+        if analyser is None:
+            return None
+        started = self.clock()
+        settings, excluded = self.server.document_settings(uri)
+        records = [] if excluded else analyser.diagnostics(uri, text, settings)
+        if records is None:
+            return None
+        return records, LineIndex(text), self.clock() - started
 
     async def _run(
         self, uri: str, document: _Document, version: int | None, text: str, measured: bool
     ) -> None:
         duration: float | None = None
         try:
-            analysis, elapsed = await off_loop(
-                self.server, functools.partial(self._timed_analysis, uri, text)
-            )
+            early = None
+            if self.startup_analyser is not None and self.startup_analyser.open and not engine_ready():
+                # The default executor: the server's pool waits for the engine import.
+                early = await asyncio.get_running_loop().run_in_executor(
+                    None, functools.partial(self._early_diagnostics, uri, text)
+                )
+            analysis: FileAnalysis | None = None
+            if early is not None:
+                records, lines, elapsed = early
+            else:
+                own, elapsed = await off_loop(self.server, functools.partial(self._timed_analysis, uri, text))
+                analysis, records, lines = own, own.diagnostics, own.lines
             duration = elapsed if measured else None
             current = self.server.workspace.text_documents.get(uri)
             stale = self._documents.get(uri) is not document or current is None or current.version != version
             # VAP_LSP_LOG=debug shows every run (the benchmark counts them).
             log.debug(
-                "analysed %s version %s in %.1f ms%s",
+                "analysed %s version %s in %.1f ms%s%s",
                 uri,
                 version,
                 elapsed * 1000,
+                " by the startup analyser" if analysis is None else "",
                 " (stale)" if stale else "",
             )
             if stale:
                 return  # closed or edited meanwhile: the follow-up run publishes
-            self.analyses[uri] = (version, analysis)
+            if analysis is not None:
+                self.analyses[uri] = (version, analysis)
             encoding = str(self.server.workspace.position_encoding or "utf-16")
-            diagnostics = [to_lsp_diagnostic(d, analysis.lines, encoding, uri) for d in analysis.diagnostics]
-            diagnostics += self.extra.get(uri, [])
-            self.server.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-            )
+            diagnostics = [to_lsp_diagnostic(d, lines, encoding, uri) for d in records]
+            self._publish(uri, version, diagnostics + self.extra.get(uri, []))
             if not self._warmed:
                 self._warmed = True
                 in_background(self.server, self.server.warm_features)

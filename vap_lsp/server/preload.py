@@ -8,17 +8,24 @@ bytecode version, so the code objects are kept in a marshal file under the user'
 directory and looked up by (file name, source): a cache entry can never stand for other code.
 Anything unexpected (other attrs internals, an unreadable, corrupt or unwritable cache) falls
 back to compiling as usual. Called by `vap-lsp serve` before anything imports pygls.
+
+The analysis engine is not imported before the server answers `initialize`:
+`import_engine_in_background` loads it in a thread while the client handles that answer (the
+CPU of both imports stays the same; the time the server would spend waiting for the client's
+next messages is used), so it is ready, or nearly, when the first document arrives.
 """
 
 from __future__ import annotations
 import __future__
 
+import gc
 import importlib
 import importlib.util
 import logging
 import marshal
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from types import CodeType
@@ -31,6 +38,48 @@ for _name in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
 
 _Key = tuple[str, str]  # (file name attrs gives the script, script)
+
+
+ENGINE_MODULE = "vap_lsp.analysis.engine"
+
+
+_engine_import: threading.Thread | None = None
+
+
+def import_engine_in_background() -> None:
+    """Start importing the analysis engine in a daemon thread (once).
+
+    Call it once every module the event loop needs is imported: the loop imports nothing after
+    that. Work in the thread pool waits for this import first (`wait_for_engine`, called by
+    `server.worker`), so no other thread imports modules while it runs: no lock-order
+    deadlock between two imports is possible. A failure is logged, and the first analysis's own
+    import of `vap_lsp.analysis.engine` reports it again.
+    """
+    global _engine_import
+    if _engine_import is None:
+        _engine_import = threading.Thread(target=_import_engine, name="vap-lsp-engine-import", daemon=True)
+        _engine_import.start()
+
+
+def engine_ready() -> bool:
+    """Whether the engine is imported and no background import of it is still running."""
+    thread = _engine_import
+    return ENGINE_MODULE in sys.modules and (thread is None or not thread.is_alive())
+
+
+def wait_for_engine() -> None:
+    """Block until the background import (if one was started) has finished."""
+    thread = _engine_import
+    if thread is not None and thread is not threading.current_thread():
+        thread.join()
+
+
+def _import_engine() -> None:
+    try:
+        importlib.import_module(ENGINE_MODULE)
+    except Exception:
+        log.exception("could not import %s", ENGINE_MODULE)
+    gc.freeze()  # as after start-up (`vap_lsp.cli.entry.settle`): the engine's modules stay
 
 
 def cache_dir() -> Path:
@@ -122,3 +171,21 @@ def _store(path: Path, codes: dict[_Key, CodeType]) -> None:
     except OSError as exc:
         log.debug("could not write %s: %s", path, exc)
         temporary.unlink(missing_ok=True)
+        return
+    _prune(path.parent)
+
+
+# Each new install (of lsprotocol, attrs or Python) writes a new ~2 MB file: the newest few are
+# kept (two environments used in turn must not evict each other), older ones deleted.
+KEPT_CACHE_FILES = 4
+
+
+def _prune(directory: Path) -> None:
+    try:
+        files = sorted(
+            directory.glob("lsprotocol-attrs-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True
+        )
+        for old in files[KEPT_CACHE_FILES:]:
+            old.unlink(missing_ok=True)
+    except OSError as exc:  # another server pruning at the same time, a read-only cache
+        log.debug("could not prune %s: %s", directory, exc)

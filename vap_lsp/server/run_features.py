@@ -129,9 +129,10 @@ def _command_target(ls: VapLanguageServer, args: tuple[Any, ...]) -> tuple[str, 
 
 
 async def run_command(ls: VapLanguageServer, state: _RunState, uri: str, policy: str) -> dict[str, Any]:
-    from vap_lsp.features import run_samples
-
     def run() -> run_samples.RunOutcome:
+        # Imported here, in the pool: the event loop imports nothing after start-up (`server.worker`).
+        from vap_lsp.features import run_samples
+
         # Reading the workspace's files (and the configuration) belongs off the event loop too.
         version = ls.analysis_settings_for(uri).resolved_version()
         sources, extras = _sources(ls), _extra_sources(ls, uri)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vap_lsp.analysis.engine import AnalysisSettings
+from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.config import Overrides, overrides_from_client
 from vap_lsp.schema.store import normalize_version
 

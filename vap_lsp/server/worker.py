@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from vap_lsp.server.preload import wait_for_engine
+
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
@@ -23,13 +25,24 @@ S = TypeVar("S")
 P = TypeVar("P")
 
 
+def _after_engine_import(work: Callable[[], T]) -> T:
+    # Start-up imports the engine in the background (`server.preload`); work that could import
+    # modules itself waits for it, so that two threads never import at the same time.
+    wait_for_engine()
+    return work()
+
+
 async def off_loop(ls: LanguageServer, work: Callable[[], T]) -> T:
-    return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
+    return await asyncio.get_running_loop().run_in_executor(
+        ls.thread_pool, functools.partial(_after_engine_import, work)
+    )
 
 
 def in_background(ls: LanguageServer, work: Callable[[], object]) -> None:
     """Run `work` in the pool without waiting for it; a failure is logged, not lost."""
-    future = asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
+    future = asyncio.get_running_loop().run_in_executor(
+        ls.thread_pool, functools.partial(_after_engine_import, work)
+    )
     future.add_done_callback(_log_failure)
 
 

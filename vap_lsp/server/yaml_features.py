@@ -150,12 +150,11 @@ async def scan_workspace_with_progress(ls: VapLanguageServer) -> int:
             token = None
     if token is None:
         return await off_loop(ls, ls.scan_workspace)
-    loop = asyncio.get_running_loop()
     ls.work_done_progress.begin(
         token, lsp.WorkDoneProgressBegin(title="vap-lsp: indexing workspace", cancellable=False)
     )
     start = ls.index.generation
-    scan = loop.run_in_executor(ls.thread_pool, ls.scan_workspace)
+    scan = asyncio.ensure_future(off_loop(ls, ls.scan_workspace))
     count = 0
     try:
         while True:

@@ -1,0 +1,130 @@
+"""The startup analyser: a second process whose diagnostics are the engine's own, or none.
+
+`vap-lsp serve` spawns it so that the first diagnostics do not wait for this process's engine
+import (`vap_lsp.server.startup_analyser`). These tests run the real process.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from vap_lsp.analysis.diagnostics import Diagnostic
+from vap_lsp.analysis.engine import analyse_text
+from vap_lsp.analysis.settings import AnalysisSettings
+from vap_lsp.analysis.suppress import CodeRules
+from vap_lsp.analysis.workspace import LoneDocumentIndex, WorkspaceIndex
+from vap_lsp.server.startup_analyser import StartupAnalyser
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*/*.yaml"))
+
+
+@pytest.fixture()
+def analyser(monkeypatch: pytest.MonkeyPatch) -> Iterator[StartupAnalyser]:
+    monkeypatch.setenv("VAP_LSP_STARTUP_ANALYSER", "1")  # also on a one-CPU machine
+    spawned = StartupAnalyser.spawn()
+    assert spawned is not None
+    yield spawned
+    spawned.close()
+
+
+def _own(text: str, settings: AnalysisSettings, uri: str) -> list[Diagnostic]:
+    return list(analyse_text(text, settings, workspace=WorkspaceIndex(), uri=uri).diagnostics)
+
+
+def test_its_diagnostics_are_the_engines_for_every_example(analyser: StartupAnalyser) -> None:
+    compared = 0
+    for path in EXAMPLES:
+        text = path.read_text(encoding="utf-8")
+        uri = path.as_uri()
+        answer = analyser.diagnostics(uri, text, AnalysisSettings())
+        if answer is None:  # a binding: its policy may be in another file
+            assert "Binding" in text
+            continue
+        assert answer == _own(text, AnalysisSettings(), uri), path.name
+        compared += 1
+    assert compared >= 6
+
+
+def test_it_uses_the_settings_the_server_gives(analyser: StartupAnalyser) -> None:
+    text = (Path(__file__).parents[2] / "examples" / "broken" / "policy-field-errors.yaml").read_text()
+    codes = {d.code for d in _own(text, AnalysisSettings(), "file:///p.yaml")}
+    hidden = sorted(codes)[0]
+    settings = AnalysisSettings("1.31", CodeRules(ignore=frozenset({hidden})))
+    answer = analyser.diagnostics("file:///p.yaml", text, settings)
+    assert answer is not None and hidden not in {d.code for d in answer}
+    assert answer == _own(text, settings, "file:///p.yaml")
+
+
+CRD_POLICY = textwrap.dedent(
+    """\
+    apiVersion: admissionregistration.k8s.io/v1
+    kind: ValidatingAdmissionPolicy
+    metadata:
+      name: routes
+    spec:
+      matchConstraints:
+        resourceRules:
+          - apiGroups: [gateway.networking.k8s.io]
+            apiVersions: [v1]
+            operations: [CREATE]
+            resources: [httproutes]
+      validations:
+        - expression: "object.spec.hostnames.size() > 0"
+    """
+)
+
+
+BUILT_IN_POLICY = (
+    CRD_POLICY.replace("gateway.networking.k8s.io", "apps")
+    .replace("httproutes", "deployments")
+    .replace("object.spec.hostnames.size() > 0", "object.spec.replicas > 0")
+)
+
+
+def test_a_result_other_files_could_change_is_left_to_the_server(analyser: StartupAnalyser) -> None:
+    # The CRD may be in the workspace, `vapLsp.crds` or the configuration: the server knows.
+    assert analyser.diagnostics("file:///routes.yaml", CRD_POLICY, AnalysisSettings()) is None
+    # Still usable for the next document.
+    answer = analyser.diagnostics("file:///deployments.yaml", BUILT_IN_POLICY, AnalysisSettings())
+    assert answer == _own(BUILT_IN_POLICY, AnalysisSettings(), "file:///deployments.yaml")
+
+
+def test_a_dead_helper_answers_none_and_stays_closed(analyser: StartupAnalyser) -> None:
+    analyser._process.kill()
+    analyser._process.wait()
+    assert analyser.diagnostics("file:///a.yaml", "a: 1\n", AnalysisSettings()) is None
+    assert not analyser.open
+
+
+def test_closing_ends_the_process(analyser: StartupAnalyser) -> None:
+    process = analyser._process
+    analyser.close()
+    assert process.wait(timeout=60) == 0
+    assert analyser.diagnostics("file:///a.yaml", "a: 1\n", AnalysisSettings()) is None
+
+
+def test_it_is_off_when_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VAP_LSP_STARTUP_ANALYSER", "0")
+    assert StartupAnalyser.spawn() is None
+
+
+def test_the_lone_document_index_notes_what_the_workspace_could_answer() -> None:
+    crd_kind = LoneDocumentIndex()
+    analyse_text(CRD_POLICY, AnalysisSettings(), workspace=crd_kind, uri="file:///b.yaml")
+    assert crd_kind.depends
+
+    binding = LoneDocumentIndex()
+    text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+    text += "metadata: {name: b}\nspec: {policyName: p, validationActions: [Deny]}\n"
+    analyse_text(text, AnalysisSettings(), workspace=binding, uri="file:///c.yaml")
+    assert binding.depends
+
+
+def test_a_policy_on_built_in_kinds_alone_depends_on_no_other_file() -> None:
+    index = LoneDocumentIndex()
+    analyse_text(BUILT_IN_POLICY, AnalysisSettings(), workspace=index, uri="file:///d.yaml")
+    assert not index.depends
