@@ -238,7 +238,7 @@ class FakeStartupAnalyser:
         self.asked: list[str] = []
         self.open = True
 
-    def diagnostics(self, uri: str, text: str, settings: Any) -> list[Any] | None:
+    def diagnostics(self, uri: str, text: str, settings: Any, *, crds_elsewhere: bool) -> list[Any] | None:
         self.asked.append(text)
         return analyse_text(text, settings).diagnostics if self.answers else None
 

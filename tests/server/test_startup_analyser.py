@@ -40,13 +40,15 @@ def test_its_diagnostics_are_the_engines_for_every_example(analyser: StartupAnal
     for path in EXAMPLES:
         text = path.read_text(encoding="utf-8")
         uri = path.as_uri()
-        answer = analyser.diagnostics(uri, text, AnalysisSettings())
-        if answer is None:  # a binding: its policy may be in another file
-            assert "Binding" in text
-            continue
-        assert answer == _own(text, AnalysisSettings(), uri), path.name
+        own = _own(text, AnalysisSettings(), uri)
+        # Alone (no workspace folders, no CRD settings), every result is usable.
+        assert analyser.diagnostics(uri, text, AnalysisSettings(), crds_elsewhere=False) == own, path.name
+        index = LoneDocumentIndex()
+        analyse_text(text, AnalysisSettings(), workspace=index, uri=uri)
+        answer = analyser.diagnostics(uri, text, AnalysisSettings(), crds_elsewhere=True)
+        assert answer == (None if index.depends else own), path.name
         compared += 1
-    assert compared >= 6
+    assert compared >= 8  # valid, broken (YAML, Helm, fields, bindings, MAP) and test inputs
 
 
 def test_it_uses_the_settings_the_server_gives(analyser: StartupAnalyser) -> None:
@@ -88,6 +90,10 @@ BUILT_IN_POLICY = (
 def test_a_result_other_files_could_change_is_left_to_the_server(analyser: StartupAnalyser) -> None:
     # The CRD may be in the workspace, `vapLsp.crds` or the configuration: the server knows.
     assert analyser.diagnostics("file:///routes.yaml", CRD_POLICY, AnalysisSettings()) is None
+    # Without any of those, nothing could type it: the helper's result is the server's.
+    alone = analyser.diagnostics("file:///routes.yaml", CRD_POLICY, AnalysisSettings(), crds_elsewhere=False)
+    assert alone == _own(CRD_POLICY, AnalysisSettings(), "file:///routes.yaml")
+    assert "typing-unavailable" in {d.code for d in alone or []}
     # Still usable for the next document.
     answer = analyser.diagnostics("file:///deployments.yaml", BUILT_IN_POLICY, AnalysisSettings())
     assert answer == _own(BUILT_IN_POLICY, AnalysisSettings(), "file:///deployments.yaml")
@@ -117,11 +123,14 @@ def test_the_lone_document_index_notes_what_the_workspace_could_answer() -> None
     analyse_text(CRD_POLICY, AnalysisSettings(), workspace=crd_kind, uri="file:///b.yaml")
     assert crd_kind.depends
 
+    # A binding's policy may be elsewhere, but cross-file findings need a complete index (the
+    # server's, after its scan): what the lone document gives is what any early analysis gives.
     binding = LoneDocumentIndex()
     text = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
     text += "metadata: {name: b}\nspec: {policyName: p, validationActions: [Deny]}\n"
-    analyse_text(text, AnalysisSettings(), workspace=binding, uri="file:///c.yaml")
-    assert binding.depends
+    analysis = analyse_text(text, AnalysisSettings(), workspace=binding, uri="file:///c.yaml")
+    assert not binding.depends and not binding.complete
+    assert "policy-not-found" not in {d.code for d in analysis.diagnostics}
 
 
 def test_a_policy_on_built_in_kinds_alone_depends_on_no_other_file() -> None:

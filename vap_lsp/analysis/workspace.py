@@ -331,34 +331,31 @@ class WorkspaceIndex:
 
 class LoneDocumentIndex(WorkspaceIndex):
     """The index of a process that reads one document and no other file (the server's startup
-    analyser): `depends` notes every question the workspace could answer otherwise, so that a
-    result that other files could change is not taken for the workspace's. Such questions: a CRD
-    lookup that finds nothing here (a CRD file, `vapLsp.crds` or the configuration's `crds` may
-    have it), any listing of every CRD, and a binding (its policy may be in another file)."""
+    analyser): `depends` notes a question the workspace could answer otherwise — a CRD lookup
+    that finds nothing here (a CRD file, `vapLsp.crds` or the configuration's `crds` may have it)
+    or any listing of every CRD — so that a result that could type differently is not taken for
+    the workspace's. Cross-file findings need no note: they are made only with a `complete`
+    index, which this one never is, and the server adds them after its scan."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._depends = False
-
-    @property
-    def depends(self) -> bool:
-        return self._depends or bool(self.bindings())
+        self.depends = False
 
     def crd(self, group: str, version: str, kind: str, *, served_only: bool = False) -> CRDVersion | None:
         found = super().crd(group, version, kind, served_only=served_only)
-        self._depends = self._depends or found is None
+        self.depends = self.depends or found is None
         return found
 
     def crd_kinds_for(self, group: str, version: str, resource: str) -> list[CRDVersion]:
         found = super().crd_kinds_for(group, version, resource)
-        self._depends = self._depends or not found
+        self.depends = self.depends or not found
         return found
 
     def crd_versions_of(self, group: str, resource: str) -> list[CRDVersion]:
         found = super().crd_versions_of(group, resource)
-        self._depends = self._depends or not found
+        self.depends = self.depends or not found
         return found
 
     def crds(self) -> list[CRDVersion]:
-        self._depends = True
+        self.depends = True
         return super().crds()

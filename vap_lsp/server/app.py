@@ -82,6 +82,11 @@ class VapLanguageServer(LanguageServer):
         config, path = resolved = self.config_for(uri)
         return self.analysis_settings_for(uri, resolved), path is not None and config.is_excluded(path)
 
+    def crds_elsewhere(self, uri: str) -> bool:
+        """Whether CRDs beyond the document itself may type it: workspace folders (scanned),
+        `vapLsp.crds`, or the `crds` of its configuration."""
+        return bool(self.workspace.folders) or bool(self.settings.crds) or bool(self.config_for(uri)[0].crds)
+
     def analyse(self, uri: str, text: str) -> FileAnalysis:
         """Diagnostics of one open document (called in the thread pool)."""
         from vap_lsp.analysis.engine import analyse_text

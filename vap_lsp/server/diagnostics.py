@@ -198,7 +198,11 @@ class DiagnosticsScheduler:
             return None
         started = self.clock()
         settings, excluded = self.server.document_settings(uri)
-        records = [] if excluded else analyser.diagnostics(uri, text, settings)
+        records = (
+            []
+            if excluded
+            else analyser.diagnostics(uri, text, settings, crds_elsewhere=self.server.crds_elsewhere(uri))
+        )
         if records is None:
             return None
         return records, LineIndex(text), self.clock() - started

@@ -12,9 +12,11 @@ and this process exits.
 Invariants:
 - its diagnostics are exactly the server's own: `analyse_text` with the settings the server
   computed for the document (configuration and client settings), converted by the server's one
-  converter. The helper reads no other file, so a result that other files could change (a CRD
-  kind it could not type, a binding whose policy may be elsewhere: `LoneDocumentIndex` notes
-  every such question) is not used and the server analyses that document itself;
+  converter. The helper reads no other file, so a result that other files could change (a kind
+  it found no CRD for, `LoneDocumentIndex`, while the server has workspace folders or CRD
+  settings) is not used and the server analyses that document itself. Findings across files (a
+  binding's policy elsewhere) are made only with the complete index, so they come with the
+  server's own analysis after its workspace scan, as for any analysis that ends before the scan;
 - any failure (the process cannot start, dies, answers garbage) returns None and the server
   analyses the document itself: the helper can make diagnostics earlier, never different or lost;
 - it is used only with two or more CPUs: on one, both processes would share the core and the
@@ -134,9 +136,13 @@ class StartupAnalyser:
     def open(self) -> bool:
         return not self._closed
 
-    def diagnostics(self, uri: str, text: str, settings: AnalysisSettings) -> list[Diagnostic] | None:
+    def diagnostics(
+        self, uri: str, text: str, settings: AnalysisSettings, *, crds_elsewhere: bool = True
+    ) -> list[Diagnostic] | None:
         """The document's diagnostics from the helper; None if it cannot give them (closed, dead,
-        broken): the caller then analyses the document itself."""
+        broken) or if they may differ from the server's: a kind without a CRD in the document
+        while `crds_elsewhere` (workspace folders, `vapLsp.crds`, the configuration's `crds`)
+        may type it. The caller then analyses the document itself."""
         with self._lock:
             if self._closed:
                 return None
@@ -156,8 +162,8 @@ class StartupAnalyser:
             log.warning("startup analyser: %s", value)
             return None
         diagnostics, depends = value
-        if depends:
-            log.debug("%s depends on other files: analysed by the server itself", uri)
+        if depends and crds_elsewhere:
+            log.debug("%s may be typed by CRDs elsewhere: analysed by the server itself", uri)
             return None
         return list(diagnostics)
 
