@@ -6,6 +6,8 @@ import (`vap_lsp.server.startup_analyser`). These tests run the real process.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,6 +106,26 @@ def test_a_dead_helper_answers_none_and_stays_closed(analyser: StartupAnalyser) 
     analyser._process.wait()
     assert analyser.diagnostics("file:///a.yaml", "a: 1\n", AnalysisSettings()) is None
     assert not analyser.open
+
+
+def test_a_helper_that_does_not_answer_in_time_is_killed_and_answers_none() -> None:
+    stuck = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(120)"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    analyser = StartupAnalyser(stuck, timeout=0.5)
+    assert analyser.diagnostics("file:///a.yaml", "a: 1\n", AnalysisSettings(), crds_elsewhere=False) is None
+    assert stuck.wait(timeout=60) != 0  # killed
+    assert not analyser.open
+
+
+def test_a_large_document_is_left_to_the_server(analyser: StartupAnalyser) -> None:
+    from vap_lsp.server.startup_analyser import MAX_TEXT
+
+    text = "# " + "x" * MAX_TEXT + "\n"
+    assert analyser.diagnostics("file:///big.yaml", text, AnalysisSettings(), crds_elsewhere=False) is None
+    assert analyser.open  # not a failure: the next small document is still answered
+    answer = analyser.diagnostics("file:///d.yaml", BUILT_IN_POLICY, AnalysisSettings(), crds_elsewhere=False)
+    assert answer is not None
 
 
 def test_closing_ends_the_process(analyser: StartupAnalyser) -> None:

@@ -47,6 +47,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ENV_SWITCH = "VAP_LSP_STARTUP_ANALYSER"
+# Larger documents are analysed by the server itself: their analysis, not the imports, is most
+# of their first diagnostics' wait, and the copy through the pipe would add to it.
+MAX_TEXT = 1 << 20
+# An answer later than this (a pathological document, a stuck process) is not waited for: the
+# helper is killed and the server analyses the document itself, its engine long imported.
+TIMEOUT_SECONDS = 5.0
 _HEADER = struct.Struct(">I")
 
 # Analysed once before the first request: loads the default version's schemas and builds its
@@ -109,10 +115,11 @@ def _read(stream: IO[bytes]) -> Any:
 class StartupAnalyser:
     """The server's end: one request at a time, from any thread (blocking I/O: not the loop)."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], timeout: float = TIMEOUT_SECONDS) -> None:
         self._process = process
         self._lock = threading.Lock()
         self._closed = False
+        self._timeout = timeout
 
     @classmethod
     def spawn(cls) -> StartupAnalyser | None:
@@ -143,18 +150,26 @@ class StartupAnalyser:
         broken) or if they may differ from the server's: a kind without a CRD in the document
         while `crds_elsewhere` (workspace folders, `vapLsp.crds`, the configuration's `crds`)
         may type it. The caller then analyses the document itself."""
+        if len(text) > MAX_TEXT:
+            return None
         with self._lock:
             if self._closed:
                 return None
             stdin, stdout = self._process.stdin, self._process.stdout
             assert stdin is not None and stdout is not None
+            # Killing the process ends the read below with EOF: a timeout on any platform.
+            watchdog = threading.Timer(self._timeout, self._process.kill)
+            watchdog.daemon = True
+            watchdog.start()
             try:
                 _write(stdin, (uri, text, settings))
                 answer = _read(stdout)
-            except Exception as exc:  # dead, or a pipe that no longer carries pickles
-                log.warning("startup analyser failed (%s): the server analyses the document itself", exc)
+            except Exception as exc:  # dead, killed, or a pipe that no longer carries pickles
+                log.warning("startup analyser failed (%r): the server analyses the document itself", exc)
                 self._close_locked()
                 return None
+            finally:
+                watchdog.cancel()
         if not isinstance(answer, tuple) or len(answer) != 2:
             return None
         ok, value = answer
