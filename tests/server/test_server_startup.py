@@ -114,25 +114,44 @@ def test_vap_lsp_serve_reaches_the_server_without_any_other_command() -> None:
     assert sorted(m for m in loaded if m.startswith("vap_lsp.") and m != "vap_lsp.cli.serve") == [
         "vap_lsp.cli",
         "vap_lsp.cli.entry",
+        "vap_lsp.collector",
     ]
 
 
-def test_start_up_runs_without_the_cyclic_collector_and_settles_it_afterwards() -> None:
+def test_modules_load_with_the_cyclic_collector_paused_and_a_command_runs_with_it() -> None:
     script = (
         "import gc, sys\n"
         "from vap_lsp.cli import entry\n"
+        "import vap_lsp.cli.main\n"
         "states = []\n"
-        "def run(argv):\n"
+        "real = vap_lsp.cli.main.build_parser\n"
+        "def build_parser():\n"
         "    states.append(gc.isenabled())\n"
-        "    entry.settle()\n"
-        "    states.append((gc.isenabled(), gc.get_freeze_count() > 0))\n"
+        "    return real()\n"
+        "vap_lsp.cli.main.build_parser = build_parser\n"
+        "import vap_lsp.cli.rule\n"
+        "def command(args):\n"
+        "    states.append(gc.isenabled())\n"
         "    return 0\n"
-        "import vap_lsp.cli.main\nvap_lsp.cli.main.main = run\n"
-        "sys.argv = ['vap-lsp', 'check', '.']\n"
-        "assert entry.main() == 0\nprint(states, gc.isenabled())"
+        "vap_lsp.cli.rule._rule = command\n"
+        "sys.argv = ['vap-lsp', 'rule', '--all']\n"
+        "print(entry.main(), states, gc.isenabled())"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[False, (True, True)] True"
+    assert out.stdout.strip() == "0 [False, True] True"
+
+
+def test_after_the_first_publish_the_server_frees_start_up_garbage_and_freezes_the_rest() -> None:
+    script = (
+        "import gc\nfrom vap_lsp import collector\ncollector.pause()\n"
+        "from vap_lsp.server.app import create_server\nserver = create_server()\n"
+        "class Cycle:\n    pass\n"
+        "import weakref\nc = Cycle(); c.me = c; garbage = weakref.ref(c); del c\n"  # start-up garbage
+        "collector.resume()\nserver.warm_features()\n"
+        "print(gc.isenabled(), gc.get_freeze_count() > 0, garbage() is None)"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True True True"  # collecting again, frozen, the garbage freed
 
 
 def test_old_lsprotocol_caches_are_pruned_to_the_newest_few(tmp_path: Path) -> None:

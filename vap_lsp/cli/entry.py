@@ -1,26 +1,19 @@
-"""The process entry point (`vap-lsp`, `python -m vap_lsp`): modules load with the cyclic GC off.
+"""The process entry point (`vap-lsp`, `python -m vap_lsp`).
 
-Importing the CLI, lsprotocol and pygls builds ~10^5 long-lived objects and next to no garbage
-cycles, yet the collector keeps passing over them: ~100 ms of a server's start (measured with
-`gc.callbacks`). The collector is off from here until the command has loaded what it needs;
-`settle` then freezes what start-up built (later collections never scan it) and turns the
-collector back on. Calling `vap_lsp.cli.main.main` directly (tests, embedding) changes nothing.
+`serve`, which editors run at every start, goes straight to `cli.serve`; modules load with the
+cyclic GC paused until the command has what it needs (`vap_lsp.collector`). Calling
+`vap_lsp.cli.main.main` directly (tests, embedding) changes nothing.
 """
 
 from __future__ import annotations
 
-import gc
 import sys
 
-
-def settle() -> None:
-    """Start-up is over: move what it built out of the collector's way, and collect again."""
-    gc.freeze()
-    gc.enable()
+from vap_lsp import collector
 
 
 def main() -> int:
-    gc.disable()
+    collector.pause()
     try:
         argv = sys.argv[1:]
         if argv[:1] == ["serve"]:  # what editors run at every start: no other command's imports
@@ -31,4 +24,4 @@ def main() -> int:
 
         return run(argv)
     finally:
-        gc.enable()
+        collector.resume()

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vap_lsp import __version__
+from vap_lsp import __version__, collector
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.files import collect_files, read_file
 from vap_lsp.analysis.workspace import WorkspaceIndex
@@ -26,7 +26,6 @@ from vap_lsp.cli.crd_option import (
     load_config_crds,
     load_external_crds,
 )
-from vap_lsp.cli.entry import settle
 from vap_lsp.cli.report import FORMATTERS, FileReport, statistics, summary_line
 from vap_lsp.config import (
     Overrides,
@@ -246,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command != "serve":
-        settle()  # `serve` settles once its server is built (`run_server`)
+        collector.resume()  # loaded (`vap_lsp.cli.entry`); `serve` resumes in `run_server`
     result: int = args.func(args)
     return result
 

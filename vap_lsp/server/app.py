@@ -15,11 +15,10 @@ from lsprotocol import types as lsp
 from pygls import uris
 from pygls.lsp.server import LanguageServer
 
-from vap_lsp import __version__
+from vap_lsp import __version__, collector
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.workspace import WorkspaceIndex
-from vap_lsp.cli.entry import settle
 from vap_lsp.config import Config, ConfigResolver
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.server import cel_features, crd_watch, diagnostics, hover_completion, run_features, yaml_features
@@ -180,6 +179,8 @@ class VapLanguageServer(LanguageServer):
                 importlib.import_module(module)
             except Exception:  # the handler that needs it will report the failure
                 log.exception("could not import %s", module)
+        # Everything is loaded: free start-up's garbage, freeze the rest out of later collections.
+        collector.freeze_survivors()
 
     def apply_settings(self, raw: Any) -> None:
         self.settings, problems = parse_settings(raw, self.settings)
@@ -237,7 +238,7 @@ def run_server(
     # large file is analysed.
     sys.setswitchinterval(0.001)
     server = create_server(startup_analyser)
-    settle()  # every module the event loop needs is loaded (`vap_lsp.cli.entry`)
+    collector.resume()  # every module the event loop needs is loaded (`vap_lsp.collector`)
     if host is not None and port is not None:
         server.start_tcp(host, port)
     else:

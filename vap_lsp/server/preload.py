@@ -18,7 +18,6 @@ next messages is used), so it is ready, or nearly, when the first document arriv
 from __future__ import annotations
 import __future__
 
-import gc
 import importlib
 import importlib.util
 import logging
@@ -79,7 +78,6 @@ def _import_engine() -> None:
         importlib.import_module(ENGINE_MODULE)
     except Exception:
         log.exception("could not import %s", ENGINE_MODULE)
-    gc.freeze()  # as after start-up (`vap_lsp.cli.entry.settle`): the engine's modules stay
 
 
 def cache_dir() -> Path:

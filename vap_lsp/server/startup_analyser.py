@@ -30,7 +30,6 @@ This module imports neither lsprotocol nor the engine at the top: the server sid
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import os
 import pickle
@@ -39,6 +38,8 @@ import subprocess
 import sys
 import threading
 from typing import IO, TYPE_CHECKING, Any
+
+from vap_lsp import collector
 
 if TYPE_CHECKING:
     from vap_lsp.analysis.diagnostics import Diagnostic
@@ -217,10 +218,9 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
     from vap_lsp.analysis.engine import analyse_text
     from vap_lsp.analysis.settings import AnalysisSettings
     from vap_lsp.analysis.workspace import LoneDocumentIndex, WorkspaceIndex
-    from vap_lsp.cli.entry import settle
 
     analyse_text(WARM_UP, AnalysisSettings(), workspace=WorkspaceIndex(), uri="untitled:vap-lsp-warm-up")
-    settle()
+    collector.resume()
     while True:
         try:
             uri, text, settings = _read(stdin)
@@ -236,7 +236,7 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
 
 
 def main() -> int:
-    gc.disable()  # until warmed up (`vap_lsp.cli.entry`)
+    collector.pause()  # until warmed up (`vap_lsp.collector`)
     # Only the pickles may reach the pipe: anything else written to stdout (by Python or C code)
     # goes to stderr instead.
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
