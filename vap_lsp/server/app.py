@@ -8,6 +8,7 @@ import importlib
 import logging
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# Configuration problems shown as messages at once; the rest go to the log.
+MAX_CONFIG_MESSAGES = 3
+
 # The engine is imported where it is used, in the thread pool: the server answers `initialize`
 # without it, and imports it in the background meanwhile (`server.preload`).
 
@@ -47,6 +51,9 @@ class VapLanguageServer(LanguageServer):
         # The project's .vap-lsp.yaml / [tool.vap-lsp], re-read when the file changes on disk.
         self.config = ConfigResolver()
         self._reported_config: set[tuple[Path | None, tuple[str, ...]]] = set()
+        self._reporting = threading.Lock()
+        # The loop that sends messages (set at initialize): pool threads send through it.
+        self.event_loop: asyncio.AbstractEventLoop | None = None
 
     def config_for(self, uri: str) -> tuple[Config, Path | None]:
         """The configuration that applies to `uri` (none for unsaved, untitled documents)."""
@@ -56,11 +63,37 @@ class VapLanguageServer(LanguageServer):
         path = Path(fs_path)
         config = self.config.for_path(path)
         problems = (*config.errors, *config.warnings)
-        if problems and (config.path, problems) not in self._reported_config:
-            self._reported_config.add((config.path, problems))
+        if problems:
+            with self._reporting:
+                new = (config.path, problems) not in self._reported_config
+                self._reported_config.add((config.path, problems))
+            if new:
+                self._report_config(config.errors, config.warnings)
+        return config, path
+
+    def _report_config(self, errors: tuple[str, ...], warnings: tuple[str, ...]) -> None:
+        """A configuration file's problems, once per file and content: shown to the user (the
+        first few; each already names the file) and all of them logged."""
+        shown = 0
+        for kind, problems in ((lsp.MessageType.Error, errors), (lsp.MessageType.Warning, warnings)):
             for problem in problems:
                 log.warning("configuration: %s", problem)
-        return config, path
+                if shown < MAX_CONFIG_MESSAGES:
+                    self.show_message_from_any_thread(kind, problem)
+                    shown += 1
+        if shown < len(errors) + len(warnings):
+            more = len(errors) + len(warnings) - shown
+            self.show_message_from_any_thread(
+                lsp.MessageType.Warning, f"vap-lsp: {more} more configuration problems in the log"
+            )
+
+    def show_message_from_any_thread(self, kind: lsp.MessageType, message: str) -> None:
+        """`window/showMessage`, sent from the event loop whichever thread asks."""
+        loop = self.event_loop
+        if loop is None or loop.is_closed():
+            return
+        params = lsp.ShowMessageParams(type=kind, message=message)
+        loop.call_soon_threadsafe(self.window_show_message, params)
 
     def analysis_settings_for(
         self, uri: str, resolved: tuple[Config, Path | None] | None = None
@@ -193,6 +226,7 @@ def create_server(startup_analyser: StartupAnalyser | None = None) -> VapLanguag
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: VapLanguageServer, params: lsp.InitializeParams) -> None:
+        ls.event_loop = asyncio.get_running_loop()
         ls.apply_settings(params.initialization_options)
         # Once the answer is written (the next turn of the loop), import the engine while the
         # client reads it: spawn -> first diagnostics overlaps the client's work, not ours.
