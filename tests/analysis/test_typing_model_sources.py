@@ -182,3 +182,23 @@ def test_no_advisory_finding_where_the_crds_data_is_open() -> None:
             (Severity.WARNING, "vap-lsp-type-check", "spec.validations[3].expression")
         ]
         assert "undefined field 'hostnamez'" in found[0].message
+
+
+def test_no_finding_of_vap_lsps_own_check_where_the_crds_data_is_open() -> None:
+    # matchConditions: the API server does not type-check them (`cel-type-check-extra` is
+    # vap-lsp's own check), and an object preserving unknown fields may hold any field.
+    body = (
+        "  matchConditions:\n"
+        "    - name: open\n"
+        '      expression: "object.spec.template.spec.replicas > 0"\n'
+        "    - name: typo\n"
+        '      expression: "object.spec.hostnamez.size() > 0"\n'
+        "  validations:\n"
+        "    - expression: 'true'\n"
+    )
+    for workspace in (_external(), _in_files()):
+        analysis = analyse_text(
+            _routes(GATEWAY_V1, body), AnalysisSettings("1.34"), workspace=workspace, uri="p.yaml"
+        )
+        found = [(d.code, d.field) for d in analysis.diagnostics if d.severity is not Severity.HINT]
+        assert found == [("cel-type-check-extra", "spec.matchConditions[1].expression")]

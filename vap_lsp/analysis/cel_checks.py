@@ -163,7 +163,7 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
         # lacks is a finding: typed overload errors (list(A.@idx) + list(B.@idx)) do not fail on
         # JSON-shaped runtime values. With several kinds the expression may dispatch on
         # object.kind, so the finding is only a hint then.
-        if not issue.cel_message.startswith("undefined field"):
+        if not issue.cel_message.startswith("undefined field") or _selects_from_open_data(result, issue):
             continue
         severity = Severity.WARNING if len(typing.kinds) == 1 else Severity.HINT
         text = (
@@ -278,6 +278,30 @@ def _generic_at_runtime(env: Environment, call: Call, types: list[Type]) -> bool
     return False
 
 
+def _select_at(result: CompileResult, issue: CompileIssue) -> Select | None:
+    """The field selection an "undefined field" issue is about."""
+    parsed = result.parsed
+    loc = issue.start - result.offset
+    node = next((n for n in parsed.walk() if isinstance(n, Select) and parsed.location(n) == loc), None)
+    return node if isinstance(node, Select) else None
+
+
+def _selects_from_open_data(result: CompileResult, issue: CompileIssue) -> bool:
+    """Whether an "undefined field" issue selects from an object that may hold any field at run
+    time: one without declared fields (schemaless), with open fields (a map), or whose schema
+    preserves unknown fields (the type checker sees only the declared ones). Unknown: True."""
+    node = _select_at(result, issue) if result.checked is not None and issue.start >= 0 else None
+    if node is None or result.checked is None:
+        return True
+    owner, _ = maybe_unwrap_optional(result.checked.type_of(node.operand) or DYN)
+    return (
+        not isinstance(owner, ObjectType)
+        or not owner.fields
+        or owner.open_field_type is not None
+        or owner.preserves_unknown_fields
+    )
+
+
 def _certain_finding(
     env: Environment, result: CompileResult, issue: CompileIssue, variables: Mapping[str, VariableTyping]
 ) -> list[VariableTyping]:
@@ -290,18 +314,8 @@ def _certain_finding(
     loc = issue.start - result.offset
     node: Expr | None = None
     if issue.cel_message.startswith("undefined field"):
-        node = next((n for n in parsed.walk() if isinstance(n, Select) and parsed.location(n) == loc), None)
-        if not isinstance(node, Select):
-            return []
-        owner, _ = maybe_unwrap_optional(checked.type_of(node.operand) or DYN)
-        # An object type without fields (schemaless) or whose schema preserves unknown fields
-        # (the type checker sees only the declared ones) may hold anything at run time.
-        if (
-            not isinstance(owner, ObjectType)
-            or not owner.fields
-            or owner.open_field_type is not None
-            or owner.preserves_unknown_fields
-        ):
+        node = _select_at(result, issue)
+        if node is None or _selects_from_open_data(result, issue):
             return []
     elif issue.cel_message.startswith("found no matching overload"):
         node = next((n for n in parsed.walk() if isinstance(n, Call) and parsed.location(n) == loc), None)
