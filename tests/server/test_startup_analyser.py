@@ -159,3 +159,20 @@ def test_a_policy_on_built_in_kinds_alone_depends_on_no_other_file() -> None:
     index = LoneDocumentIndex()
     analyse_text(BUILT_IN_POLICY, AnalysisSettings(), workspace=index, uri="file:///d.yaml")
     assert not index.depends
+
+
+def test_the_helper_runs_this_copy_of_vap_lsp_from_any_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # nothing importable here
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    monkeypatch.setenv("VAP_LSP_STARTUP_ANALYSER", "1")
+    analyser = StartupAnalyser.spawn()
+    assert analyser is not None
+    try:
+        answer = analyser.diagnostics(
+            "file:///d.yaml", BUILT_IN_POLICY, AnalysisSettings(), crds_elsewhere=False
+        )
+        assert answer == _own(BUILT_IN_POLICY, AnalysisSettings(), "file:///d.yaml")
+    finally:
+        analyser.close()

@@ -37,6 +37,7 @@ import struct
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from vap_lsp import collector
@@ -88,6 +89,14 @@ spec:
 """
 
 
+# The helper runs this very copy of vap_lsp (an editable checkout, a venv, a path the server was
+# started from): its root goes first on the helper's path, whatever the working directory.
+_BOOT = (
+    "import sys; sys.path.insert(0, {root!r}); "
+    "from vap_lsp.server.startup_analyser import main; raise SystemExit(main())"
+)
+
+
 def _usable_cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -129,7 +138,7 @@ class StartupAnalyser:
             return None
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", __name__],
+                [sys.executable, "-c", _BOOT.format(root=str(Path(__file__).resolve().parents[2]))],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 # Its log lines go where the server's go (the editor's output panel).
