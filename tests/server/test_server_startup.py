@@ -56,6 +56,20 @@ def test_the_background_import_loads_the_engine_for_the_first_diagnostics() -> N
     assert sorted(m for m in LAZY if m in loaded) == []
 
 
+def test_the_background_import_then_retires_the_startup_analyser() -> None:
+    # Once the engine is imported no document goes to the helper: it ends even if none was opened.
+    script = (
+        "import os\nos.environ['VAP_LSP_STARTUP_ANALYSER'] = '1'\n"
+        "from vap_lsp.server.startup_analyser import StartupAnalyser\nhelper = StartupAnalyser.spawn()\n"
+        "from vap_lsp.server.app import create_server\nserver = create_server(helper)\n"
+        "from vap_lsp.server.preload import import_engine_in_background, wait_for_engine\n"
+        "import_engine_in_background(server.diagnostics.retire_startup_analyser)\nwait_for_engine()\n"
+        "print(helper.open, helper._process.wait(timeout=60))"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False 0"
+
+
 def test_work_in_the_thread_pool_waits_for_a_background_import_under_way() -> None:
     # The first analysis, as the diagnostics scheduler runs it, while the engine is being imported.
     script = (

@@ -230,7 +230,9 @@ def create_server(startup_analyser: StartupAnalyser | None = None) -> VapLanguag
         ls.apply_settings(params.initialization_options)
         # Once the answer is written (the next turn of the loop), import the engine while the
         # client reads it: spawn -> first diagnostics overlaps the client's work, not ours.
-        asyncio.get_running_loop().call_soon(import_engine_in_background)
+        # The startup analyser is of no use once the engine is here (documents then go to it).
+        retire = ls.diagnostics.retire_startup_analyser
+        asyncio.get_running_loop().call_soon(import_engine_in_background, retire)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(

@@ -185,10 +185,15 @@ class DiagnosticsScheduler:
         started = self.clock()
         analysis = self.analyse(uri, text)
         elapsed = self.clock() - started
-        if self.startup_analyser is not None:
-            self.startup_analyser.close()  # this process analyses on its own from now on
-            self.startup_analyser = None
+        self.retire_startup_analyser()  # this process analyses on its own from now on
         return analysis, elapsed
+
+    def retire_startup_analyser(self) -> None:
+        """End the helper process (from any thread; a request in flight finishes first): this
+        process has its engine, so no document goes to the helper any more, opened or not."""
+        analyser = self.startup_analyser
+        if analyser is not None:
+            analyser.close()
 
     def _early_diagnostics(self, uri: str, text: str) -> tuple[list[Diagnostic], LineIndex, float] | None:
         """The startup analyser's diagnostics for `text` (blocking: a thread, not the loop), or

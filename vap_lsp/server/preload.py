@@ -25,7 +25,7 @@ import marshal
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -45,8 +45,9 @@ ENGINE_MODULE = "vap_lsp.analysis.engine"
 _engine_import: threading.Thread | None = None
 
 
-def import_engine_in_background() -> None:
-    """Start importing the analysis engine in a daemon thread (once).
+def import_engine_in_background(then: Callable[[], object] | None = None) -> None:
+    """Start importing the analysis engine in a daemon thread (once); `then` runs in that thread
+    once the import has ended.
 
     Call it once every module the event loop needs is imported: the loop imports nothing after
     that. Work in the thread pool waits for this import first (`wait_for_engine`, called by
@@ -56,7 +57,9 @@ def import_engine_in_background() -> None:
     """
     global _engine_import
     if _engine_import is None:
-        _engine_import = threading.Thread(target=_import_engine, name="vap-lsp-engine-import", daemon=True)
+        _engine_import = threading.Thread(
+            target=_import_engine, args=(then,), name="vap-lsp-engine-import", daemon=True
+        )
         _engine_import.start()
 
 
@@ -73,11 +76,16 @@ def wait_for_engine() -> None:
         thread.join()
 
 
-def _import_engine() -> None:
+def _import_engine(then: Callable[[], object] | None) -> None:
     try:
         importlib.import_module(ENGINE_MODULE)
     except Exception:
         log.exception("could not import %s", ENGINE_MODULE)
+    if then is not None:
+        try:
+            then()
+        except Exception:
+            log.exception("after importing %s", ENGINE_MODULE)
 
 
 def cache_dir() -> Path:
