@@ -30,7 +30,7 @@ from editor_tools import CHROMIUM, CODE_SERVER, INSTALL_HINT, ROOT, readme_block
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (test extra)")
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
 VSCODE = ROOT / "editors" / "vscode"
 ARTIFACTS = Path(os.environ.get("VAP_LSP_TEST_ARTIFACTS") or ROOT / "test-artifacts") / "vscode"
@@ -235,6 +235,22 @@ def go_to(page: Page, line: int, column: int) -> None:
     page.locator(".statusbar-item", has_text=f"Ln {line}, Col {column}").first.wait_for()
 
 
+def shown_after(page: Page, keys: tuple[str, ...], shown: Locator, tries: int = 3) -> None:
+    """Press `keys` until `shown` is visible. A gesture the browser delivers while the workbench
+    is still busy can be dropped (seen once in a full CI run: a hover never asked for); a server
+    that never answers still fails after the last try."""
+    for attempt in range(tries):
+        for key in keys:
+            page.keyboard.press(key)
+        try:
+            shown.first.wait_for(timeout=TIMEOUT_MS // tries)
+            return
+        except sync_api.TimeoutError:
+            if attempt == tries - 1:
+                raise
+            page.keyboard.press("Escape")
+
+
 def test_vscode_extension_in_code_server(code_server: tuple[str, Path]) -> None:
     url, workspace = code_server
     if ARTIFACTS.exists():
@@ -271,10 +287,8 @@ def test_vscode_extension_in_code_server(code_server: tuple[str, Path]) -> None:
             # 2. Hover on `object` in `object.spec.hostNetwork != true` (line 17, `o` at column 20).
             page.locator(".monaco-editor .view-lines").first.click()
             go_to(page, 17, 22)
-            page.keyboard.press("Control+K")
-            page.keyboard.press("Control+I")
             hover = page.locator(".monaco-hover:visible .hover-contents")
-            hover.first.wait_for()
+            shown_after(page, ("Control+K", "Control+I"), hover)
             shot(page, "03-hover")
             assert hover.first.inner_text() == (
                 "object: Pod\n\nThe object of the admission request (null for DELETE)."
@@ -293,9 +307,8 @@ def test_vscode_extension_in_code_server(code_server: tuple[str, Path]) -> None:
             # 3. Completion after `object.spec.` (the cursor before `hostNetwork`, column 32): the
             # PodSpec fields, as fields with their types; the first twelve fit the list.
             go_to(page, 17, 32)
-            page.keyboard.press("Control+Space")
             suggest = page.locator(".suggest-widget.visible .monaco-list-row")
-            suggest.first.wait_for()
+            shown_after(page, ("Control+Space",), suggest)
             shot(page, "04-completion")
             labels = [suggest.nth(i).locator(".label-name").inner_text() for i in range(suggest.count())]
             assert labels == [
