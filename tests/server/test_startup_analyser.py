@@ -176,3 +176,28 @@ def test_the_helper_runs_this_copy_of_vap_lsp_from_any_working_directory(
         assert answer == _own(BUILT_IN_POLICY, AnalysisSettings(), "file:///d.yaml")
     finally:
         analyser.close()
+
+
+def test_reading_a_documents_settings_imports_nothing_once_the_analyser_is_spawned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The early path reads settings in one thread while another imports the engine: it must not
+    # import (no two threads import at once). A pyproject table and a configuration naming codes
+    # are what reading may import for.
+    (tmp_path / "pyproject.toml").write_text('[tool.vap-lsp]\nignore = ["optional-field"]\n')
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".vap-lsp.yaml").write_text("ignore: [optional-field, no-such-code]\n")
+    script = (
+        "import os, sys\nos.environ['VAP_LSP_STARTUP_ANALYSER'] = '1'\n"
+        "from vap_lsp.server.preload import import_protocol\nimport_protocol()\n"
+        "from vap_lsp.server.startup_analyser import StartupAnalyser\nhelper = StartupAnalyser.spawn()\n"
+        "from vap_lsp.server.app import create_server\nfrom pygls.workspace import Workspace\n"
+        f"server = create_server(helper)\nserver.protocol._workspace = Workspace({tmp_path.as_uri()!r})\n"
+        "before = set(sys.modules)\n"
+        f"for name in ('a.yaml', 'sub/b.yaml'):\n"
+        f"    uri = {tmp_path.as_uri()!r} + '/' + name\n"
+        "    server.document_settings(uri)\n    server.crds_elsewhere(uri)\n"
+        "helper.close()\nprint(sorted(set(sys.modules) - before))"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

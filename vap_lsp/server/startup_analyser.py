@@ -30,6 +30,7 @@ This module imports neither lsprotocol nor the engine at the top: the server sid
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import pickle
@@ -89,6 +90,10 @@ spec:
 """
 
 
+# What reading a document's configuration imports lazily: `[tool.vap-lsp]` tables, the codes a
+# configuration names (checked against the rule catalog).
+_READ_ON_FIRST_USE = ("tomllib", "vap_lsp.codes.catalog")
+
 # The helper runs this very copy of vap_lsp (an editable checkout, a venv, a path the server was
 # started from): its root goes first on the helper's path, whatever the working directory.
 _BOOT = (
@@ -147,6 +152,11 @@ class StartupAnalyser:
         except OSError as exc:
             log.info("no startup analyser: %s", exc)
             return None
+        # The server asks for a document's settings (`VapLanguageServer.document_settings`) in a
+        # thread while another imports the engine; what that reading imports on first use is
+        # imported now, so that no two threads ever import at once (ARCHITECTURE.md, start-up).
+        for module in _READ_ON_FIRST_USE:
+            importlib.import_module(module)
         return cls(process)
 
     @property
