@@ -10,10 +10,10 @@ Invariants:
 - results are published only if the document is still open and has the version that was
   analysed, so stale diagnostics never overwrite fresher ones;
 - the first publish is not delayed by the language services: they are imported after it;
-- until this process has imported its engine and analysed once, documents go to the startup
-  analyser (`server.startup_analyser`, a second process that started warm); its result is
-  converted and published like any other, and the scheduler falls back to its own analysis
-  whenever the helper cannot answer;
+- until this process has imported its engine, documents go to the startup analyser
+  (`server.startup_analyser`, a second process that started warm); its result is converted and
+  published like any other, and the scheduler falls back to its own analysis whenever the
+  helper cannot answer; the helper is retired when the engine import ends;
 - the same diagnostics are never published twice for one version (the server's own analysis
   after the workspace scan usually repeats the startup analyser's, or a save changes nothing);
 - extra diagnostics (from "Run against samples") are appended to a URI's analysis when it is
@@ -185,13 +185,14 @@ class DiagnosticsScheduler:
         started = self.clock()
         analysis = self.analyse(uri, text)
         elapsed = self.clock() - started
-        self.retire_startup_analyser()  # this process analyses on its own from now on
+        if self.startup_analyser is not None:  # (retired at the engine import, unless never started)
+            self.retire_startup_analyser()
         return analysis, elapsed
 
     def retire_startup_analyser(self) -> None:
         """End the helper process (from any thread; a request in flight finishes first): this
         process has its engine, so no document goes to the helper any more, opened or not."""
-        analyser = self.startup_analyser
+        analyser, self.startup_analyser = self.startup_analyser, None
         if analyser is not None:
             analyser.close()
 
