@@ -67,33 +67,22 @@ class VapLanguageServer(LanguageServer):
             with self._reporting:
                 new = (config.path, problems) not in self._reported_config
                 self._reported_config.add((config.path, problems))
-            if new:
-                self._report_config(config.errors, config.warnings)
+            if new:  # once per file and content; each problem names the file
+                errors = [(lsp.MessageType.Error, p) for p in config.errors]
+                warnings = [(lsp.MessageType.Warning, p) for p in config.warnings]
+                self.show_problems(errors + warnings, limit=MAX_CONFIG_MESSAGES)
         return config, path
 
-    def _report_config(self, errors: tuple[str, ...], warnings: tuple[str, ...]) -> None:
-        """A configuration file's problems, once per file and content: shown to the user (the
-        first few; each already names the file) and all of them logged."""
-        shown = 0
-        for kind, problems in ((lsp.MessageType.Error, errors), (lsp.MessageType.Warning, warnings)):
-            for problem in problems:
-                log.warning("configuration: %s", problem)
-                if shown < MAX_CONFIG_MESSAGES:
-                    self.show_message_from_any_thread(kind, problem)
-                    shown += 1
-        if shown < len(errors) + len(warnings):
-            more = len(errors) + len(warnings) - shown
-            self.show_message_from_any_thread(
-                lsp.MessageType.Warning, f"vap-lsp: {more} more configuration problems in the log"
-            )
-
-    def show_message_from_any_thread(self, kind: lsp.MessageType, message: str) -> None:
-        """`window/showMessage`, sent from the event loop whichever thread asks."""
+    def show_problems(self, problems: list[tuple[lsp.MessageType, str]], *, limit: int) -> None:
+        """Problems the user must know of (configuration, CRD files): all in the log, the first
+        `limit` also as `window/showMessage`. Callable from any thread: messages are sent from
+        the event loop."""
         loop = self.event_loop
-        if loop is None or loop.is_closed():
-            return
-        params = lsp.ShowMessageParams(type=kind, message=message)
-        loop.call_soon_threadsafe(self.window_show_message, params)
+        for i, (kind, message) in enumerate(problems):
+            log.warning("%s", message)
+            if i < limit and loop is not None and not loop.is_closed():
+                params = lsp.ShowMessageParams(type=kind, message=message)
+                loop.call_soon_threadsafe(self.window_show_message, params)
 
     def analysis_settings_for(
         self, uri: str, resolved: tuple[Config, Path | None] | None = None

@@ -222,10 +222,7 @@ async def reload_and_publish(ls: VapLanguageServer, *, publish: bool = True, rew
     except Exception:
         log.exception("could not read the CRDs of vapLsp.crds or the configuration")
         return False
-    for message in problems[:5]:
-        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
-    for message in problems[5:]:
-        log.warning("%s", message)
+    ls.show_problems([(lsp.MessageType.Warning, m) for m in problems], limit=5)
     if rewatch:
         await update_watchers(ls)
     if changed and publish:
