@@ -243,6 +243,29 @@ def test_a_kind_dispatching_variable_is_typed_per_kind() -> None:
     assert [str(t) for _, _, t in typing.precise(deployment).variables] == ["Deployment.spec.template.spec"]
 
 
+def test_the_servers_view_does_not_narrow_a_kind_dispatching_variable() -> None:
+    # The server types a variable that fails to compile as dyn: comparing it with a string is
+    # no server warning, though vap-lsp's own view types the Deployment branch as int.
+    variable = "object.kind == 'Deployment' ? object.spec.replicas : object.spec.hostname"
+    text = KIND_DISPATCH.replace(
+        textwrap.indent(
+            "object.kind == 'Pod'\n  ? object.spec\n  : object.kind in ['Deployment', 'ReplicaSet'] ? "
+            "object.spec.template.spec : {}\n",
+            "        ",
+        ),
+        f"        {variable}\n",
+    ).replace("podSpec", "rep")
+    assert variable in text
+    _, objects = parse_text(text + "    - expression: \"variables.rep == 'x'\"\n")
+    (obj,) = objects
+    typing = policy_typing(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.34")
+    _, deployment = typing.kinds
+    assert [str(t) for _, _, t in typing.type_check(deployment).variables] == ["None"]
+    assert [str(t) for _, _, t in typing.precise(deployment).variables] == ["int"]
+    found = analyse_text(text + "    - expression: \"variables.rep == 'x'\"\n").diagnostics
+    assert [d.code for d in found if d.code == "cel-type-check"] == []
+
+
 def test_untyped_resources_past_the_type_checkers_ten_kinds() -> None:
     # typesToCheck stops at the 10th kind of a rule: the rest of it and later rules get none.
     resources = ["configmaps", "endpoints", "events", "limitranges", "namespaces", "nodes", "pods"]

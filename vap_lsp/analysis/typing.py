@@ -589,7 +589,9 @@ class PolicyTyping:
                     continue
             result = built.result(site)
             inferred = result.output_type if result.ok else None
-            if inferred is None and kind is not None:
+            if inferred is None and kind is not None and server is not None:
+                # vap-lsp's own narrowing: the server types a variable that fails to compile
+                # as `dyn`, so the type-check view never narrows.
                 inferred = self._narrowed(built, site, result, kind)
             if inferred is None and server is not None:
                 inferred = _unified(result) or self._server_variable_type(site, kind)
