@@ -141,3 +141,30 @@ def test_an_unknown_list_type_names_the_supported_values_in_the_servers_order() 
         "error FieldValueNotSupported: spec.versions[0].schema.openAPIV3Schema.properties[tags]"
         '.x-kubernetes-list-type: Unsupported value: "bag": supported values: "atomic", "set", "map"',
     ]
+
+
+def test_without_a_kind_the_defaulted_names_are_required_too() -> None:
+    # singular and listKind default from kind: with none, all three are missing.
+    found = _diagnostics(
+        """\
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata: {name: widgets.example.com}
+        spec:
+          group: example.com
+          names: {plural: widgets}
+          scope: Namespaced
+          versions:
+            - name: v1
+              served: true
+              storage: true
+              schema:
+                openAPIV3Schema: {type: object}
+        """
+    )
+    required = [f for f in found if "Required value" in f]
+    assert sorted(f.split(": ", 1)[1] for f in required) == [  # (listed by position in the file)
+        "spec.names.kind: Required value",
+        "spec.names.listKind: Required value",
+        "spec.names.singular: Required value",
+    ]

@@ -136,10 +136,10 @@ def validate_crd(data: Mapping[str, Any]) -> list[CrdIssue]:
             )
         )
 
-    if not plural:
-        issues.append(_issue(required(("spec", "names", "plural"))))
-    if not kind:
-        issues.append(_issue(required(("spec", "names", "kind"))))
+    # After defaulting: singular and listKind are required too, and missing when kind is.
+    for key, value in (("plural", plural), ("singular", singular), ("kind", kind), ("listKind", list_kind)):
+        if not value:
+            issues.append(_issue(required(("spec", "names", key))))
     names_path: Path = ("spec", "names")
     for key, value in (("plural", plural), ("singular", singular)):
         if value and (errs := is_dns1035_label(value)):
