@@ -14,7 +14,6 @@ from vap_lsp.analysis.cel_checks import check_cel
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.placement import head_span, span_for_path
-from vap_lsp.analysis.sites import expression_sites
 from vap_lsp.analysis.typing_coverage import check_typing_coverage
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.policy.defaults import apply_defaults
@@ -109,10 +108,7 @@ def check_policy(
     spec = defaulted.get("spec")
     if isinstance(spec, dict):
         diagnostics.extend(check_cel(obj.node, kind, spec, served.version, workspace))
-        has_expressions = bool(expression_sites(obj.node, kind, spec))
-        diagnostics.extend(
-            check_typing_coverage(obj.node, kind, spec, served.version, workspace, lines, has_expressions)
-        )
+        diagnostics.extend(check_typing_coverage(obj.node, kind, spec, served.version, workspace, lines))
     return diagnostics
 
 

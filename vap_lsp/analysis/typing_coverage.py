@@ -126,12 +126,14 @@ def check_typing_coverage(
     kubernetes_version: str,
     workspace: WorkspaceIndex | None,
     lines: LineIndex,
-    has_expressions: bool,
 ) -> list[Diagnostic]:
-    """One information diagnostic per rule (and on `paramKind`) where typing is lost."""
-    if policy not in (PolicyKind.VAP, PolicyKind.MAP) or not has_expressions:
+    """One information diagnostic per rule (and on `paramKind`) where typing is lost; none for a
+    policy without expressions (nothing to type)."""
+    if policy not in (PolicyKind.VAP, PolicyKind.MAP):
         return []
-    typing = policy_typing(root, policy, spec, kubernetes_version, workspace)
+    typing = policy_typing(root, policy, spec, kubernetes_version, workspace)  # check_cel's, cached
+    if not typing.sites:
+        return []
     diagnostics: list[Diagnostic] = []
     for rule in typing.rules:
         items = rule_items(rule)
