@@ -28,16 +28,7 @@ __all__ = ["hover", "hover_in_context"]
 
 def hover(snapshot: DocumentSnapshot, offset: int) -> HoverResult | None:
     ctx = cel_context_at(snapshot, offset)
-    result = hover_in_context(ctx) if ctx is not None else None
-    if ctx is None or result is None:
-        return result
-    # On the root `object`/`oldObject`/`params`: say where typing is lost, as the diagnostic does.
-    name = snapshot.text[result.span.start : result.span.end]
-    if name in ("object", "oldObject", "params") and result.markdown.startswith(f"```cel\n{name}: "):
-        note = typing_note(ctx.policy.typing, name)
-        if note is not None:
-            return HoverResult(result.span, f"{result.markdown}\n\n**Typing unavailable**: {note}.")
-    return result
+    return hover_in_context(ctx) if ctx is not None else None
 
 
 def _code(text: str) -> str:
@@ -71,6 +62,10 @@ def _root_markdown(ctx: CelContext, name: str, typ: Type | None) -> str:
         lines.append("Typed from `spec.paramKind`." if ctx.policy.has_params else "")
         params = ctx.policy.typing.params_kind
         lines.append(_schema_sources((params,) if params is not None else ()))
+    if name in ("object", "oldObject", "params"):
+        # Where typing is lost, as the `typing-unavailable` diagnostic says.
+        note = typing_note(ctx.policy.typing, name)
+        lines.append(f"**Typing unavailable**: {note}." if note is not None else "")
     return "\n\n".join(line for line in lines if line)
 
 
