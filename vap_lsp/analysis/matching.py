@@ -7,7 +7,6 @@ model, `typing._walk_rules`, in one walk with what stays untyped.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from vap_lsp.analysis.crds import published_schema
 from vap_lsp.analysis.workspace import CRDVersion
 from vap_lsp.cel.environment import schema_to_type
 from vap_lsp.cel.types import Type
+from vap_lsp.lru import LruCache
 from vap_lsp.schema.store import SchemaSet, get_schema_set
 
 MAX_TYPES_PER_RULE = 10
@@ -63,8 +63,7 @@ def object_type(kubernetes_version: str, gvk: GVK) -> Type | None:
 
 # CRD schemas are plain dicts (unhashable); cache their types by identity, keeping the schema
 # alive in the value so an id is never reused while cached.
-_CRD_TYPES: dict[tuple[str, int], tuple[Mapping[str, Any], Type | None]] = {}
-_CRD_TYPES_LOCK = threading.Lock()
+_CRD_TYPES: LruCache[tuple[str, int], tuple[Mapping[str, Any], Type | None]] = LruCache(256)
 
 
 def crd_type(kubernetes_version: str, crd: CRDVersion) -> Type | None:
@@ -74,14 +73,10 @@ def crd_type(kubernetes_version: str, crd: CRDVersion) -> Type | None:
     if crd.schema is None:
         return None
     key = (kubernetes_version, id(crd.schema))
-    with _CRD_TYPES_LOCK:
-        hit = _CRD_TYPES.get(key)
+    hit = _CRD_TYPES.get(key)
     if hit is not None and hit[0] is crd.schema:
         return hit[1]
     schema_set = get_schema_set(kubernetes_version)
     converted = schema_to_type(published_schema(crd.schema), _resolver(schema_set), crd.kind)
-    with _CRD_TYPES_LOCK:
-        if len(_CRD_TYPES) > 256:
-            _CRD_TYPES.clear()
-        _CRD_TYPES[key] = (crd.schema, converted)
+    _CRD_TYPES.put(key, (crd.schema, converted))
     return converted
