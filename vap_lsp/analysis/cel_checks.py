@@ -163,7 +163,9 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
         # lacks is a finding: typed overload errors (list(A.@idx) + list(B.@idx)) do not fail on
         # JSON-shaped runtime values. With several kinds the expression may dispatch on
         # object.kind, so the finding is only a hint then.
-        if not issue.cel_message.startswith("undefined field") or _selects_from_open_data(result, issue):
+        if not issue.cel_message.startswith("undefined field") or _selects_from_open_data(
+            result, _select_at(result, issue)
+        ):
             continue
         severity = Severity.WARNING if len(typing.kinds) == 1 else Severity.HINT
         text = (
@@ -286,11 +288,11 @@ def _select_at(result: CompileResult, issue: CompileIssue) -> Select | None:
     return node if isinstance(node, Select) else None
 
 
-def _selects_from_open_data(result: CompileResult, issue: CompileIssue) -> bool:
-    """Whether an "undefined field" issue selects from an object that may hold any field at run
-    time: one without declared fields (schemaless), with open fields (a map), or whose schema
-    preserves unknown fields (the type checker sees only the declared ones). Unknown: True."""
-    node = _select_at(result, issue) if result.checked is not None and issue.start >= 0 else None
+def _selects_from_open_data(result: CompileResult, node: Select | None) -> bool:
+    """Whether the selection an "undefined field" issue is about (`_select_at`) reads an object
+    that may hold any field at run time: one without declared fields (schemaless), with open
+    fields (a map), or whose schema preserves unknown fields (the type checker sees only the
+    declared ones). Unknown: True."""
     if node is None or result.checked is None:
         return True
     owner, _ = maybe_unwrap_optional(result.checked.type_of(node.operand) or DYN)
@@ -315,7 +317,7 @@ def _certain_finding(
     node: Expr | None = None
     if issue.cel_message.startswith("undefined field"):
         node = _select_at(result, issue)
-        if node is None or _selects_from_open_data(result, issue):
+        if node is None or _selects_from_open_data(result, node):
             return []
     elif issue.cel_message.startswith("found no matching overload"):
         node = next((n for n in parsed.walk() if isinstance(n, Call) and parsed.location(n) == loc), None)
