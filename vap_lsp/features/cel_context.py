@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.policy_checks import select_schema
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import KindTyping, PolicyTyping, VariableTyping, policy_typing
 from vap_lsp.analysis.workspace import WorkspaceIndex
@@ -27,7 +28,8 @@ from vap_lsp.cel.environment import Environment, ExpressionKind
 from vap_lsp.cel.types import Type
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.lru import LruCache
-from vap_lsp.policy.kinds import PolicyKind, recognise
+from vap_lsp.policy.defaults import apply_defaults
+from vap_lsp.policy.kinds import POLICY_GROUP, PolicyKind, recognise
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import (
     ExpansionLimit,
@@ -104,17 +106,23 @@ class PolicyCel:
 
 
 def _build(obj: K8sObject, version: str, workspace: WorkspaceIndex | None) -> PolicyCel | None:
+    """The typing model the diagnostics were computed from (`policy_checks.check_policy`): the
+    defaulted spec, the schemas of the Kubernetes version that serves the policy's apiVersion."""
     recognised = recognise(obj.api_version, obj.kind)
     if recognised is None or recognised[0] not in (PolicyKind.VAP, PolicyKind.MAP):
         return None
+    kind, group_version = recognised
     try:
         data = to_python(obj.node, budget=200_000)
     except ExpansionLimit:
         return None
-    spec: Any = data.get("spec") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    spec: Any = apply_defaults(kind, group_version, data).get("spec")
     if not isinstance(spec, Mapping):
         return None
-    return PolicyCel(obj, policy_typing(obj.node, recognised[0], spec, version, workspace))
+    served, _ = select_schema(version, POLICY_GROUP, group_version, obj.kind)
+    return PolicyCel(obj, policy_typing(obj.node, kind, spec, served.version, workspace))
 
 
 _CACHE: LruCache[tuple[int, str, int, int], tuple[K8sObject, PolicyCel | None]] = LruCache(256)

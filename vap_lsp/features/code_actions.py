@@ -14,14 +14,13 @@ from dataclasses import dataclass
 
 from vap_lsp.analysis.cel_checks import PRECISE_CODE
 from vap_lsp.analysis.objects import K8sObject
-from vap_lsp.analysis.policy_checks import select_schema
 from vap_lsp.analysis.sites import ExpressionSite
-from vap_lsp.analysis.typing import policy_typing
 from vap_lsp.cel.ast import Call, Select
 from vap_lsp.cel.compile import CompileResult
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.parser import parse
 from vap_lsp.cel.types import Kind, ObjectType, Type
+from vap_lsp.features.cel_context import policy_cel
 from vap_lsp.features.edits import (
     TextEditResult,
     content_bounds,
@@ -32,7 +31,7 @@ from vap_lsp.features.edits import (
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.features.yaml_schema import object_schema, property_names
 from vap_lsp.policy.defaults import apply_defaults
-from vap_lsp.policy.kinds import POLICY_GROUP, PolicyKind, recognise
+from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import (
     ExpansionLimit,
@@ -88,7 +87,6 @@ def parse_field(text: str) -> Path:
 class _Policy:
     obj: K8sObject
     kind: PolicyKind
-    version: str  # Kubernetes version of the schema used
     spec: dict[str, object]
 
 
@@ -108,8 +106,7 @@ def _policy(snapshot: DocumentSnapshot, offset: int) -> _Policy | None:
         return None
     defaulted = apply_defaults(kind, group_version, data)
     spec = defaulted.get("spec")
-    served, _ = select_schema(snapshot.kubernetes_version, POLICY_GROUP, group_version, obj.kind)
-    return _Policy(obj, kind, served.version, spec if isinstance(spec, dict) else {})
+    return _Policy(obj, kind, spec if isinstance(spec, dict) else {})
 
 
 def _typed_site(
@@ -119,7 +116,10 @@ def _typed_site(
     with a schema, variables as inferred): what the type checks, ours and the server's, saw."""
     if policy.kind not in (PolicyKind.VAP, PolicyKind.MAP):
         return None
-    typing = policy_typing(policy.obj.node, policy.kind, policy.spec, policy.version, snapshot.workspace)
+    pc = policy_cel(snapshot, policy.obj)  # the model the diagnostics were computed from
+    if pc is None:
+        return None
+    typing = pc.typing
     for site in typing.sites:
         if site.path == path:
             return site, typing.compile(site)
