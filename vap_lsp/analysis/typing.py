@@ -538,11 +538,6 @@ class PolicyTyping:
         return next((k for k in self.kinds if k.has_schema), None)
 
     @property
-    def object_type(self) -> Type:
-        primary = self.primary
-        return primary.object_type if primary is not None else DYN
-
-    @property
     def kinds_without_schema(self) -> tuple[GVK, ...]:
         """Matched kinds the server's type checker (and vap-lsp) type as `dyn`: no schema known."""
         return tuple(k.gvk for k in self.kinds if not k.has_schema)

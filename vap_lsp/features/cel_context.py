@@ -66,14 +66,6 @@ class PolicyCel:
     typing: PolicyTyping
 
     @property
-    def policy(self) -> PolicyKind:
-        return self.typing.policy
-
-    @property
-    def version(self) -> str:
-        return self.typing.version
-
-    @property
     def sites(self) -> list[ExpressionSite]:
         return self.typing.sites
 

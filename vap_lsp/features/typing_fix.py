@@ -12,22 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from vap_lsp.analysis.typing import PolicyTyping
 from vap_lsp.analysis.typing_coverage import params_item, rule_items
+from vap_lsp.features.cel_context import policy_cel
 from vap_lsp.features.edits import TextEditResult, rewrite_value
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import ScalarNode, SequenceNode, lookup
 
 if TYPE_CHECKING:
-    from vap_lsp.analysis.objects import K8sObject
     from vap_lsp.features.code_actions import CodeActionResult, DiagnosticRef
     from vap_lsp.features.snapshot import DocumentSnapshot
-
-
-def _typing(snapshot: DocumentSnapshot, obj: K8sObject | None) -> tuple[Any, PolicyTyping] | None:
-    """The policy's node and typing model (the one its diagnostics were computed from)."""
-    from vap_lsp.features.cel_context import policy_cel
-
-    pc = policy_cel(snapshot, obj) if obj is not None else None
-    return (pc.obj.node, pc.typing) if pc is not None else None
 
 
 def _rule_fixes(d: DiagnosticRef, root: Any, typing: PolicyTyping, index: int) -> list[CodeActionResult]:
@@ -86,10 +78,11 @@ def _param_fixes(d: DiagnosticRef, root: Any, typing: PolicyTyping) -> list[Code
 
 
 def typing_unavailable_fixes(snapshot: DocumentSnapshot, d: DiagnosticRef) -> list[CodeActionResult]:
-    found = _typing(snapshot, snapshot.object_at(d.span.start))
-    if found is None or not d.field:
+    obj = snapshot.object_at(d.span.start)
+    pc = policy_cel(snapshot, obj) if obj is not None else None  # the model of the diagnostics
+    if pc is None or not d.field:
         return []
-    root, typing = found
+    root, typing = pc.typing.root, pc.typing
     if d.field == "spec.paramKind":
         return _param_fixes(d, root, typing)
     prefix = "spec.matchConstraints.resourceRules["
