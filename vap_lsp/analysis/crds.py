@@ -192,8 +192,9 @@ def _load_file(path: Path) -> _FileCRDs:
             # v1beta1 (not served since 1.22) had other rules: its schema is used, unjudged.
             issues = validate_crd(item) if item.get("apiVersion") == V1 else []
             for error in issues:
-                severity = "error" if error.server_error else "information"
-                findings.append(f"{path}: CustomResourceDefinition {name}: {severity}: {error.message()}")
+                findings.append(
+                    f"{path}: CustomResourceDefinition {name}: {error.severity}: {error.message()}"
+                )
     loaded = _FileCRDs(tuple(documents), tuple(versions), tuple(findings), tuple(problems))
     if key is not None and not problems:
         _FILE_CACHE.put(key, loaded)

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from vap_lsp.codes import get_rule, help_uri, render_list, render_text, rules
+from vap_lsp.codes import get_rule, help_uri, render_list, render_markdown, rules
 
 
 def add_parser(sub: Any) -> None:
@@ -52,7 +52,9 @@ def _rule(args: argparse.Namespace) -> int:
         )
         return 2
     if args.format == "json":
-        sys.stdout.write(json.dumps({**_as_json(rule.code), "markdown": render_text(rule)}, indent=2) + "\n")
+        sys.stdout.write(
+            json.dumps({**_as_json(rule.code), "markdown": render_markdown(rule)}, indent=2) + "\n"
+        )
     else:
-        sys.stdout.write(render_text(rule))
+        sys.stdout.write(render_markdown(rule))  # Markdown reads well in a terminal
     return 0

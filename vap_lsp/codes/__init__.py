@@ -16,8 +16,6 @@ from dataclasses import dataclass
 # Where `docs/rules/<code>.md` is published (SARIF `helpUri`, LSP `codeDescription.href`).
 DOCS_URL = "https://github.com/vap-lsp/vap-lsp/blob/main/docs/rules/"
 
-SEVERITIES = ("error", "warning", "information", "hint")
-
 
 @dataclass(frozen=True)
 class Rule:
@@ -102,11 +100,6 @@ def render_markdown(rule: Rule) -> str:
     return "\n".join(parts)
 
 
-def render_text(rule: Rule) -> str:
-    """What `vap-lsp rule CODE` prints: the page, as is (Markdown reads well in a terminal)."""
-    return render_markdown(rule)
-
-
 def render_index() -> str:
     """`docs/rules/README.md`: every code with its severity and title, grouped."""
     out = [
@@ -146,13 +139,11 @@ def render_list() -> str:
 
 __all__ = [
     "DOCS_URL",
-    "SEVERITIES",
     "Rule",
     "get_rule",
     "help_uri",
     "render_index",
     "render_list",
     "render_markdown",
-    "render_text",
     "rules",
 ]

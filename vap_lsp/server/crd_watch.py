@@ -138,9 +138,13 @@ def _split_glob(pattern: Path) -> tuple[Path, str]:
     return Path(*parts[:fixed]), "/".join(parts[fixed:])
 
 
-def _watchers(ls: VapLanguageServer, patterns: tuple[str, ...]) -> list[lsp.FileSystemWatcher]:
+def _watched_files_caps(ls: VapLanguageServer) -> lsp.DidChangeWatchedFilesClientCapabilities | None:
     caps = ls.client_capabilities.workspace
-    watched = caps.did_change_watched_files if caps is not None else None
+    return caps.did_change_watched_files if caps is not None else None
+
+
+def _watchers(ls: VapLanguageServer, patterns: tuple[str, ...]) -> list[lsp.FileSystemWatcher]:
+    watched = _watched_files_caps(ls)
     relative = bool(watched is not None and watched.relative_pattern_support)
     absolute: list[Path] = []
     for pattern in patterns:
@@ -164,8 +168,7 @@ def _watchers(ls: VapLanguageServer, patterns: tuple[str, ...]) -> list[lsp.File
 
 
 def _can_register(ls: VapLanguageServer) -> bool:
-    caps = ls.client_capabilities.workspace
-    watched = caps.did_change_watched_files if caps is not None else None
+    watched = _watched_files_caps(ls)
     return bool(watched is not None and watched.dynamic_registration)
 
 
