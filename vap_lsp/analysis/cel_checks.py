@@ -236,12 +236,9 @@ def _precise_checks(
 
 def _precise_variables(typing: PolicyTyping, view: View) -> dict[str, VariableTyping]:
     """The variables this view types more precisely than the server's compiler (by name)."""
-    kind = view.kind
-    server = typing.type_check(kind) if kind is not None else typing.create_time()
-    server_types = {id(s): server.declared(t) for s, _, t in server.variables}
     out: dict[str, VariableTyping] = {}
-    for site, name, inferred in view.variables:
-        var = VariableTyping(name, site, inferred, server_types.get(id(site), DYN))
+    for var in typing.variables_for(view.kind):
+        name = var.name
         if var.more_precise:
             out[name] = var
         else:

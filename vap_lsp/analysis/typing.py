@@ -241,6 +241,14 @@ def _same_shape(a: Type, b: Type) -> bool:
     return False
 
 
+def _server_variable_type(server: View, site: ExpressionSite) -> Type | None:
+    """What the server's compiler types a variable as (None: it fails there too): the precise
+    view never knows less than the server (`existing + [{'name': …}]` concatenates a typed list
+    and map literals, which only the precise view rejects)."""
+    found = next((t for s, _, t in server.variables if s is site), None)
+    return server.declared(found) if found is not None else None
+
+
 def _unified(result: CompileResult) -> Type | None:
     """The type of a variable the typed checker rejects only because two object types of the same
     shape have different names (`object.spec.containers + object.spec.initContainers`, a
@@ -570,9 +578,7 @@ class PolicyTyping:
             self.params_type if typed else DYN,
             self,
         )
-        server = (
-            (self.type_check(kind) if kind is not None else self.create_time()) if name == "precise" else None
-        )
+        server = self.server_view(kind) if name == "precise" else None
         for site in self.sites:
             if site.kind is not ExpressionKind.VARIABLE or site.name is None:
                 continue
@@ -589,7 +595,7 @@ class PolicyTyping:
                 # as `dyn`, so the type-check view never narrows.
                 inferred = self._narrowed(built, site, result, kind)
             if inferred is None and server is not None:
-                inferred = _unified(result) or self._server_variable_type(site, kind)
+                inferred = _unified(result) or _server_variable_type(server, site)
             built.variables.append((site, site.name, inferred))
         with self._lock:
             return self._views.setdefault(key, built)
@@ -612,16 +618,21 @@ class PolicyTyping:
         branch = compile_expression(result.compiled_text[node.start : node.end], view.environment(site))
         return branch.output_type if branch.ok else None
 
-    def _server_variable_type(self, site: ExpressionSite, kind: KindTyping | None) -> Type | None:
-        """What the server's compiler types a variable as (None: it fails there too): the
-        precise view never knows less than the server (`existing + [{'name': …}]` concatenates
-        a typed list and map literals, which only the precise view rejects)."""
-        server = self.type_check(kind) if kind is not None else self.create_time()
-        found = next((t for s, _, t in server.variables if s is site), None)
-        return variable_field_type(found) if found is not None else None
-
     def create_time(self) -> View:
         return self.view("create-time")
+
+    def server_view(self, kind: KindTyping | None) -> View:
+        """What the server's compiler sees for `kind`: its type check, or create time without one."""
+        return self.type_check(kind) if kind is not None else self.create_time()
+
+    def variables_for(self, kind: KindTyping | None) -> list[VariableTyping]:
+        """Each variable with vap-lsp's type for `kind` and the server's."""
+        server = self.server_view(kind)
+        server_types = {id(s): server.declared(t) for s, _, t in server.variables}
+        return [
+            VariableTyping(name, site, inferred, server_types.get(id(site), DYN))
+            for site, name, inferred in self.view("precise", kind).variables
+        ]
 
     def type_check(self, kind: KindTyping) -> View:
         return self.view("type-check", kind)
@@ -636,14 +647,7 @@ class PolicyTyping:
     def variables(self) -> list[VariableTyping]:
         """Each variable with vap-lsp's type and the server's (for the primary kind)."""
         if self._variables is None:
-            precise = self.precise()
-            primary = self.primary
-            server = self.type_check(primary) if primary is not None else self.create_time()
-            server_types = {id(s): server.declared(t) for s, _, t in server.variables}
-            self._variables = [
-                VariableTyping(name, site, inferred, server_types.get(id(site), DYN))
-                for site, name, inferred in precise.variables
-            ]
+            self._variables = self.variables_for(self.primary)
         return self._variables
 
     def variable(self, name: str) -> VariableTyping | None:
