@@ -16,7 +16,7 @@ with it. The filtering itself is `vap_lsp.analysis.suppress`, applied by the eng
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,23 +102,47 @@ class Overrides:
     off: frozenset[str] = frozenset()  # `--severity code=off`
 
 
-def parse_severity_overrides(items: Iterable[str]) -> tuple[Overrides, list[str]]:
-    """`CODE=LEVEL` items (the CLI's `--severity`) → overrides and problems."""
+_LEVELS_TEXT = "error, warning, information, hint or off"
+
+
+def _level(value: object) -> Severity | str | None:
+    """A level as written in `severity` settings: a Severity, "off", or None (not a level)."""
+    name = str(value).strip().lower()
+    return "off" if name in _OFF else _SEVERITY_NAMES.get(name)
+
+
+def _severity_overrides(
+    pairs: Iterable[tuple[str, object]], problem: Callable[[str, object], str]
+) -> tuple[Overrides, list[str]]:
+    """(code, level) pairs → overrides; `problem(code, level)` words a level that is none."""
     severity: dict[str, Severity] = {}
     off: set[str] = set()
     problems: list[str] = []
+    for code, written in pairs:
+        level = _level(written)
+        if level == "off":
+            off.add(code)
+        elif isinstance(level, Severity):
+            severity[code] = level
+        else:
+            problems.append(problem(code, written))
+    return Overrides(severity=tuple(sorted(severity.items())), off=frozenset(off)), problems
+
+
+def parse_severity_overrides(items: Iterable[str]) -> tuple[Overrides, list[str]]:
+    """`CODE=LEVEL` items (the CLI's `--severity`) → overrides and problems."""
+    pairs: list[tuple[str, object]] = []
+    malformed: list[str] = []
     for item in items:
         code, sep, level = item.partition("=")
-        level = level.strip().lower()
         if not sep or not code.strip():
-            problems.append(f"--severity {item!r}: expected CODE=LEVEL")
-        elif level in _OFF:
-            off.add(code.strip())
-        elif level in _SEVERITY_NAMES:
-            severity[code.strip()] = _SEVERITY_NAMES[level]
+            malformed.append(f"--severity {item!r}: expected CODE=LEVEL")
         else:
-            problems.append(f"--severity {item!r}: level must be error, warning, information, hint or off")
-    return Overrides(severity=tuple(sorted(severity.items())), off=frozenset(off)), problems
+            pairs.append((code.strip(), level))
+    overrides, problems = _severity_overrides(
+        pairs, lambda code, level: f"--severity {f'{code}={level}'!r}: level must be {_LEVELS_TEXT}"
+    )
+    return overrides, malformed + problems
 
 
 def glob_matches(pattern: str, relative: str) -> bool:
@@ -274,17 +298,13 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
         if not isinstance(raw_severity, dict):
             errors.append(f"{where}: severity: expected a mapping of code to level")
         else:
-            for code, level in raw_severity.items():
-                name = str(level).strip().lower()
-                if name in _OFF:
-                    ignore.add(str(code))
-                elif name in _SEVERITY_NAMES:
-                    severity[str(code)] = _SEVERITY_NAMES[name]
-                else:
-                    errors.append(
-                        f"{where}: severity: {code}: {level!r} is not error, warning, information, "
-                        "hint or off"
-                    )
+            parsed, bad = _severity_overrides(
+                ((str(code), level) for code, level in raw_severity.items()),
+                lambda code, level: f"{where}: severity: {code}: {level!r} is not {_LEVELS_TEXT}",
+            )
+            ignore |= parsed.off
+            severity.update(parsed.severity)
+            errors.extend(bad)
 
     per_file: list[tuple[str, frozenset[str]]] = []
     raw_per_file = raw.get("per-file-ignores")
@@ -427,9 +447,12 @@ def overrides_from_client(section: Mapping[str, Any]) -> tuple[Overrides, list[s
     raw_severity = section.get("severity")
     if raw_severity is not None:
         if isinstance(raw_severity, dict):
-            parsed, bad = parse_severity_overrides(f"{code}={level}" for code, level in raw_severity.items())
+            parsed, bad = _severity_overrides(
+                ((str(code), level) for code, level in raw_severity.items()),
+                lambda code, level: f"vapLsp.severity {f'{code}={level}'!r}: level must be {_LEVELS_TEXT}",
+            )
             overrides = Overrides(ignore=ignore, severity=parsed.severity, off=parsed.off)
-            problems.extend(p.replace("--severity", "vapLsp.severity") for p in bad)
+            problems.extend(bad)
         else:
             problems.append("vapLsp.severity: expected a mapping of code to level")
     return overrides, problems
