@@ -218,20 +218,21 @@ def _has_tool_section(path: Path) -> bool:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    found = "vap-lsp" in text and _pyproject_section(path) is not None
+    found = "vap-lsp" in text and _pyproject_section(path)[0] is not None
     _TOOL_SECTION[path] = (stamp, found)
     return found
 
 
-def _pyproject_section(path: Path) -> Any:
+def _pyproject_section(path: Path) -> tuple[Any, str | None]:
+    """The `[tool.vap-lsp]` table (None without one), or the error reading the file."""
     import tomllib  # only when a pyproject.toml mentions vap-lsp: its regexes cost ~10 ms to import
 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return None, f"{path}: {exc}"
     tool = data.get("tool")
-    return tool.get("vap-lsp") if isinstance(tool, dict) else None
+    return (tool.get("vap-lsp") if isinstance(tool, dict) else None), None
 
 
 def load_config(path: Path) -> Config:
@@ -239,14 +240,10 @@ def load_config(path: Path) -> Config:
     path = path.absolute()
     root = path.parent
     if path.name == "pyproject.toml":
-        import tomllib
-
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            return Config(path, root, errors=(f"{path}: {exc}",))
-        tool = data.get("tool")
-        raw = tool.get("vap-lsp", {}) if isinstance(tool, dict) else {}
+        section, error = _pyproject_section(path)
+        if error is not None:
+            return Config(path, root, errors=(error,))
+        raw = {} if section is None else section
         where = f"{path}: [tool.vap-lsp]"
     else:
         try:
