@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
@@ -28,6 +28,9 @@ from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import UNSUPPRESSIBLE, CodeRules
 from vap_lsp.schema.store import normalize_version
+
+if TYPE_CHECKING:
+    from vap_lsp.analysis.crds import LoadedCRDs
 
 CONFIG_FILES = (".vap-lsp.yaml", ".vap-lsp.yml", "pyproject.toml")
 
@@ -423,6 +426,14 @@ CRD_SOURCE_PREFIX = "config crds "
 
 def crd_source(config: Config) -> str:
     return CRD_SOURCE_PREFIX + str(config.path)
+
+
+def configured_crds(configs: Iterable[Config]) -> list[tuple[str, str, LoadedCRDs]]:
+    """The `crds` of each configuration file that has some, for the CLI and the server alike:
+    (the index source to set them under, the label their problems start with, the CRDs)."""
+    from vap_lsp.analysis.crds import load_crds  # only where some configuration names CRDs
+
+    return [(crd_source(c), f"{c.path}: crds", load_crds(list(c.crds))) for c in configs if c.crds]
 
 
 def first_kubernetes_version(configs: Iterable[Config]) -> str | None:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vap_lsp.config import Config, ConfigResolver, crd_source
+from vap_lsp.config import Config, ConfigResolver, configured_crds
 from vap_lsp.schema.store import normalize_version
 
 if TYPE_CHECKING:
@@ -18,16 +18,12 @@ if TYPE_CHECKING:
     from vap_lsp.analysis.workspace import WorkspaceIndex
 
 
-def _load(paths: Sequence[str | Path], label: str, io_errors: list[str]) -> LoadedCRDs:
+def _report(loaded: LoadedCRDs, label: str, io_errors: list[str]) -> None:
     """Unusable paths are I/O errors (exit 2), what the API server would say about a CRD is
     printed as a note (its schema is used anyway); both start with `label`."""
-    from vap_lsp.analysis.crds import load_crds  # imported by the commands that use it, not `serve`
-
-    loaded = load_crds(paths)
     io_errors.extend(f"{label}{p}" for p in loaded.problems)
     for finding in loaded.findings:
         print(f"vap-lsp: {label}{finding}", file=sys.stderr)
-    return loaded
 
 
 def load_external_crds(
@@ -37,7 +33,10 @@ def load_external_crds(
     returned as documents (for `run`/`test` inputs)."""
     if not paths:
         return []
-    loaded = _load(paths, "--crd ", io_errors)
+    from vap_lsp.analysis.crds import load_crds  # imported by the commands that use it, not `serve`
+
+    loaded = load_crds(paths)
+    _report(loaded, "--crd ", io_errors)
     if workspace is not None:
         workspace.set_external_crds("--crd", loaded.versions)
     return loaded.documents
@@ -50,12 +49,10 @@ def load_config_crds(
     which the commands set first) and returned as documents (for `run`/`test` inputs). A missing
     path is an I/O error of that file, as with `--crd`."""
     documents: list[dict[str, Any]] = []
-    for config in configs:
-        if not config.crds:
-            continue
-        loaded = _load(config.crds, f"{config.path}: crds: ", io_errors)
+    for source, label, loaded in configured_crds(configs):
+        _report(loaded, f"{label}: ", io_errors)
         if workspace is not None:
-            workspace.set_external_crds(crd_source(config), loaded.versions)
+            workspace.set_external_crds(source, loaded.versions)
         documents.extend(loaded.documents)
     return documents
 

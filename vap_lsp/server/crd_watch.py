@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 from pygls import uris
 
-from vap_lsp.config import CONFIG_FILES, CRD_SOURCE_PREFIX, Config, configs_for, crd_source
+from vap_lsp.config import CONFIG_FILES, CRD_SOURCE_PREFIX, Config, configs_for, configured_crds
 from vap_lsp.server.worker import off_loop
 
 if TYPE_CHECKING:
@@ -87,32 +87,28 @@ def reload_crds(ls: VapLanguageServer) -> tuple[bool, list[str]]:
     patterns = ls.settings.crds
     before = ls.index.crd_generation
     roots = _folder_roots(ls)
-    loads: dict[str, tuple[str, LoadedCRDs | None]] = {}  # source → (message prefix, CRDs)
+    loads: dict[str, tuple[str, LoadedCRDs]] = {}  # source → (message prefix, CRDs)
     watch: list[str] = []
     if patterns is not None:
         watch.extend(patterns)
         for uri, root in roots:
-            loads[SOURCE_PREFIX + uri] = (
-                "vapLsp.crds",
-                load_crds(list(patterns), root=root) if patterns else None,
-            )
+            loads[SOURCE_PREFIX + uri] = ("vapLsp.crds", load_crds(list(patterns), root=root))
     else:
         folders = [root for _, root in roots]
-        for config in _configs(ls, roots):
+        configs = _configs(ls, roots)
+        for config in configs:
             assert config.path is not None  # only files are cached
             if not any(config.path.is_relative_to(f) for f in folders):
                 watch.append(str(config.path))
-            if config.crds:
-                watch.extend(str(p) for p in config.crds)
-                loads[crd_source(config)] = (f"{config.path}: crds", load_crds(list(config.crds)))
+            watch.extend(str(p) for p in config.crds)
+        loads.update((source, (label, loaded)) for source, label, loaded in configured_crds(configs))
     for source in ls.index.external_sources():
         if source.startswith((SOURCE_PREFIX, CRD_SOURCE_PREFIX)) and source not in loads:
             ls.index.set_external_crds(source, [])
     messages: list[str] = []
     for source, (prefix, loaded) in loads.items():
-        ls.index.set_external_crds(source, loaded.versions if loaded is not None else [])
-        if loaded is not None:
-            messages.extend(f"{prefix}: {m}" for m in (*loaded.problems, *loaded.findings))
+        ls.index.set_external_crds(source, loaded.versions)
+        messages.extend(f"{prefix}: {m}" for m in (*loaded.problems, *loaded.findings))
     state = ls.crd_state
     with state.lock:
         state.patterns = tuple(dict.fromkeys(watch))
