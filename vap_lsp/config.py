@@ -80,7 +80,7 @@ class Config:
             for code, level in overrides.severity:
                 severity[code] = level
                 ignore.discard(code)  # a severity given on the command line shows an ignored code again
-        ignore -= UNSUPPRESSIBLE
+        # (Codes that cannot be hidden or re-graded are guarded where rules apply: `suppress`.)
         return CodeRules(frozenset(ignore), tuple(sorted(severity.items())))
 
     def analysis_settings(self, path: Path | None, overrides: Overrides | None = None) -> AnalysisSettings:
@@ -331,8 +331,8 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
         crds=tuple((root / p).resolve() for p in strings("crds")),
         samples=tuple(str(root / p) for p in strings("samples")),
         exclude=strings("exclude"),
-        ignore=frozenset(ignore - UNSUPPRESSIBLE),
-        severity=tuple(sorted((c, s) for c, s in severity.items() if c not in UNSUPPRESSIBLE)),
+        ignore=frozenset(ignore),
+        severity=tuple(sorted(severity.items())),
         per_file_ignores=tuple(per_file),
         errors=tuple(errors),
         warnings=tuple(warnings),
