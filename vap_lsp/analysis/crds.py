@@ -23,7 +23,8 @@ from typing import Any
 
 from vap_lsp.analysis.crd_checks import validate_crd
 from vap_lsp.analysis.files import collect_files, read_file
-from vap_lsp.analysis.workspace import CRD_API_GROUP, CRDVersion, crd_versions
+from vap_lsp.analysis.objects import CRD_API_GROUP
+from vap_lsp.analysis.workspace import CRDVersion, crd_versions
 from vap_lsp.lru import LruCache
 from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import ExpansionLimit, to_python

@@ -24,7 +24,7 @@ from vap_lsp.analysis.references import check_references
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import apply_code_rules
 from vap_lsp.analysis.typing import clear_cache as clear_typing_cache
-from vap_lsp.analysis.workspace import CRD_API_GROUP, WorkspaceIndex
+from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
 from vap_lsp.text import LineIndex, Span
@@ -170,7 +170,7 @@ def _checked_object(
     hit = _OBJECT_CACHE.get(key)
     if hit is not None:
         return [_shift(d, start) for d in hit]
-    if obj.kind == "CustomResourceDefinition" and obj.group == CRD_API_GROUP:
+    if obj.is_crd:
         found = check_crd_object(obj, yaml_file.lines, version)
     else:
         found = check_policy(obj, yaml_file.lines, version, workspace)

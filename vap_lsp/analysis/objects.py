@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from vap_lsp.yaml.model import MappingNode, Node, Path, ScalarNode, SequenceNode, YamlFile, deref
 
+CRD_API_GROUP = "apiextensions.k8s.io"
+
 
 @dataclass(eq=False)
 class K8sObject:
@@ -28,6 +30,10 @@ class K8sObject:
     @property
     def version(self) -> str:
         return self.api_version.rpartition("/")[2]
+
+    @property
+    def is_crd(self) -> bool:
+        return self.kind == "CustomResourceDefinition" and self.group == CRD_API_GROUP
 
     @property
     def name(self) -> str | None:

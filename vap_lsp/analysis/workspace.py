@@ -22,8 +22,6 @@ from vap_lsp.text import Span
 from vap_lsp.yaml.model import ExpansionLimit, MappingNode, ScalarNode, lookup, to_python
 from vap_lsp.yaml.resolve import resolve_scalar
 
-CRD_API_GROUP = "apiextensions.k8s.io"
-
 
 @dataclass(frozen=True)
 class CRDVersion:
@@ -157,7 +155,7 @@ def extract(uri: str, objects: Iterable[K8sObject]) -> _FileEntry:
     entry = _FileEntry()
     for obj in objects:
         _add_object(uri, obj, entry)
-        if obj.kind == "CustomResourceDefinition" and obj.group == CRD_API_GROUP:
+        if obj.is_crd:
             try:
                 data = to_python(obj.node, budget=200_000)
             except ExpansionLimit:
