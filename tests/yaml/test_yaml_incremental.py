@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,46 @@ def test_moved_documents_keep_their_aliases_and_indices() -> None:
     assert isinstance(value, MappingNode)
     x = value.get("x")
     assert isinstance(x, ScalarNode) and second.text[x.offsets[0]] == "1"
+
+
+def test_copies_of_unread_copies_equal_one_pass_and_leave_older_snapshots_alone() -> None:
+    """Moved documents are copied as they are read (`yaml.moved`): a file edited above its
+    documents fifty times, none of them read, still reads exactly as one pass, and so does any
+    snapshot in between, while the first snapshot, read before, stays as it was."""
+    _clear_cache()
+    first = parse_yaml(POLICIES)
+    first_print = fingerprint(first)
+    snapshots = []
+    text = POLICIES
+    for i in range(50):
+        text = f"# edit {i}\n" + text
+        snapshots.append((text, parse_yaml(text)))
+    for text, snapshot in (snapshots[-1], snapshots[20], snapshots[0]):
+        assert fingerprint(snapshot) == fingerprint(parse_yaml(text, incremental=False))
+    assert fingerprint(first) == first_print
+
+
+def test_a_moved_node_is_copied_once_whoever_reads_it() -> None:
+    """Language services read nodes from other threads than the analysis that built them: every
+    reader must get the very same children, and a node once read is a plain model node."""
+    _clear_cache()
+    parse_yaml(POLICIES)
+    moved = parse_yaml("# moved\n" + POLICIES)
+    roots = [d.root for d in moved.documents if isinstance(d.root, MappingNode)]
+    seen: list[list[int]] = []
+    barrier = threading.Barrier(8)
+
+    def read() -> None:
+        barrier.wait()
+        seen.append([id(v) for root in roots for _, v in root.items])
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 8 and all(ids == seen[0] for ids in seen)
+    assert all(type(root) is MappingNode for root in roots)
 
 
 @pytest.mark.parametrize(

@@ -71,7 +71,9 @@ def fingerprint(f: YamlFile) -> list[Any]:
     def node(n: Node | None) -> Any:
         if n is None:
             return None
-        base = (type(n).__name__, n.span, n.tag, n.anchor)
+        # The model's class as `isinstance` sees it (a moved copy is a subclass until read).
+        kind = next(c for c in (ScalarNode, AliasNode, MappingNode, SequenceNode) if isinstance(n, c))
+        base = (kind.__name__, n.span, n.tag, n.anchor)
         if isinstance(n, ScalarNode):
             return (*base, n.value, n.style, tuple(n.offsets), n.content_start)
         if isinstance(n, AliasNode):

@@ -54,6 +54,7 @@ from vap_lsp.yaml.model import (
     YamlFile,
     YamlProblem,
 )
+from vap_lsp.yaml.moved import moved_node
 from vap_lsp.yaml.offsets import OffsetMap
 from vap_lsp.yaml.scalars import scalar_offsets
 
@@ -481,11 +482,13 @@ def _compose_all(
 
 @dataclass
 class _Piece:
-    base: int  # where `documents` and `scalar_spans` are placed (absolute offsets)
+    base: int  # where `documents` are placed (absolute offsets)
     first_index: int
     documents: list[YamlDocument]
+    # Relative to the piece's start: a moved copy shares them (see `_token_spans`).
     scalar_spans: list[tuple[int, int, bool]]
     tokenised: list[tuple[int, int]]
+    aliased: bool  # an alias with a target is in it: moved copies are made at once (`yaml.moved`)
 
 
 _PIECES: OrderedDict[tuple[str, bool], _Piece] = OrderedDict()
@@ -511,15 +514,12 @@ def _segmentable(text: str, bad: list[int], use_libyaml: bool) -> bool:
     )
 
 
-def _compose_segments(
-    text: str,
-) -> tuple[list[YamlDocument], list[tuple[int, int, bool]], list[tuple[int, int]]] | None:
+def _compose_segments(text: str) -> tuple[list[YamlDocument], list[_Piece]] | None:
     """Piece by piece, from the cache where the text is unchanged; None when a piece does not
-    stand alone (then one pass decides)."""
+    stand alone (then one pass decides). Also the pieces, for their token spans (`_token_spans`)."""
     bounds = [0, *(m.start() for m in _DOC_START_LINE.finditer(text, 1)), len(text)]
     documents: list[YamlDocument] = []
-    scalar_spans: list[tuple[int, int, bool]] = []
-    tokenised: list[tuple[int, int]] = []
+    pieces: list[_Piece] = []
     for start, end in itertools.pairwise(bounds):
         if end <= start:
             continue
@@ -535,9 +535,20 @@ def _compose_segments(
             cached = _moved(cached, start, len(documents))
         _remember((piece, lookahead), cached, _PIECES_CHARS + len(text))
         documents.extend(cached.documents)
-        scalar_spans.extend(cached.scalar_spans)
-        tokenised.extend(cached.tokenised)
-    return documents, scalar_spans, tokenised
+        pieces.append(cached)
+    return documents, pieces
+
+
+def _token_spans(pieces: list[_Piece]) -> tuple[list[tuple[int, int, bool]], list[tuple[int, int]]]:
+    """The pieces' scalar and tokenised spans at their places (only template detection needs them:
+    shifting them at every edit cost as much as the rest of a moved piece)."""
+    scalar_spans: list[tuple[int, int, bool]] = []
+    tokenised: list[tuple[int, int]] = []
+    for piece in pieces:
+        d = piece.base
+        scalar_spans.extend((a + d, b + d, q) for a, b, q in piece.scalar_spans)
+        tokenised.extend((a + d, b + d) for a, b in piece.tokenised)
+    return scalar_spans, tokenised
 
 
 def clear_cache() -> None:
@@ -569,23 +580,26 @@ def _parse_piece(piece: str, *, lookahead: bool) -> _Piece | None:
         # ruamel reads `--- |` then column-0 lines as the block scalar's content, across the
         # next `---`: this piece does not stand alone.
         return None
+    kept = [d for d in documents if d.span.start < n or not lookahead]
     return _Piece(
         0,
         0,
-        [d for d in documents if d.span.start < n or not lookahead],
+        kept,
         [t for t in scalar_spans if t[0] < n],
         [(a, min(b, n)) for a, b in tokenised if a < n],
+        "*" in piece and any(_has_alias(d.root) for d in kept),
     )
 
 
 def _moved(piece: _Piece, base: int, first_index: int) -> _Piece:
-    """A copy placed at another offset; never mutates (older snapshots still hold the nodes)."""
+    """A copy placed at another offset (`yaml.moved`: lazy unless aliases need one memo);
+    never mutates (older snapshots still hold the nodes)."""
     d = base - piece.base
     docs = [
         YamlDocument(
             first_index + i,
             Span(doc.span.start + d, doc.span.end + d),
-            _shift_node(doc.root, d, {}) if doc.root is not None else None,
+            moved_node(doc.root, d, anchored=piece.aliased) if doc.root is not None else None,
             [YamlProblem(p.kind, Span(p.span.start + d, p.span.end + d), p.message) for p in doc.problems],
         )
         for i, doc in enumerate(piece.documents)
@@ -594,42 +608,27 @@ def _moved(piece: _Piece, base: int, first_index: int) -> _Piece:
         base,
         first_index,
         docs,
-        [(a + d, b + d, q) for a, b, q in piece.scalar_spans],
-        [(a + d, b + d) for a, b in piece.tokenised],
+        piece.scalar_spans,
+        piece.tokenised,
+        piece.aliased,
     )
 
 
-def _shift_node(node: Node, d: int, memo: dict[int, Node]) -> Node:
-    span = Span(node.span.start + d, node.span.end + d)
-    out: Node
-    if isinstance(node, ScalarNode):
-        out = ScalarNode(
-            span,
-            node.tag,
-            node.anchor,
-            node.value,
-            node.style,
-            node.offsets.shifted(d),
-            node.content_start + d,
-        )
-    elif isinstance(node, MappingNode):
-        m = MappingNode(span, node.tag, node.anchor, [], node.flow)
-        memo[id(node)] = m
-        m.items = [(_shift_node(k, d, memo), _shift_node(v, d, memo)) for k, v in node.items]
-        out = m
-    elif isinstance(node, SequenceNode):
-        q = SequenceNode(span, node.tag, node.anchor, [], node.flow)
-        memo[id(node)] = q
-        q.items = [_shift_node(v, d, memo) for v in node.items]
-        out = q
-    elif isinstance(node, AliasNode):
-        target = node.target
-        moved = None if target is None else memo.get(id(target)) or _shift_node(target, d, memo)
-        out = AliasNode(span, node.tag, node.anchor, node.name, moved)
-    else:  # pragma: no cover - the model has no other node types
-        raise TypeError(type(node).__name__)
-    memo[id(node)] = out
-    return out
+def _has_alias(node: Node | None) -> bool:
+    """Whether an alias with a target is in the tree (an explicit stack: trees can be deep)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, AliasNode):
+            if n.target is not None:
+                return True
+        elif isinstance(n, MappingNode):
+            for k, v in n.items:
+                stack.append(k)
+                stack.append(v)
+        elif isinstance(n, SequenceNode):
+            stack.extend(n.items)
+    return False
 
 
 def _parse(text: str, use_libyaml: bool, incremental: bool) -> YamlFile:
@@ -651,7 +650,11 @@ def _parse(text: str, use_libyaml: bool, incremental: bool) -> YamlFile:
     work = _NON_PRINTABLE.sub("\ufffd", text) if bad else text
 
     composed = _compose_segments(text) if incremental and _segmentable(text, bad, use_libyaml) else None
-    documents, scalar_spans, tokenised = composed or _compose_all(text, work, lines, use_libyaml)
+    if composed is not None:
+        documents, pieces = composed
+    else:
+        documents, scalar_spans, tokenised = _compose_all(text, work, lines, use_libyaml)
+        pieces = [_Piece(0, 0, documents, scalar_spans, tokenised, aliased=False)]
 
     for p in bad:
         problem = YamlProblem(
@@ -669,6 +672,7 @@ def _parse(text: str, use_libyaml: bool, incremental: bool) -> YamlFile:
             doc.root = None
 
     if "{{" in text:
+        scalar_spans, tokenised = _token_spans(pieces)
         strings = sorted((s, t) for s, t, q in scalar_spans if q)
         scalars = sorted((s, t) for s, t, _ in scalar_spans)
         action = find_template_action(text, strings, scalars, tokenised)
