@@ -91,7 +91,7 @@ def main() -> None:
         if text is None:
             continue
         texts[path] = text
-        workspace.update(str(path), parse_text(text)[1])
+        workspace.update(str(path), parse_text(text)[1], text)
     workspace.complete = True
 
     counts: Counter[str] = Counter()

@@ -48,7 +48,7 @@ def main() -> None:
         if text is None:
             continue
         objects = parse_text(text)[1]
-        workspace.update(str(path), objects)
+        workspace.update(str(path), objects, text)
         parsed.append(objects)
     policies = typed = 0
     untyped: Counter[str] = Counter()

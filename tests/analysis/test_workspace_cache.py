@@ -102,3 +102,52 @@ def test_every_object_of_a_large_file_stays_cached(monkeypatch: pytest.MonkeyPat
     checked.clear()
     analyse_text(text + "data: {a: b}\n")  # only the last object changed
     assert checked == ["c4"]
+
+
+BINDING = textwrap.dedent(
+    """\
+    apiVersion: admissionregistration.k8s.io/v1
+    kind: ValidatingAdmissionPolicyBinding
+    metadata:
+      name: replica-limit-binding
+    spec:
+      policyName: replica-limit
+      validationActions: [Deny]
+    """
+)
+
+
+def test_index_entries_of_an_unchanged_object_follow_it_to_its_new_place_and_file() -> None:
+    """An object's index entries are reused by its text: placed at the object's new offset,
+    under the URI of the file that now holds it."""
+    index = WorkspaceIndex()
+    text = POLICY.replace("NAME", "replica-limit") + "---\n" + BINDING
+    analyse_text(text, SETTINGS, workspace=index, uri="file:///a.yaml")
+    moved = "# a comment that moves everything\n" + text
+    analyse_text(moved, SETTINGS, workspace=index, uri="file:///b.yaml")
+    for uri, source in (("file:///a.yaml", text), ("file:///b.yaml", moved)):
+        (policy,) = [p for p in index.policies(name="replica-limit") if p.uri == uri]
+        assert policy.uri == uri
+        assert source[policy.span.start : policy.span.end].startswith("name: replica-limit")
+        (binding,) = [b for b in index.bindings() if b.uri == uri]
+        assert source[binding.span.start : binding.span.end] == "replica-limit"
+        names = {o.name: o for o in index.objects() if o.uri == uri}
+        entry = names["replica-limit-binding"]
+        assert source[entry.span.start : entry.span.end] == "replica-limit-binding"
+        assert source[entry.object_span.start : entry.object_span.end] == BINDING.rstrip("\n")
+
+
+def test_items_of_a_list_are_read_again_as_their_aliases_may_point_outside_them() -> None:
+    index = WorkspaceIndex()
+    template = textwrap.dedent(
+        """\
+        apiVersion: v1
+        kind: List
+        items:
+        - {apiVersion: v1, kind: ConfigMap, metadata: {name: &n NAME}}
+        - {apiVersion: v1, kind: Secret, metadata: {name: *n}}
+        """
+    )
+    for name in ("first", "second"):
+        analyse_text(template.replace("NAME", name), SETTINGS, workspace=index, uri="file:///l.yaml")
+        assert sorted(o.name for o in index.objects()) == [name, name]

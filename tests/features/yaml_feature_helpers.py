@@ -25,6 +25,6 @@ def at_cursor(text: str, workspace: WorkspaceIndex | None = None) -> tuple[Docum
 def index_of(files: dict[str, str]) -> WorkspaceIndex:
     index = WorkspaceIndex()
     for uri, text in files.items():
-        index.update(uri, parse_text(text)[1])
+        index.update(uri, parse_text(text)[1], text)
     index.complete = True
     return index

@@ -51,7 +51,7 @@ def test_a_late_reindex_from_disk_does_not_override_a_reopened_buffer(tmp_path: 
     server.protocol._workspace = Workspace(tmp_path.as_uri())  # what initialize would set up
     buffer = POLICY.replace("NAME", "in-buffer")
     server.workspace.put_text_document(lsp.TextDocumentItem(uri, "yaml", 2, buffer))
-    server.index.update(uri, parse_text(buffer)[1])
+    server.index.update(uri, parse_text(buffer)[1], buffer)
 
     server.reindex_from_disk(uri)
     assert [p.name for p in server.index.policies()] == ["in-buffer"]

@@ -128,7 +128,7 @@ def _analyse(
     for doc in yaml_file.documents:
         diagnostics.extend(_problem_diagnostic(p) for p in doc.problems)
     if workspace is not None and uri is not None:
-        workspace.update(uri, objects)
+        workspace.update(uri, objects, yaml_file.text)
         diagnostics.extend(check_references(uri, workspace))
     generation = workspace.crd_generation if workspace is not None else -1
     for obj in objects:
@@ -164,18 +164,25 @@ def _checked_object(
     generation: int,
     file_objects: int,
 ) -> list[Diagnostic]:
+    if obj.location:  # an item of a `List`: an alias in it may point at an anchor outside its text
+        return _check(obj, yaml_file, version, workspace)
     start, end = obj.node.span.start, obj.node.span.end
     column = start - yaml_file.lines.line_start(yaml_file.lines.line_of(start))
     key = (yaml_file.text[start:end], column, version, generation, id(workspace))
     hit = _OBJECT_CACHE.get(key)
     if hit is not None:
         return [_shift(d, start) for d in hit]
-    if obj.is_crd:
-        found = check_crd_object(obj, yaml_file.lines, version)
-    else:
-        found = check_policy(obj, yaml_file.lines, version, workspace)
+    found = _check(obj, yaml_file, version, workspace)
     _OBJECT_CACHE.put(key, tuple(_shift(d, -start) for d in found), extra=file_objects)
     return found
+
+
+def _check(
+    obj: K8sObject, yaml_file: YamlFile, version: str, workspace: WorkspaceIndex | None
+) -> list[Diagnostic]:
+    if obj.is_crd:
+        return check_crd_object(obj, yaml_file.lines, version)
+    return check_policy(obj, yaml_file.lines, version, workspace)
 
 
 def clear_caches() -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import ExpansionLimit, MappingNode, ScalarNode, lookup, to_python
@@ -151,37 +152,90 @@ def _is_mapping(obj: K8sObject, field_name: str) -> bool:
     return len(found) == 2 and isinstance(node, MappingNode)
 
 
-def extract(uri: str, objects: Iterable[K8sObject]) -> _FileEntry:
+def _object_entry(uri: str, obj: K8sObject) -> _FileEntry:
+    """What one object contributes to the index."""
     entry = _FileEntry()
-    for obj in objects:
-        _add_object(uri, obj, entry)
-        if obj.is_crd:
-            try:
-                data = to_python(obj.node, budget=200_000)
-            except ExpansionLimit:
-                continue
-            if isinstance(data, Mapping):
-                entry.crds.extend(crd_versions(data))
-            continue
-        recognised = recognise(obj.api_version, obj.kind)
-        if recognised is None or obj.name is None:
-            continue
-        kind = recognised[0]
-        # Read the few fields by node: converting every spec to Python on each keystroke cost
-        # most of an edit's time on large files.
-        if kind in (PolicyKind.VAP, PolicyKind.MAP):
-            meta = obj.node.get("metadata")
-            span = meta.span if meta is not None else obj.node.span
-            entry.policies.append(PolicyEntry(uri, kind, obj.name, span, _is_mapping(obj, "paramKind")))
-        else:
-            node, _, found = lookup(obj.node, ("spec", "policyName"))
-            policy_name = resolve_scalar(node) if isinstance(node, ScalarNode) and len(found) == 2 else None
-            if not isinstance(policy_name, str):
-                continue
+    _add_object(uri, obj, entry)
+    if obj.is_crd:
+        try:
+            data = to_python(obj.node, budget=200_000)
+        except ExpansionLimit:
+            return entry
+        if isinstance(data, Mapping):
+            entry.crds.extend(crd_versions(data))
+        return entry
+    recognised = recognise(obj.api_version, obj.kind)
+    if recognised is None or obj.name is None:
+        return entry
+    kind = recognised[0]
+    # Read the few fields by node: converting every spec to Python on each keystroke cost
+    # most of an edit's time on large files.
+    if kind in (PolicyKind.VAP, PolicyKind.MAP):
+        meta = obj.node.get("metadata")
+        span = meta.span if meta is not None else obj.node.span
+        entry.policies.append(PolicyEntry(uri, kind, obj.name, span, _is_mapping(obj, "paramKind")))
+    else:
+        node, _, found = lookup(obj.node, ("spec", "policyName"))
+        policy_name = resolve_scalar(node) if isinstance(node, ScalarNode) and len(found) == 2 else None
+        if isinstance(policy_name, str):
             assert node is not None
             entry.bindings.append(
                 BindingEntry(uri, kind, obj.name, policy_name, node.span, _is_mapping(obj, "paramRef"))
             )
+    return entry
+
+
+# What an object contributes, by its text, with spans relative to its start and no URI: an edit
+# re-reads only the objects whose text changed (reading the others' nodes, and converting a
+# CRD's whole tree, cost most of an index update). Bounded like the engine's object results.
+_ENTRIES: LruCache[str, _FileEntry] = LruCache(4096)
+
+
+def _shifted(span: Span, d: int) -> Span:
+    return Span(span.start + d, span.end + d)
+
+
+def _place(facts: _FileEntry, uri: str, d: int, entry: _FileEntry) -> None:
+    """`facts` (relative, no URI) added to `entry` for `uri`, `d` characters on."""
+    entry.crds.extend(facts.crds)
+    for o in facts.objects:
+        entry.objects.append(
+            ObjectEntry(
+                uri,
+                o.api_version,
+                o.kind,
+                o.namespace,
+                o.name,
+                _shifted(o.span, d),
+                _shifted(o.object_span, d),
+                o.param_kind,
+            )
+        )
+    for p in facts.policies:
+        entry.policies.append(PolicyEntry(uri, p.kind, p.name, _shifted(p.span, d), p.has_param_kind))
+    for b in facts.bindings:
+        entry.bindings.append(
+            BindingEntry(uri, b.kind, b.name, b.policy_name, _shifted(b.span, d), b.has_param_ref)
+        )
+
+
+def extract(uri: str, objects: Iterable[K8sObject], text: str) -> _FileEntry:
+    """The index entry of a file's objects (found in `text`); unchanged objects come from the
+    cache (a top-level object's text decides everything it contributes; an item of a `List` is
+    read again, as an alias in it may point at an anchor outside its text)."""
+    entry = _FileEntry()
+    for obj in objects:
+        if obj.location:
+            _place(_object_entry(uri, obj), uri, 0, entry)
+            continue
+        start = obj.node.span.start
+        key = text[start : obj.node.span.end]
+        facts = _ENTRIES.get(key)
+        if facts is None:
+            facts = _FileEntry()
+            _place(_object_entry("", obj), "", -start, facts)
+            _ENTRIES.put(key, facts)
+        _place(facts, uri, start, entry)
     return entry
 
 
@@ -225,10 +279,11 @@ class WorkspaceIndex:
         with self._lock:
             return list(self._external)
 
-    def update(self, uri: str, objects: Iterable[K8sObject]) -> None:
-        """Replace a file's entry; the generation moves only when what the index says changed,
-        so editing an expression does not invalidate every other object's cached analysis."""
-        entry = extract(uri, objects)
+    def update(self, uri: str, objects: Iterable[K8sObject], text: str) -> None:
+        """Replace a file's entry (its `objects`, found in its `text`); the generation moves only
+        when what the index says changed, so editing an expression does not invalidate every
+        other object's cached analysis."""
+        entry = extract(uri, objects, text)
         with self._lock:
             old = self._files.get(uri)
             if old != entry:

@@ -103,7 +103,7 @@ def _occurrence_at(snapshot: DocumentSnapshot, offset: int) -> tuple[K8sObject, 
 
 def _objects(snapshot: DocumentSnapshot) -> list[ObjectEntry]:
     """Objects of the workspace, with this document as its current text."""
-    own = extract(snapshot.uri, snapshot.objects).objects
+    own = extract(snapshot.uri, snapshot.objects, snapshot.text).objects
     others = [o for o in snapshot.workspace.objects() if o.uri != snapshot.uri] if snapshot.workspace else []
     return own + others
 

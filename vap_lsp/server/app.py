@@ -143,7 +143,7 @@ class VapLanguageServer(LanguageServer):
                 data = read_file(path, errors)
                 text = decode_bytes(data)[0] if data is not None else None
                 if text is not None:
-                    self.index.update(uri, parse_text(text)[1])
+                    self.index.update(uri, parse_text(text)[1], text)
                     count += 1
         for message in errors[:20]:
             log.warning("workspace scan: %s", message)
@@ -183,7 +183,8 @@ class VapLanguageServer(LanguageServer):
         if objects is None:
             self.index.remove(uri)
         else:
-            self.index.update(uri, objects)
+            assert text is not None
+            self.index.update(uri, objects, text)
 
     def warm_features(self) -> None:
         """Import the language services the handlers load on first use.
