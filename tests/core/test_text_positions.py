@@ -43,3 +43,13 @@ def test_negotiated_utf8_and_utf32_encodings() -> None:
     assert idx.position(x, "utf-32") == Position(0, 5)
     assert idx.offset(Position(0, 9), "utf-8") == x
     assert idx.offset(Position(0, 5), "utf-32") == x
+
+
+def test_line_starts_are_the_same_with_and_without_carriage_returns() -> None:
+    """Texts without `\\r` take a faster path; the lines it finds are those of the general one."""
+    for text in ["", "a", "\n", "a\n", "\n\n", "ab\ncd", "ab\ncd\n", "é\n😀x\n\ny"]:
+        fast = LineIndex(text)
+        general = LineIndex(text.replace("\n", "\r\n"))
+        assert fast.line_count == general.line_count == text.count("\n") + 1
+        for line in range(fast.line_count):
+            assert fast.line_start(line) == general.line_start(line) - line  # one `\r` less per line

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vap_lsp.yaml.model import MappingNode, Node, Path, ScalarNode, SequenceNode, YamlFile, deref
+from vap_lsp.yaml.moved import same_values
 
 CRD_API_GROUP = "apiextensions.k8s.io"
 
@@ -56,12 +57,14 @@ def _objects_in(node: Node | None, document: int, location: Path, depth: int = 0
     node = deref(node)
     if not isinstance(node, MappingNode):
         return []
-    api_version = _str_field(node, "apiVersion")
-    kind = _str_field(node, "kind")
+    values = same_values(node)  # an edit moves most documents: finding their objects copies none
+    assert isinstance(values, MappingNode)
+    api_version = _str_field(values, "apiVersion")
+    kind = _str_field(values, "kind")
     if api_version is None or kind is None:
         return []
-    items = deref(node.get("items"))
-    if kind.endswith("List") and isinstance(items, SequenceNode) and depth < 4:
+    items = deref(node.get("items")) if kind.endswith("List") else None
+    if isinstance(items, SequenceNode) and depth < 4:
         found: list[K8sObject] = []
         for i, item in enumerate(items.items):
             found.extend(_objects_in(item, document, (*location, "items", i), depth + 1))

@@ -24,7 +24,7 @@ from typing import Any
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import AliasNode, MappingNode, Node, ScalarNode, SequenceNode
 
-__all__ = ["moved_node"]
+__all__ = ["moved_node", "same_values"]
 
 _lock = threading.Lock()
 # The slots that hold `items` in the plain classes (the lazy subclasses shadow them).
@@ -85,6 +85,16 @@ def _materialise(node: Node, slot: Any, plain: type[Node]) -> Any:
             slot.__set__(node, value)
             node.__class__ = plain  # the same slots: from now on a plain node
     return value
+
+
+def same_values(node: Node) -> Node:
+    """A node with the same values as `node` to read values from (not positions): the original
+    of a moved copy not read yet, so that reading a key or two does not copy its items."""
+    if isinstance(node, MappingNode | SequenceNode):
+        pending = (_MAPPING_ITEMS if isinstance(node, MappingNode) else _SEQUENCE_ITEMS).__get__(node)
+        if isinstance(pending, _Pending):
+            return pending.source
+    return node
 
 
 def moved_node(node: Node, delta: int, *, anchored: bool) -> Node:
