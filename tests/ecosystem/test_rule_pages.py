@@ -139,6 +139,8 @@ def _cel_phases() -> set[str]:
 # Keyed by module too, so the same expression elsewhere (another `issue.code`) is a new route.
 ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
     ("vap_lsp/analysis/engine.py", "problem.kind.value"): _problem_kinds,
+    # A cached object's diagnostic placed at the object's new offset: no code of its own.
+    ("vap_lsp/analysis/engine.py", "d.code"): set,
     ("vap_lsp/analysis/policy_checks.py", "error.type.code"): _field_error_types,
     ("vap_lsp/analysis/policy_checks.py", "issue.code"): _structural_codes,
     ("vap_lsp/analysis/mutations.py", "finding.code"): lambda: _module_constants(

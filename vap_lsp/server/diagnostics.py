@@ -9,7 +9,8 @@ Invariants:
   follow-up run on the newest text when it ends (never a queue, never two side by side);
 - results are published only if the document is still open and has the version that was
   analysed, so stale diagnostics never overwrite fresher ones;
-- the first publish is not delayed by the language services: they are imported after it;
+- the first publish is not delayed by the language services: they are imported after it, nor
+  any publish by the garbage its analysis left: the cyclic collector is held until it is sent;
 - until this process has imported its engine, documents go to the startup analyser
   (`server.startup_analyser`, a second process that started warm); its result is converted and
   published like any other, and the scheduler falls back to its own analysis whenever the
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from vap_lsp import collector
 from vap_lsp.config import CONFIG_FILES
 from vap_lsp.server import crd_watch
 from vap_lsp.server.convert import to_lsp_diagnostic
@@ -217,6 +219,8 @@ class DiagnosticsScheduler:
         self, uri: str, document: _Document, version: int | None, text: str, measured: bool
     ) -> None:
         duration: float | None = None
+        # The collection of what the analysis leaves runs after the publish (`vap_lsp.collector`).
+        collector.hold()
         try:
             early = None
             if self.startup_analyser is not None and self.startup_analyser.open and not engine_ready():
@@ -257,6 +261,7 @@ class DiagnosticsScheduler:
         except Exception:
             log.exception("analysis of %s failed", uri)
         finally:
+            collector.release()
             document.pacer.finish(duration)
             if self._documents.get(uri) is document:
                 self._arm(uri, document)  # the coalesced follow-up, if an edit came meanwhile
