@@ -4,7 +4,9 @@ With the server's default settings (adaptive scheduling, no `debounceMs`), on ge
 multi-policy files of about 1,000 and 10,000 lines (`--lines`):
 - the engine alone: `analyse_text` after an edit, p50, and how much of it is parsing
   (`parse_text`): what decides whether publishing syntax before the CEL pass would help;
-- edit → published diagnostics through the real server, one edit at a time, p50/p95;
+- edit → published diagnostics through the real server, one edit at a time, p50/p95, from the
+  client writing the change to it reading the publication as JSON (`RawClient`: no typed
+  structuring on the client's side, which is not the server's time);
 - bursts: 20 edits 30 ms apart, then how many analyses the server ran (counted from its
   `VAP_LSP_LOG=debug` log) and the time from the burst's last edit to the diagnostics of the
   final version, median over `--bursts`;
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -43,7 +46,9 @@ import statistics
 import sys
 import tempfile
 import time
+from asyncio.subprocess import PIPE
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
@@ -94,7 +99,8 @@ async def start_server(
     env: dict[str, str] | None = None,
     folder: Path | None = None,
 ) -> LanguageClient:
-    """Spawn `vap-lsp serve` over stdio and initialise it; publications go to `published`.
+    """Spawn `vap-lsp serve` over stdio with pygls' client and initialise it; publications go to
+    `published` (for `bench_large_file`'s typed requests; latencies use `RawClient`).
 
     `debounce_ms=None` leaves the setting out: the server's default (adaptive) scheduling.
     """
@@ -122,14 +128,93 @@ async def stop_server(client: LanguageClient) -> None:
     await client.stop()
 
 
+class RawClient:
+    """A minimal LSP client over stdio that reads messages as JSON only.
+
+    The latencies are the server's: pygls' client turns each publication into lsprotocol
+    objects before handing it over (1-3 ms for the ~60 diagnostics of the 1,000-line file), work
+    an editor does its own way. Requests the server sends are answered with null.
+    """
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.published: asyncio.Queue[dict[str, Any]] = asyncio.Queue()  # publishDiagnostics params
+        self._next_id = 0
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._reader = asyncio.ensure_future(self._read())
+
+    @classmethod
+    async def spawn(cls, *args: str, env: dict[str, str] | None = None) -> RawClient:
+        process = await asyncio.create_subprocess_exec(
+            *args, stdin=PIPE, stdout=PIPE, stderr=PIPE, env=env, limit=2**24
+        )
+        return cls(process)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"method": method, "params": params})
+
+    async def request(self, method: str, params: Any) -> Any:
+        self._next_id += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[self._next_id] = future
+        self._send({"id": self._next_id, "method": method, "params": params})
+        return await future
+
+    async def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        while True:
+            length = 0
+            while (line := await stdout.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            if not line:
+                return
+            message = json.loads(await stdout.readexactly(length))
+            if "method" not in message:
+                future = self._pending.pop(message["id"])
+                future.set_result(message.get("result"))
+            elif "id" in message:  # a request of the server's (configuration, registrations)
+                self._send({"id": message["id"], "result": None})
+            elif message["method"] == "textDocument/publishDiagnostics":
+                self.published.put_nowait(message["params"])
+
+    async def initialize(self, options: dict[str, Any] | None, folder: Path | None) -> None:
+        folders = [{"uri": folder.as_uri(), "name": folder.name}] if folder else None
+        params: dict[str, Any] = {
+            "processId": None,
+            "rootUri": None,
+            "capabilities": {},
+            "workspaceFolders": folders,
+        }
+        if options is not None:
+            params["initializationOptions"] = options
+        await self.request("initialize", params)
+        self.notify("initialized", {})
+
+    def open(self, uri: str, text: str) -> None:
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
+        )
+
+    async def stop(self) -> None:
+        await self.request("shutdown", None)
+        self.notify("exit", None)
+        await self.process.wait()
+        self._reader.cancel()
+
+
 class Session:
     """One server with one open document, edited by inserting a comment line."""
 
-    def __init__(
-        self, client: LanguageClient, text: str, published: asyncio.Queue[lsp.PublishDiagnosticsParams]
-    ) -> None:
+    def __init__(self, client: RawClient, text: str) -> None:
         self.client = client
-        self.published = published
         self.lines = text.count("\n")
         self.version = 1
         self.analysed: list[int] = []  # versions the server analysed, from its debug log
@@ -138,18 +223,18 @@ class Session:
     def edit(self) -> None:
         self.version += 1
         line = (self.version * 37) % self.lines
-        change = lsp.TextDocumentContentChangePartial(
-            range=lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)), text="# edit\n"
-        )
-        self.client.text_document_did_change(
-            lsp.DidChangeTextDocumentParams(
-                lsp.VersionedTextDocumentIdentifier(version=self.version, uri=URI), [change]
-            )
+        at = {"line": line, "character": 0}
+        self.client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": URI, "version": self.version},
+                "contentChanges": [{"range": {"start": at, "end": at}, "text": "# edit\n"}],
+            },
         )
         self.lines += 1
 
     async def wait_version(self, version: int) -> None:
-        while (await self.published.get()).version != version:
+        while (await self.client.published.get()).get("version") != version:
             pass
 
     async def read_log(self, stderr: asyncio.StreamReader) -> None:
@@ -179,18 +264,16 @@ async def server_run(
     """Open `text`, then `edits` single edits and `bursts` bursts; returns the time to the first
     diagnostics, edit latencies, (analyses, seconds from the last and from the first edit to the
     final diagnostics) per burst, and the server's peak RSS."""
-    published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
     start = time.perf_counter()
-    client = await start_server(
-        published, env={**(env or os.environ), "VAP_LSP_LOG": "debug"}, folder=folder, debounce_ms=debounce_ms
+    client = await RawClient.spawn(
+        sys.executable, "-m", "vap_lsp", "serve", env={**(env or os.environ), "VAP_LSP_LOG": "debug"}
     )
-    session = Session(client, text, published)
-    server_process = client._server  # pygls keeps the spawned process here
-    assert server_process is not None and server_process.stderr is not None
+    await client.initialize({} if debounce_ms is None else {"debounceMs": debounce_ms}, folder)
+    session = Session(client, text)
+    server_process = client.process
+    assert server_process.stderr is not None
     reader = asyncio.ensure_future(session.read_log(server_process.stderr))
-    client.text_document_did_open(
-        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
-    )
+    client.open(URI, text)
     await session.wait_version(1)
     cold = time.perf_counter() - start
     # Edits are measured once the server analyses with its own engine (the first diagnostics may
@@ -219,7 +302,7 @@ async def server_run(
         await session.logged(session.version)
         burst_results.append((len(session.analysed) - before, done - last_edit, done - first_edit))
     rss = peak_rss_mib(server_process.pid)
-    await stop_server(client)
+    await client.stop()
     reader.cancel()
     return cold, latencies, burst_results, rss
 
@@ -287,23 +370,13 @@ server.start_io()
 async def bare_run(env: dict[str, str]) -> float:
     """Spawn -> first (empty) diagnostics of a pygls server that does nothing else: the floor
     that importing Python, lsprotocol (through the same cache) and pygls sets on this machine."""
-    published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
-    client = LanguageClient("vap-lsp-bench", "1")
-
-    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
-        published.put_nowait(params)
-
     start = time.perf_counter()
-    await client.start_io(sys.executable, "-c", BARE_SERVER, env=env)
-    await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
-    client.initialized(lsp.InitializedParams())
-    client.text_document_did_open(
-        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=""))
-    )
-    await published.get()
+    client = await RawClient.spawn(sys.executable, "-c", BARE_SERVER, env=env)
+    await client.initialize(None, None)
+    client.open(URI, "")
+    await client.published.get()
     elapsed = time.perf_counter() - start
-    await stop_server(client)
+    await client.stop()
     return elapsed
 
 
