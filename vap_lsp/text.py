@@ -45,7 +45,10 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _utf16_len(s: str) -> int:
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+    # Every diagnostic's two positions measure their line's prefix: in C, not per character.
+    if s.isascii():
+        return len(s)
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _units(ch: str, encoding: str) -> int:
