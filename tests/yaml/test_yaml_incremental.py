@@ -236,3 +236,14 @@ def test_a_file_larger_than_the_cache_still_reuses_its_pieces(monkeypatch: pytes
         True
     ] * 49
     assert after.documents[-1].root is not before.documents[-1].root
+
+
+def test_the_fast_scans_find_what_the_regular_expressions_find() -> None:
+    """Every parse finds its `---` lines and forbidden characters with str.find and
+    bytes.translate (C speed on a 10 MB file); they must agree with the patterns they replace."""
+    rng = random.Random(5)
+    alphabet = ["-", "---", "\n", "\r", " ", "\t", "a", "\n---", "%", "é", "\x07", "\x7f", "\x85", "😀"]
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert parse_mod._doc_starts(text) == [m.start() for m in parse_mod._DOC_START_LINE.finditer(text, 1)]
+        assert parse_mod._forbidden(text) == [m.start() for m in parse_mod._NON_PRINTABLE.finditer(text)]

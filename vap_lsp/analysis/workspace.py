@@ -187,7 +187,8 @@ def _object_entry(uri: str, obj: K8sObject) -> _FileEntry:
 
 # What an object contributes, by its text, with spans relative to its start and no URI: an edit
 # re-reads only the objects whose text changed (reading the others' nodes, and converting a
-# CRD's whole tree, cost most of an index update). Bounded like the engine's object results.
+# CRD's whole tree, cost most of an index update). Bounded like the engine's object results:
+# 4,096 entries beyond the objects of the file being indexed, which always fit.
 _ENTRIES: LruCache[str, _FileEntry] = LruCache(4096)
 
 
@@ -224,6 +225,7 @@ def extract(uri: str, objects: Iterable[K8sObject], text: str) -> _FileEntry:
     cache (a top-level object's text decides everything it contributes; an item of a `List` is
     read again, as an alias in it may point at an anchor outside its text)."""
     entry = _FileEntry()
+    objects = list(objects)
     for obj in objects:
         if obj.location:
             _place(_object_entry(uri, obj), uri, 0, entry)
@@ -234,7 +236,7 @@ def extract(uri: str, objects: Iterable[K8sObject], text: str) -> _FileEntry:
         if facts is None:
             facts = _FileEntry()
             _place(_object_entry("", obj), "", -start, facts)
-            _ENTRIES.put(key, facts)
+            _ENTRIES.put(key, facts, extra=len(objects))  # a large file never evicts its own
         _place(facts, uri, start, entry)
     return entry
 
