@@ -80,12 +80,30 @@ def test_a_slow_document_waits_for_a_pause_as_long_as_its_analysis() -> None:
     assert pacer.start_time(ADAPTIVE) == 5.1 + 0.3
 
 
-def test_the_wait_grows_with_the_analysis_time_up_to_a_bound() -> None:
+def test_the_wait_grows_with_the_analysis_time_between_bounds() -> None:
     pacing = Pacing()
     assert pacing.delay(0.01) == 0.0
-    assert pacing.delay(0.05) == 0.0
-    assert 0.0 < pacing.delay(0.1) < pacing.delay(0.5) < pacing.delay(0.9)
+    assert pacing.delay(0.02) == 0.0
+    assert pacing.delay(0.021) == pacing.delay(0.04) == pacing.min_pause_seconds == 0.05
+    assert 0.05 < pacing.delay(0.1) < pacing.delay(0.5) < pacing.delay(0.9)
     assert pacing.delay(5.0) == pacing.delay(50.0) == pacing.max_delay_seconds
+
+
+def test_a_burst_on_a_document_slower_than_fast_typing_is_analysed_only_now_and_then() -> None:
+    """20 edits 30 ms apart on a document whose edits take 25 ms (a 10,000-line file on a fast
+    machine): it would keep up with the typing, but not keystroke by keystroke."""
+    pacer = measured(0.025)
+    runs = 0
+    for i in range(20):
+        now = i * 0.03
+        due = pacer.start_time(ADAPTIVE)
+        if due is not None and due <= now:
+            pacer.start()
+            pacer.finish(0.025)
+            runs += 1
+        pacer.edit(now)
+    assert 1 <= runs <= 3  # every 4 pauses of 50 ms (the shortest) while the typing goes on
+    assert pacer.start_time(ADAPTIVE) == 19 * 0.03 + 0.05
 
 
 def test_a_slow_document_edited_without_pause_is_still_analysed_now_and_then() -> None:
