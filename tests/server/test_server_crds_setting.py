@@ -201,11 +201,23 @@ async def test_the_setting_follows_the_workspace_folders(client: LanguageClient)
         )
     )
     assert await _next_diagnostics(client, uri, lambda ds: ds == []) == []
-    # The watchers moved with the folder.
-    (registration,) = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
-    watchers = registration.register_options["watchers"]  # type: ignore[index]
-    assert [w["globPattern"]["baseUri"] for w in watchers] == [
+    # The watchers moved with the folder. An analysis scheduled before the change (the one after
+    # the start's workspace scan) may publish with the new CRDs while the watchers are being
+    # moved (unregistered, then registered again): wait for the registration.
+    expected = [
         _uri(other / "cluster-crds"),
         _uri(other / "policies"),
         _uri(other / "policies"),  # its configuration files
     ]
+
+    def watched() -> list[str] | None:
+        found = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+        if len(found) != 1:
+            return None
+        return [w["globPattern"]["baseUri"] for w in found[0].register_options["watchers"]]  # type: ignore[index]
+
+    for _ in range(200):
+        if watched() == expected:
+            break
+        await asyncio.sleep(0.025)
+    assert watched() == expected

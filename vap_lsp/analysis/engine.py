@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from vap_lsp import collector
 from vap_lsp.analysis.crd_checks import check_crd_object
 from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
-from vap_lsp.analysis.objects import K8sObject, find_objects
+from vap_lsp.analysis.objects import K8sObject, find_objects, own_text
 from vap_lsp.analysis.placement import head_span
 from vap_lsp.analysis.policy_checks import check_policy
 from vap_lsp.analysis.references import check_references
@@ -129,11 +129,12 @@ def _checked_object(
     generation: int,
     file_objects: int,
 ) -> list[Diagnostic]:
-    if obj.location:  # an item of a `List`: an alias in it may point at an anchor outside its text
+    own = own_text(obj, yaml_file.text)
+    if own is None:
         return _check(obj, yaml_file, version, workspace)
-    start, end = obj.node.span.start, obj.node.span.end
+    start = obj.node.span.start
     column = start - yaml_file.lines.line_start(yaml_file.lines.line_of(start))
-    key = (yaml_file.text[start:end], column, version, generation, id(workspace))
+    key = (own, column, version, generation, id(workspace))
     hit = _OBJECT_CACHE.get(key)
     if hit is not None:
         return [_shift(d, start) for d in hit]

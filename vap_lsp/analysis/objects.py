@@ -46,6 +46,16 @@ class K8sObject:
         return None
 
 
+def own_text(obj: K8sObject, text: str) -> str | None:
+    """The text that decides everything a top-level object yields (its diagnostics relative to
+    its start, its index entries): results cached by it are reused when the object is unchanged,
+    wherever it moved. None for an item of a `List`, where an alias may point at an anchor
+    outside the item's text."""
+    if obj.location:
+        return None
+    return text[obj.node.span.start : obj.node.span.end]
+
+
 def _str_field(node: MappingNode, key: str) -> str | None:
     value = deref(node.get(key))
     if isinstance(value, ScalarNode) and value.value:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.objects import K8sObject, own_text
 from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import Span
@@ -222,16 +222,15 @@ def _place(facts: _FileEntry, uri: str, d: int, entry: _FileEntry) -> None:
 
 def extract(uri: str, objects: Iterable[K8sObject], text: str) -> _FileEntry:
     """The index entry of a file's objects (found in `text`); unchanged objects come from the
-    cache (a top-level object's text decides everything it contributes; an item of a `List` is
-    read again, as an alias in it may point at an anchor outside its text)."""
+    cache (`objects.own_text`)."""
     entry = _FileEntry()
     objects = list(objects)
     for obj in objects:
-        if obj.location:
+        key = own_text(obj, text)
+        if key is None:
             _place(_object_entry(uri, obj), uri, 0, entry)
             continue
         start = obj.node.span.start
-        key = text[start : obj.node.span.end]
         facts = _ENTRIES.get(key)
         if facts is None:
             facts = _FileEntry()

@@ -177,14 +177,13 @@ class VapLanguageServer(LanguageServer):
         path = uris.to_fs_path(uri)
         data = read_file(Path(path), []) if path and Path(path).is_file() else None
         text = decode_bytes(data)[0] if data is not None else None
-        objects = parse_text(text)[1] if text is not None else None
+        parsed = parse_text(text) if text is not None else None
         if uri in self.workspace.text_documents:
             return
-        if objects is None:
+        if parsed is None:
             self.index.remove(uri)
         else:
-            assert text is not None
-            self.index.update(uri, objects, text)
+            self.index.update(uri, parsed[1], parsed[0].text)
 
     def warm_features(self) -> None:
         """Import the language services the handlers load on first use.

@@ -10,8 +10,8 @@ Invariants (`tests/yaml/test_yaml_incremental.py`):
 - a moved tree equals an eager copy: same classes seen through `isinstance`, spans, values;
 - a node is copied at most once (a lock: language services read nodes from other threads
   than the analysis that built them), so every reader sees the same child objects;
-- a tree with anchors is copied at once, through one memo, so an alias points at the very
-  node its anchor's place in the tree holds; without anchors no alias has a target;
+- a tree with aliases that have targets is copied at once, through one memo, so an alias
+  points at the very node its anchor's place in the tree holds; a lazy copy has no such alias;
 - a copy of a copy not read yet refers to the parsed original, never to a chain of copies;
 - the original tree is never mutated (older snapshots and the piece cache hold it).
 """
@@ -97,10 +97,10 @@ def same_values(node: Node) -> Node:
     return node
 
 
-def moved_node(node: Node, delta: int, *, anchored: bool) -> Node:
+def moved_node(node: Node, delta: int, *, aliased: bool) -> Node:
     """`node` with every span, offset and child moved by `delta`: copied lazily, unless the
-    tree has anchors (`anchored`), whose aliases must reach the copy of their anchor's node."""
-    return _eager(node, delta, {}) if anchored else _lazy(node, delta)
+    tree has aliases with targets (`aliased`): they must reach the copy of their anchor's node."""
+    return _eager(node, delta, {}) if aliased else _lazy(node, delta)
 
 
 def _lazy(node: Node, d: int) -> Node:

@@ -623,7 +623,7 @@ def _moved(piece: _Piece, base: int, first_index: int) -> _Piece:
         YamlDocument(
             first_index + i,
             Span(doc.span.start + d, doc.span.end + d),
-            moved_node(doc.root, d, anchored=piece.aliased) if doc.root is not None else None,
+            moved_node(doc.root, d, aliased=piece.aliased) if doc.root is not None else None,
             [YamlProblem(p.kind, Span(p.span.start + d, p.span.end + d), p.message) for p in doc.problems],
         )
         for i, doc in enumerate(piece.documents)
