@@ -25,10 +25,15 @@ LAZY = (
 )
 
 
+def _fresh(script: str, env: dict[str, str] | None = None) -> str:
+    """What `script` prints in a fresh interpreter (start-up is what these tests are about)."""
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+    ).stdout
+
+
 def _modules_after(code: str) -> set[str]:
-    script = f"import sys\n{code}\nprint('\\n'.join(sys.modules))"
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    return set(out.stdout.split())
+    return set(_fresh(f"import sys\n{code}\nprint('\\n'.join(sys.modules))").split())
 
 
 # The engine and what only it needs: parsing (ruamel.yaml), CEL, the checks.
@@ -66,8 +71,7 @@ def test_the_background_import_then_retires_the_startup_analyser() -> None:
         "import_engine_in_background(server.diagnostics.retire_startup_analyser)\nwait_for_engine()\n"
         "print(helper.open, helper._process.wait(timeout=60))"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False 0"
+    assert _fresh(script).strip() == "False 0"
 
 
 def test_work_in_the_thread_pool_waits_for_a_background_import_under_way() -> None:
@@ -82,8 +86,7 @@ def test_work_in_the_thread_pool_waits_for_a_background_import_under_way() -> No
         "    return await off_loop(server, lambda: server.analyse('untitled:a', 'kind: ['))\n"
         "print([d.code for d in asyncio.run(first()).diagnostics])"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['yaml-syntax']"
+    assert _fresh(script).strip() == "['yaml-syntax']"
 
 
 def test_warm_features_imports_every_lazy_service() -> None:
@@ -102,8 +105,7 @@ def _preload(cache: Path) -> tuple[int, str]:
         "print(compiled, p == types.Position(1, 2), repr(types.WorkspaceFolder('u', 'n')))\n"
     )
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
-    compiled, rest = out.stdout.split(" ", 1)
+    compiled, rest = _fresh(script, env).split(" ", 1)
     return int(compiled), rest.strip()
 
 
@@ -151,8 +153,7 @@ def test_modules_load_with_the_cyclic_collector_paused_and_a_command_runs_with_i
         "sys.argv = ['vap-lsp', 'rule', '--all']\n"
         "print(entry.main(), states, gc.isenabled())"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "0 [False, True] True"
+    assert _fresh(script).strip() == "0 [False, True] True"
 
 
 def test_after_the_first_publish_the_server_frees_start_up_garbage_and_freezes_the_rest() -> None:
@@ -164,8 +165,7 @@ def test_after_the_first_publish_the_server_frees_start_up_garbage_and_freezes_t
         "collector.resume()\nserver.warm_features()\n"
         "print(gc.isenabled(), gc.get_freeze_count() > 0, garbage() is None)"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True True True"  # collecting again, frozen, the garbage freed
+    assert _fresh(script).strip() == "True True True"  # collecting again, frozen, the garbage freed
 
 
 def test_old_lsprotocol_caches_are_pruned_to_the_newest_few(tmp_path: Path) -> None:
