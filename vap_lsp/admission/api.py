@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vap_lsp.policy.kinds import recognise
+
+if TYPE_CHECKING:
+    from vap_lsp.admission.engine import PreparedInputs
 
 __all__ = [
     "AdmissionRequestInput",
@@ -22,6 +25,7 @@ __all__ = [
     "UserInfo",
     "admit",
     "load_admission_review",
+    "prepare",
 ]
 
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
@@ -198,6 +202,15 @@ def admit(
     from vap_lsp.admission.engine import run_admission
 
     return run_admission(request, inputs, kubernetes_version)
+
+
+def prepare(inputs: PolicyInputs, *, kubernetes_version: str) -> PreparedInputs:
+    """The policy set compiled once for many requests: `prepare(...).admit(request)` gives what
+    `admit(request, inputs, ...)` gives, without compiling, defaulting and indexing again.
+    `inputs` must not change afterwards."""
+    from vap_lsp.admission.engine import prepare as prepare_inputs
+
+    return prepare_inputs(inputs, kubernetes_version)
 
 
 def _str(v: object) -> str:

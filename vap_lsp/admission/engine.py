@@ -235,6 +235,7 @@ class _Context:
     """Everything about one request that does not depend on the policy."""
 
     request: AdmissionRequestInput
+    prepared: PreparedInputs
     inputs: PolicyInputs
     version: str
     schema: SchemaSet
@@ -273,6 +274,59 @@ def _namespace_manifest(inputs: PolicyInputs, name: str) -> Mapping[str, Any] | 
     return None
 
 
+@dataclass
+class PreparedInputs:
+    """What every request against one `PolicyInputs` shares: the schema set, CRD versions,
+    compiled policies, defaulted bindings by policy, namespace objects and Equivalent resources.
+
+    Built once per policy set (`prepare`), so a stream of requests pays for none of it again.
+    The caller must not change `inputs` afterwards (prepare again instead).
+    """
+
+    inputs: PolicyInputs
+    version: str
+    schema: SchemaSet
+    crds: list[CRDVersion]
+    mutating: list[_Policy]
+    validating: list[_Policy]
+    bindings: dict[tuple[bool, str], list[tuple[str, dict[str, Any]]]]
+    _namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _equivalents: dict[tuple[GVR, GVKey, str], list[tuple[GVR, GVKey]]] = field(default_factory=dict)
+
+    def namespace_object(self, name: str) -> dict[str, Any]:
+        """CreateNamespaceObject of `name` (shared: evaluation never changes it)."""
+        hit = self._namespaces.get(name)
+        if hit is None:
+            hit = _strip_namespace(_namespace_manifest(self.inputs, name), name)
+            if len(self._namespaces) < 100_000:
+                self._namespaces[name] = hit
+        return hit
+
+    def equivalents(self, gvr: GVR, gvk: GVKey, sub_resource: str) -> list[tuple[GVR, GVKey]]:
+        key = (gvr, gvk, sub_resource)
+        hit = self._equivalents.get(key)
+        if hit is None:
+            hit = equivalents_for(self.schema, gvr, gvk, sub_resource)
+            if len(self._equivalents) < 10_000:
+                self._equivalents[key] = hit
+        return list(hit)
+
+    def admit(self, request: AdmissionRequestInput) -> AdmissionResult:
+        return _admit(request, self)
+
+
+def prepare(inputs: PolicyInputs, version: str) -> PreparedInputs:
+    return PreparedInputs(
+        inputs,
+        version,
+        get_schema_set(version),
+        _crds(inputs),
+        _policies(inputs, True, version),
+        _policies(inputs, False, version),
+        _bindings_by_policy(inputs),
+    )
+
+
 def _strip_namespace(ns: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
     """CreateNamespaceObject: only some metadata fields, spec and status, JSON-shaped."""
     meta = _meta(ns)
@@ -298,9 +352,8 @@ def _strip_namespace(ns: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
     return {"metadata": out_meta, "spec": copy.deepcopy(spec), "status": copy.deepcopy(status)}
 
 
-def _context(request: AdmissionRequestInput, inputs: PolicyInputs, version: str) -> _Context:
-    schema = get_schema_set(version)
-    crds = _crds(inputs)
+def _context(request: AdmissionRequestInput, prepared: PreparedInputs) -> _Context:
+    inputs, schema, crds = prepared.inputs, prepared.schema, prepared.crds
     subject = request.object if request.object is not None else request.old_object
     subject = subject if isinstance(subject, Mapping) else {}
     group, ver = _split_api_version(_text(subject.get("apiVersion")))
@@ -324,9 +377,9 @@ def _context(request: AdmissionRequestInput, inputs: PolicyInputs, version: str)
     if is_namespace_kind and request.operation in ("CREATE", "UPDATE") and request.object is not None:
         ns_labels = _meta(request.object).get("labels") or {}
     elif namespace:
-        ns_labels = _strip_namespace(_namespace_manifest(inputs, namespace), namespace)["metadata"]["labels"]
+        ns_labels = prepared.namespace_object(namespace)["metadata"]["labels"]
     if namespace and not is_namespace_kind:
-        ns_object = _strip_namespace(_namespace_manifest(inputs, namespace), namespace)
+        ns_object = prepared.namespace_object(namespace)
     attrs = RequestAttrs(
         operation=request.operation,
         kind=gvk,
@@ -337,7 +390,7 @@ def _context(request: AdmissionRequestInput, inputs: PolicyInputs, version: str)
         object=request.object,
         old_object=request.old_object,
         namespace_labels=ns_labels,
-        equivalents=equivalents_for(schema, gvr, gvk, request.sub_resource),
+        equivalents=prepared.equivalents(gvr, gvk, request.sub_resource),
     )
     authorizer = RulesAuthorizer(inputs.authorizer_rules, request.user.username, request.user.groups)
     identity = {
@@ -347,7 +400,17 @@ def _context(request: AdmissionRequestInput, inputs: PolicyInputs, version: str)
         "name": name or None,
     }
     return _Context(
-        request, inputs, version, schema, crds, attrs, namespaced, ns_object, authorizer, identity
+        request,
+        prepared,
+        inputs,
+        prepared.version,
+        schema,
+        crds,
+        attrs,
+        namespaced,
+        ns_object,
+        authorizer,
+        identity,
     )
 
 
@@ -720,20 +783,26 @@ def _policies(inputs: PolicyInputs, mutating: bool, version: str) -> list[_Polic
     return out
 
 
-def _bindings(inputs: PolicyInputs, policy: _Policy) -> list[tuple[str, dict[str, Any]]]:
-    want = PolicyKind.MAPB if policy.kind is PolicyKind.MAP else PolicyKind.VAPB
-    out: list[tuple[str, dict[str, Any]]] = []
+def _bindings_by_policy(inputs: PolicyInputs) -> dict[tuple[bool, str], list[tuple[str, dict[str, Any]]]]:
+    """(mutating, policy name) → its bindings' (name, defaulted spec), in name order."""
+    out: dict[tuple[bool, str], list[tuple[str, dict[str, Any]]]] = {}
     for obj in inputs.bindings:
         rec = recognise(obj.get("apiVersion"), obj.get("kind"))
-        if rec is None or rec[0] is not want:
+        if rec is None or rec[0] not in (PolicyKind.MAPB, PolicyKind.VAPB):
             continue
         kind, api_version = rec[0], _text(obj.get("apiVersion"))
         defaulted = _cached(obj, "", functools.partial(apply_defaults, kind, api_version, obj))
         spec = defaulted.get("spec")
-        if isinstance(spec, dict) and spec.get("policyName") == policy.name:
-            out.append((_text(_meta(defaulted).get("name")), spec))
-    out.sort(key=lambda b: b[0])
+        if isinstance(spec, dict) and isinstance(spec.get("policyName"), str):
+            key = (kind is PolicyKind.MAPB, spec["policyName"])
+            out.setdefault(key, []).append((_text(_meta(defaulted).get("name")), spec))
+    for bindings in out.values():
+        bindings.sort(key=lambda b: b[0])
     return out
+
+
+def _bindings(ctx: _Context, policy: _Policy) -> list[tuple[str, dict[str, Any]]]:
+    return ctx.prepared.bindings.get((policy.kind is PolicyKind.MAP, policy.name), [])
 
 
 @dataclass
@@ -764,7 +833,7 @@ def _invocations(ctx: _Context, policies: list[_Policy], out: _Outcome, prefix: 
                 Evaluation(p.name, None, None, False, f"matchConstraints: {m.why_not}", [])
             )
             continue
-        bindings = _bindings(ctx.inputs, p)
+        bindings = _bindings(ctx, p)
         if not bindings:
             out.evaluations.append(
                 Evaluation(p.name, None, None, False, "no binding references this policy", [])
@@ -818,7 +887,7 @@ def _denial(prefix: str, policy: str, binding: str, message: str, reason: str = 
 
 
 def _validating_phase(ctx: _Context, obj: dict[str, Any] | None, out: _Outcome) -> None:
-    policies = _policies(ctx.inputs, False, ctx.version)
+    policies = ctx.prepared.validating
     failures: list[dict[str, Any]] = []
     for p in policies:
         collected: dict[str, list[str]] = {}
@@ -936,7 +1005,7 @@ def _mutate_once(ctx: _Context, run: _Run, kind: str, e: _Expr, obj: dict[str, A
 
 def _mutating_phase(ctx: _Context, out: _Outcome) -> dict[str, Any] | None:
     """The MAP dispatcher with one reinvocation round (reinvocationPolicy IfNeeded)."""
-    policies = _policies(ctx.inputs, True, ctx.version)
+    policies = ctx.prepared.mutating
     if not policies:
         return ctx.request.object if isinstance(ctx.request.object, dict) else None
     obj = copy.deepcopy(ctx.request.object) if isinstance(ctx.request.object, dict) else None
@@ -998,7 +1067,11 @@ def _yaml(obj: Any) -> str:
 
 
 def run_admission(request: AdmissionRequestInput, inputs: PolicyInputs, version: str) -> AdmissionResult:
-    ctx = _context(request, inputs, version)
+    return prepare(inputs, version).admit(request)
+
+
+def _admit(request: AdmissionRequestInput, prepared: PreparedInputs) -> AdmissionResult:
+    ctx = _context(request, prepared)
     out = _Outcome()
     patched = _mutating_phase(ctx, out)
     diff: str | None = None

@@ -60,7 +60,7 @@ def _fail(message: str) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     # Imported here: every command builds this parser, and `serve` needs neither.
-    from vap_lsp.admission.api import OPERATIONS, UserInfo, admit
+    from vap_lsp.admission.api import OPERATIONS, UserInfo, prepare
     from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs, load_requests
 
     # The configuration of the policy paths (or of the current folder): `kubernetes-version` and
@@ -100,7 +100,8 @@ def run_command(args: argparse.Namespace) -> int:
     except InputError as exc:
         return _fail(str(exc))
     inputs.add_namespaces(r.object for r in requests)
-    results = [admit(r, inputs, kubernetes_version=version) for r in requests]
+    prepared = prepare(inputs, kubernetes_version=version)
+    results = [prepared.admit(r) for r in requests]
     if args.format == "json":
         sys.stdout.write(json.dumps({"results": [r.to_json() for r in results]}, indent=2) + "\n")
     else:
