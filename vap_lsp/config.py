@@ -25,6 +25,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from vap_lsp.analysis.diagnostics import Severity
+from vap_lsp.analysis.files import read_text
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import UNSUPPRESSIBLE, CodeRules
 from vap_lsp.schema.store import normalize_version
@@ -217,9 +218,8 @@ def _has_tool_section(path: Path) -> bool:
     cached = _TOOL_SECTION.get(path)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    text = read_text(path, [])
+    if text is None:
         return False
     found = "vap-lsp" in text and _pyproject_section(path)[0] is not None
     _TOOL_SECTION[path] = (stamp, found)
@@ -230,9 +230,13 @@ def _pyproject_section(path: Path) -> tuple[Any, str | None]:
     """The `[tool.vap-lsp]` table (None without one), or the error reading the file."""
     import tomllib  # only when a pyproject.toml mentions vap-lsp: its regexes cost ~10 ms to import
 
+    errors: list[str] = []
+    text = read_text(path, errors)
+    if text is None:
+        return None, errors[0]
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         return None, f"{path}: {exc}"
     tool = data.get("tool")
     return (tool.get("vap-lsp") if isinstance(tool, dict) else None), None
@@ -249,9 +253,13 @@ def load_config(path: Path) -> Config:
         raw = {} if section is None else section
         where = f"{path}: [tool.vap-lsp]"
     else:
+        errors: list[str] = []
+        text = read_text(path, errors)
+        if text is None:
+            return Config(path, root, errors=tuple(errors))
         try:
-            raw = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, YAMLError) as exc:
+            raw = YAML(typ="safe", pure=True).load(text)
+        except YAMLError as exc:
             return Config(path, root, errors=(f"{path}: {exc}",))
         raw = {} if raw is None else raw
         where = str(path)

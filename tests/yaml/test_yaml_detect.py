@@ -36,7 +36,10 @@ def test_invalid_utf8_names_the_byte_offset() -> None:
     text, problem = decode_bytes(data)
     assert text is None and problem is not None
     assert problem.kind is ProblemKind.NOT_TEXT
-    assert problem.message == "not a text file: invalid UTF-8 at byte 8"
+    assert problem.message == (
+        "not UTF-8: invalid byte 0xff (at byte 8); YAML files are UTF-8, or UTF-16/32 with a byte order mark"
+    )
+    assert problem.span.start == 8  # `b: ` on line 2: the diagnostic sits on the bad byte
 
 
 def test_nul_bytes_mean_binary() -> None:

@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo, load_admission_review
+from vap_lsp.analysis import files
 from vap_lsp.analysis.crds import list_items
-from vap_lsp.analysis.files import collect_files, read_file
-from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import ExpansionLimit, ProblemKind, to_python
 from vap_lsp.yaml.parse import parse_yaml
 
@@ -43,12 +42,9 @@ def documents(text: str, where: str) -> list[Any]:
 
 def read_text(path: Path) -> str:
     errors: list[str] = []
-    data = read_file(path, errors)
-    if data is None:
-        raise InputError(errors[0] if errors else f"{path}: cannot read")
-    text, _ = decode_bytes(data)
+    text = files.read_text(path, errors)
     if text is None:
-        raise InputError(f"{path}: not a text file")
+        raise InputError(errors[0] if errors else f"{path}: cannot read")
     return text
 
 
@@ -56,7 +52,7 @@ def load_policy_inputs(paths: Iterable[str]) -> PolicyInputs:
     """Policies, bindings, params, namespaces and CRDs from files or folders."""
     errors: list[str] = []
     objects: list[dict[str, Any]] = []
-    for path in collect_files(list(paths), errors):
+    for path in files.collect_files(list(paths), errors):
         for doc in documents(read_text(path), str(path)):
             for item in list_items(doc):
                 if isinstance(item, dict) and item.get("apiVersion") and item.get("kind"):

@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from vap_lsp.analysis.crd_checks import validate_crd
-from vap_lsp.analysis.files import collect_files, read_file
+from vap_lsp.analysis.files import collect_files, read_text
 from vap_lsp.analysis.objects import CRD_API_GROUP
 from vap_lsp.analysis.workspace import CRDVersion, crd_versions
 from vap_lsp.lru import LruCache
-from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import ExpansionLimit, to_python
 from vap_lsp.yaml.parse import parse_yaml
 
@@ -132,14 +131,8 @@ def is_crd(data: Any) -> bool:
 
 
 def _read_documents(path: Path, problems: list[str]) -> list[Any]:
-    errors: list[str] = []
-    data = read_file(path, errors)
-    if data is None:
-        problems.extend(errors)
-        return []
-    text, _ = decode_bytes(data)
+    text = read_text(path, problems)
     if text is None:
-        problems.append(f"{path}: not a text file")
         return []
     parsed = parse_yaml(text)
     out: list[Any] = []

@@ -24,7 +24,7 @@ from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
 from vap_lsp.text import LineIndex, Span
-from vap_lsp.yaml.detect import decode_bytes
+from vap_lsp.yaml.detect import decode_bytes, lossy_text
 from vap_lsp.yaml.model import ProblemKind, YamlFile, YamlProblem
 from vap_lsp.yaml.parse import clear_cache as clear_yaml_cache
 from vap_lsp.yaml.parse import parse_yaml
@@ -177,7 +177,8 @@ def analyse_bytes(
     text, problem = decode_bytes(data)
     if text is None:
         assert problem is not None
-        empty = YamlFile("", LineIndex(""), [], [problem])
+        shown = lossy_text(data)  # to place the problem at the bad byte's line and column
+        empty = YamlFile(shown, LineIndex(shown), [], [problem])
         return FileAnalysis(empty, [], [_problem_diagnostic(problem)])
     return analyse_text(text, settings, workspace=workspace, uri=uri)
 

@@ -1,19 +1,148 @@
-"""Finding policy files on disk, shared by `vap-lsp check` and the server's workspace scan."""
+"""The one reader of files on disk: `vap-lsp check`, `run`, `test`, the configuration, CRD files
+and the server's workspace scan all read through here, so a FIFO, a device, a dangling symlink,
+a huge file or undecodable text gets the same clear message everywhere and never hangs.
+
+API (every function appends one-line messages, `PATH: what is wrong`, to `errors` and never raises):
+
+- `MAX_FILE_BYTES`: the one size limit; a larger file is reported, not read.
+- `read_file(path, errors) -> bytes | None`: the bytes of a regular file (symlinks followed).
+  Anything else is never opened for reading: `stat` first, then `open` with `O_NONBLOCK` and an
+  `fstat` of the opened descriptor (a path swapped for a FIFO in between cannot block either).
+  Reads at most `MAX_FILE_BYTES + 1` bytes.
+- `read_text(path, errors) -> str | None`: `read_file` then YAML's decoding (UTF-8, or
+  UTF-16/32 with a byte order mark); undecodable text is `PATH:LINE:COL: not UTF-8: ...`.
+- `read_stream(stream, name, errors) -> bytes | None`: the same bounded read of a binary stream
+  (standard input for `vap-lsp check -`).
+- `text_problem(path, data) -> str | None`: the message `read_text` gives for bytes already read.
+- `unreadable(path) -> str | None`: why `path` cannot be read as a file (missing, dangling
+  symlink, FIFO, device, directory, permission), or None; what `collect_files` reports.
+- `walk_yaml(root, errors)`: the `*.yaml`/`*.yml` files below a folder (hidden folders skipped,
+  symlinked folders not followed).
+- `collect_files(paths, errors)`: files named on the command line and those found in folders.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
+
+from vap_lsp.text import LineIndex
+from vap_lsp.yaml.detect import decode_bytes, lossy_text
 
 YAML_SUFFIXES = (".yaml", ".yml")
 # Files larger than this are reported, not parsed: no policy is anywhere near it.
 MAX_FILE_BYTES = 16 * 1024 * 1024
 
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _too_large(name: str | Path) -> str:
+    return f"{name}: skipped, larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB"
+
+
+def _kind_problem(path: str | Path, mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((text for test, text in _KINDS if test(mode)), "not a regular file")
+    return f"{path}: skipped, {kind} is not a regular file"
+
+
+def _missing(path: str | Path) -> str:
+    """A path that `stat` (following links) cannot find: say when it is a dangling symlink."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return f"{path}: no such file or directory"
+    return f"{path}: broken symbolic link (its target {target} does not exist)"
+
+
+def unreadable(path: str | Path) -> str | None:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return _missing(path)
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    return _kind_problem(path, mode)
+
+
+def read_file(path: str | Path, errors: list[str]) -> bytes | None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        errors.append(_missing(path))
+        return None
+    except OSError as exc:
+        errors.append(f"{path}: {exc.strerror or exc}")
+        return None
+    problem = _kind_problem(path, info.st_mode)
+    if problem is None and info.st_size > MAX_FILE_BYTES:
+        problem = _too_large(path)
+    if problem is not None:
+        errors.append(problem)
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        errors.append(f"{path}: {exc.strerror or exc}")
+        return None
+    try:
+        problem = _kind_problem(path, os.fstat(fd).st_mode)  # replaced since the stat above?
+        if problem is not None:
+            errors.append(problem)
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            return read_stream(stream, str(path), errors)
+    except OSError as exc:
+        errors.append(f"{path}: {exc.strerror or exc}")
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_stream(stream: BinaryIO, name: str, errors: list[str]) -> bytes | None:
+    try:
+        data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        errors.append(f"{name}: {exc.strerror or exc}")
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        errors.append(_too_large(name))
+        return None
+    return data
+
+
+def text_problem(path: str | Path, data: bytes) -> str | None:
+    text, problem = decode_bytes(data)
+    if text is not None or problem is None:
+        return None
+    where = LineIndex(lossy_text(data)[: problem.span.start + 1]).line_col(problem.span.start)
+    return f"{path}:{where.line + 1}:{where.column + 1}: {problem.message}"
+
+
+def read_text(path: str | Path, errors: list[str]) -> str | None:
+    data = read_file(path, errors)
+    if data is None:
+        return None
+    text, _ = decode_bytes(data)
+    if text is None:
+        errors.append(text_problem(path, data) or f"{path}: not a text file")
+    return text
+
 
 def walk_yaml(root: Path, errors: list[str]) -> Iterator[Path]:
     """YAML files below `root`, sorted, hidden folders skipped, symlinked folders not followed
-    (so a symlink loop cannot hang the walk)."""
+    (so a symlink loop cannot hang the walk). Every name is yielded: `read_file` says why a
+    FIFO or a dangling symlink among them is not read."""
 
     def onerror(exc: OSError) -> None:
         errors.append(f"{exc.filename}: {exc.strerror}")
@@ -25,25 +154,16 @@ def walk_yaml(root: Path, errors: list[str]) -> Iterator[Path]:
                 yield Path(dirpath) / name
 
 
-def collect_files(paths: Sequence[str], errors: list[str]) -> list[Path]:
+def collect_files(paths: Sequence[str | Path], errors: list[str]) -> list[Path]:
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             files.extend(walk_yaml(path, errors))
-        elif path.is_file():
+            continue
+        problem = unreadable(raw)
+        if problem is None:
             files.append(path)
         else:
-            errors.append(f"{raw}: no such file or directory")
+            errors.append(problem)
     return files
-
-
-def read_file(path: Path, errors: list[str]) -> bytes | None:
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            errors.append(f"{path}: skipped, larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-            return None
-        return path.read_bytes()
-    except OSError as exc:
-        errors.append(f"{path}: {exc.strerror or exc}")
-        return None

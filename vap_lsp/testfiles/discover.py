@@ -12,10 +12,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from vap_lsp.analysis.files import walk_yaml
+from vap_lsp.analysis.files import read_text, unreadable, walk_yaml
 from vap_lsp.testfiles.kaptest import is_kaptest, kaptest_path_hint, read_kaptest
 from vap_lsp.testfiles.kyverno import is_kyverno_test, kyverno_path_hint, read_kyverno
-from vap_lsp.testfiles.loader import parse_test_document, read_text
+from vap_lsp.testfiles.loader import parse_test_document
 from vap_lsp.testfiles.model import TestSuite
 from vap_lsp.testfiles.native import is_native, native_path_hint, read_native
 
@@ -79,5 +79,5 @@ def discover(paths: Sequence[str], errors: list[str]) -> list[TestSuite]:
                 if suite is not None:
                     suites.append(suite)
         else:
-            errors.append(f"{raw}: no such file or directory")
+            errors.append(unreadable(raw) or f"{raw}: not a test file")
     return suites

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from vap_lsp.analysis.engine import parse_text
-from vap_lsp.analysis.files import read_file
-from vap_lsp.yaml.detect import decode_bytes
+from vap_lsp.analysis.files import read_text
 from vap_lsp.yaml.model import ExpansionLimit, MappingNode, Node, SequenceNode, YamlFile, deref, to_python
 
 
@@ -41,16 +40,6 @@ class SourceObject:
         meta = self.data.get("metadata")
         value = meta.get("namespace") if isinstance(meta, dict) else None
         return value if isinstance(value, str) else ""
-
-
-def read_text(path: Path, problems: list[str]) -> str | None:
-    data = read_file(path, problems)
-    if data is None:
-        return None
-    text, problem = decode_bytes(data)
-    if text is None:
-        problems.append(f"{path}: {problem.message if problem else 'not text'}")
-    return text
 
 
 def objects_in_text(text: str, path: str, problems: list[str]) -> list[SourceObject]:

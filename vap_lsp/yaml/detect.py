@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.model import ProblemKind, YamlProblem
 
-__all__ = ["decode_bytes", "find_template_action", "template_problem"]
+__all__ = ["decode_bytes", "find_template_action", "lossy_text", "template_problem"]
 
 # Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
 _BOMS: tuple[tuple[bytes, str, str], ...] = (
@@ -31,19 +31,31 @@ def _not_text(message: str, offset: int = 0) -> YamlProblem:
     return YamlProblem(ProblemKind.NOT_TEXT, Span(offset, offset), "not a text file: " + message)
 
 
+def _encoding(data: bytes) -> tuple[str, str, int]:
+    """(codec, label, BOM length) of a YAML stream: UTF-8 unless a byte order mark says otherwise."""
+    for bom, enc, lab in _BOMS:
+        if data.startswith(bom):
+            return enc, lab, len(bom)
+    return "utf-8", "UTF-8", 0
+
+
+def lossy_text(data: bytes) -> str:
+    """The text of `data` with undecodable bytes replaced: where a NOT_TEXT problem's offset sits
+    (its line and column), for bytes `decode_bytes` refused."""
+    encoding, _, skip = _encoding(data)
+    return data[skip:].decode(encoding, errors="replace")
+
+
 def decode_bytes(data: bytes) -> tuple[str | None, YamlProblem | None]:
-    """Bytes of a file -> (text, None), or (None, NOT_TEXT problem naming the byte offset).
+    """Bytes of a file -> (text, None), or (None, NOT_TEXT problem naming the bad byte).
 
     YAML streams are UTF-8, or UTF-16/32 when they start with a byte order mark; the BOM is
     stripped so offsets count from the first real character. NUL bytes are never valid YAML and
-    are the usual sign of a binary file. The problem's span is the character offset reached
-    before the bad byte (useful only when the caller shows the file anyway).
+    are the usual sign of a binary file. The problem's span is the character offset of the bad
+    byte in `lossy_text(data)`, so a Latin-1 file is reported at the line and column of its first
+    non-UTF-8 byte.
     """
-    encoding, label, skip = "utf-8", "UTF-8", 0
-    for bom, enc, lab in _BOMS:
-        if data.startswith(bom):
-            encoding, label, skip = enc, lab, len(bom)
-            break
+    encoding, label, skip = _encoding(data)
     body = data[skip:]
     if encoding == "utf-8":
         nul = body.find(b"\0")
@@ -54,7 +66,13 @@ def decode_bytes(data: bytes) -> tuple[str | None, YamlProblem | None]:
         text = body.decode(encoding)
     except UnicodeDecodeError as exc:
         chars = len(body[: exc.start].decode(encoding, errors="replace"))
-        return None, _not_text(f"invalid {label} at byte {skip + exc.start}", chars)
+        bad = " ".join(f"0x{b:02x}" for b in body[exc.start : exc.end])
+        return None, YamlProblem(
+            ProblemKind.NOT_TEXT,
+            Span(chars, chars + 1),
+            f"not {label}: invalid byte {bad} (at byte {skip + exc.start}); YAML files are UTF-8, "
+            "or UTF-16/32 with a byte order mark",
+        )
     nul = text.find("\0")
     if nul >= 0:
         byte = skip + len(text[:nul].encode(encoding))
