@@ -20,7 +20,7 @@ from vap_lsp.analysis.references import check_references
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import apply_code_rules
 from vap_lsp.analysis.typing import clear_cache as clear_typing_cache
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.workspace import Read, WorkspaceIndex, recording, replay
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
 from vap_lsp.text import LineIndex, Span
@@ -118,7 +118,11 @@ def _analyse(
 # Per-object results, keyed by everything they depend on, stored relative to the object's
 # start: an edit re-checks only the objects whose text changed. Bounded LRU.
 # 4,096 entries beyond the objects of the file being analysed, which always fit.
-_OBJECT_CACHE: LruCache[tuple[str, int, str, int, int], tuple[Diagnostic, ...]] = LruCache(4096)
+# The reads of the index the check made are kept with its result and replayed on a hit, so the
+# server still knows what the document depends on (`workspace.recording`).
+_OBJECT_CACHE: LruCache[tuple[str, int, str, int, int], tuple[tuple[Diagnostic, ...], frozenset[Read]]] = (
+    LruCache(4096)
+)
 
 
 def _checked_object(
@@ -137,9 +141,11 @@ def _checked_object(
     key = (own, column, version, generation, id(workspace))
     hit = _OBJECT_CACHE.get(key)
     if hit is not None:
-        return [_shift(d, start) for d in hit]
-    found = _check(obj, yaml_file, version, workspace)
-    _OBJECT_CACHE.put(key, tuple(_shift(d, -start) for d in found), extra=file_objects)
+        replay(hit[1])
+        return [_shift(d, start) for d in hit[0]]
+    with recording() as reads:
+        found = _check(obj, yaml_file, version, workspace)
+    _OBJECT_CACHE.put(key, (tuple(_shift(d, -start) for d in found), frozenset(reads)), extra=file_objects)
     return found
 
 

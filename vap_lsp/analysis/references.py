@@ -16,9 +16,7 @@ def check_references(uri: str, workspace: WorkspaceIndex) -> list[Diagnostic]:
     if not workspace.complete:
         return []
     diagnostics: list[Diagnostic] = []
-    for binding in workspace.bindings():
-        if binding.uri != uri:
-            continue
+    for binding in workspace.bindings_in(uri):
         policy_kind = WorkspaceIndex.policy_kind_of(binding.kind)
         kind_name = _FAMILY[binding.kind.name]
         policies = workspace.policies(policy_kind, binding.policy_name)

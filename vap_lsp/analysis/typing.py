@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, crd_type, object_type
 from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
-from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
+from vap_lsp.analysis.workspace import CRDVersion, Read, WorkspaceIndex, recording, replay
 from vap_lsp.cel import ast as cel_ast
 from vap_lsp.cel.ast import Call, Expr, Ident, ListExpr, Select
 from vap_lsp.cel.compile import CompileResult, compile_expression
@@ -663,7 +663,8 @@ class PolicyTyping:
         return self.precise().result(site)
 
 
-_CACHE: LruCache[tuple[int, str, int, int], tuple[MappingNode, PolicyTyping]] = LruCache(256)
+# With the reads of the index the model made (replayed on a hit: `workspace.recording`).
+_CACHE: LruCache[tuple[int, str, int, int], tuple[MappingNode, PolicyTyping, frozenset[Read]]] = LruCache(256)
 
 
 def policy_typing(
@@ -679,9 +680,11 @@ def policy_typing(
     key = (id(root), version, id(workspace), generation)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is root:
+        replay(hit[2])
         return hit[1]
-    built = PolicyTyping(root, policy, spec, version, workspace)
-    _CACHE.put(key, (root, built))
+    with recording() as reads:
+        built = PolicyTyping(root, policy, spec, version, workspace)
+    _CACHE.put(key, (root, built, frozenset(reads)))
     return built
 
 

@@ -7,12 +7,20 @@ never keeps a parsed tree alive.
 
 Invariant: cross-file findings are made only when the index is `complete` (every file of the
 workspace was read); a half-scanned workspace must not produce "policy not found".
+
+Dependencies: every query notes what it asked (a `Read`, e.g. the policies of one kind and name)
+in the thread's `recording()`, and every change of the index names the reads whose answer it
+changed (`WorkspaceIndex.listeners`); the server re-analyses exactly the open documents whose
+last analysis made one of them. Caches that skip queries on a hit keep the reads of the miss
+and `replay` them.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -240,12 +248,92 @@ def extract(uri: str, objects: Iterable[K8sObject], text: str) -> _FileEntry:
     return entry
 
 
+# One question asked of the index, e.g. ("policies", kind, name) or ("gvk", group, version, kind);
+# None in a filter position means "any".
+Read = tuple[object, ...]
+
+_trace = threading.local()
+
+
+@contextmanager
+def recording() -> Iterator[set[Read]]:
+    """Collect the reads of the index made by this thread inside the block (nested blocks also
+    count for the outer one)."""
+    outer: set[Read] | None = getattr(_trace, "reads", None)
+    reads: set[Read] = set()
+    _trace.reads = reads
+    try:
+        yield reads
+    finally:
+        _trace.reads = outer
+        if outer is not None:
+            outer |= reads
+
+
+def replay(reads: Iterable[Read]) -> None:
+    """Count `reads` (kept with a cached result) for the recording in progress, if any."""
+    current: set[Read] | None = getattr(_trace, "reads", None)
+    if current is not None:
+        current.update(reads)
+
+
+def _note(read: Read) -> None:
+    current: set[Read] | None = getattr(_trace, "reads", None)
+    if current is not None:
+        current.add(read)
+
+
+def _crd_reads(crd: CRDVersion) -> list[Read]:
+    return [
+        ("gvk", crd.group, crd.version, crd.kind),
+        ("gvr", crd.group, crd.version, crd.plural),
+        ("gr", crd.group, crd.plural),
+        ("crds",),
+    ]
+
+
+def _filters(prefix: str, *values: object) -> list[Read]:
+    """Every query whose answer includes an entry with these `values` (each filter set or any)."""
+    out: list[Read] = [()]
+    for value in values:
+        out = [(*r, v) for r in out for v in (value, None)]
+    return [(prefix, *r) for r in out]
+
+
+def changed_reads(old: _FileEntry | None, new: _FileEntry | None) -> set[Read]:
+    """The reads whose answer differs between a file's `old` and `new` entry."""
+    old, new = old or _FileEntry(), new or _FileEntry()
+    reads: set[Read] = set()
+    if old.crds != new.crds:
+        by_gvk: dict[tuple[str, str, str], tuple[list[CRDVersion], list[CRDVersion]]] = {}
+        for side, crds in enumerate((old.crds, new.crds)):
+            for crd in crds:
+                by_gvk.setdefault((crd.group, crd.version, crd.kind), ([], []))[side].append(crd)
+        for before, after in by_gvk.values():
+            if before != after:  # (order counts: the first one wins)
+                for crd in (*before, *after):
+                    reads.update(_crd_reads(crd))
+    for kind, listed in (("policies", "policies"), ("bindings", "bindings"), ("objects", "objects")):
+        a, b = Counter(getattr(old, listed)), Counter(getattr(new, listed))
+        for item in (a - b) + (b - a):
+            if isinstance(item, PolicyEntry):
+                reads.update(_filters(kind, item.kind, item.name))
+            elif isinstance(item, BindingEntry):
+                reads.update(_filters(kind, _BINDING_OF[item.kind], item.policy_name))
+            elif isinstance(item, ObjectEntry):
+                reads.update(_filters(kind, item.kind, item.name, item.api_version))
+    return reads
+
+
 class WorkspaceIndex:
     """Thread-safe: the server updates it from analysis threads and reads it from features."""
 
     def __init__(self) -> None:
         self._files: dict[str, _FileEntry] = {}
         self._lock = threading.Lock()
+        # Called (in the thread that changed the index) with the URI or external source that
+        # changed and the reads whose answer changed.
+        self.listeners: list[Callable[[str, frozenset[Read]], None]] = []
         self.complete = False
         self.generation = 0
         # Moves only when the CRDs change: an object's own analysis reads nothing else of the
@@ -261,7 +349,8 @@ class WorkspaceIndex:
         or one workspace folder's `vapLsp.crds`); they rank below the files' own CRDs."""
         new = tuple(crds)
         with self._lock:
-            if self._external.get(source, ()) == new:
+            old = self._external.get(source, ())
+            if old == new:
                 return
             if new:
                 self._external[source] = new
@@ -269,9 +358,17 @@ class WorkspaceIndex:
                 self._external.pop(source, None)
             self.generation += 1
             self.crd_generation += 1
+        self._changed(source, changed_reads(_FileEntry(crds=list(old)), _FileEntry(crds=list(new))))
+
+    def _changed(self, uri: str, reads: set[Read]) -> None:
+        if reads:
+            frozen = frozenset(reads)
+            for listener in list(self.listeners):
+                listener(uri, frozen)
 
     def is_external(self, crd: CRDVersion) -> bool:
         """Whether `crd` (as `crd` returned it) was given from outside the indexed files."""
+        _note(("gvk", crd.group, crd.version, crd.kind))
         with self._lock:
             return any(c is crd for crds in self._external.values() for c in crds)
 
@@ -287,11 +384,14 @@ class WorkspaceIndex:
         entry = extract(uri, objects, text)
         with self._lock:
             old = self._files.get(uri)
-            if old != entry:
+            same = old == entry
+            if not same:
                 self.generation += 1
                 if (old.crds if old is not None else []) != entry.crds:
                     self.crd_generation += 1
             self._files[uri] = entry  # always: spans (not compared) may have moved
+        if not same:
+            self._changed(uri, changed_reads(old, entry))
 
     def remove(self, uri: str) -> None:
         with self._lock:
@@ -300,6 +400,8 @@ class WorkspaceIndex:
                 self.generation += 1
                 if old.crds:
                     self.crd_generation += 1
+        if old is not None:
+            self._changed(uri, changed_reads(old, None))
 
     def _entries(self) -> list[_FileEntry]:
         with self._lock:
@@ -314,6 +416,7 @@ class WorkspaceIndex:
     def crd(self, group: str, version: str, kind: str, *, served_only: bool = False) -> CRDVersion | None:
         """The CRD version defining a kind: a CRD in the indexed files wins over one given from
         outside (`--crd`, `vapLsp.crds`); `served_only` for typing (the server only knows those)."""
+        _note(("gvk", group, version, kind))
         for crd in self._ranked_crds():
             if crd.group == group and crd.version == version and crd.kind == kind:
                 if served_only and not crd.served:
@@ -324,6 +427,7 @@ class WorkspaceIndex:
     def crd_kinds_for(self, group: str, version: str, resource: str) -> list[CRDVersion]:
         """Served CRD versions for a resource (the REST mapping has no others), best first."""
         resource = resource.lower()
+        _note(("gvr", group, version, resource))
         return [
             crd
             for crd in self._ranked_crds()
@@ -333,10 +437,12 @@ class WorkspaceIndex:
     def crd_versions_of(self, group: str, resource: str) -> list[CRDVersion]:
         """Every known version of a CRD's resource (for "known under another version")."""
         resource = resource.lower()
+        _note(("gr", group, resource))
         return [c for c in self._ranked_crds() if c.group == group and c.plural == resource]
 
     def crds(self) -> list[CRDVersion]:
         """Each (group, version, kind) once, as `crd` ranks them."""
+        _note(("crds",))
         seen: set[tuple[str, str, str]] = set()
         out: list[CRDVersion] = []
         for crd in self._ranked_crds():
@@ -347,6 +453,7 @@ class WorkspaceIndex:
         return out
 
     def policies(self, kind: PolicyKind | None = None, name: str | None = None) -> list[PolicyEntry]:
+        _note(("policies", kind, name))
         return [
             p
             for entry in self._entries()
@@ -357,6 +464,7 @@ class WorkspaceIndex:
     def bindings(
         self, policy_kind: PolicyKind | None = None, policy_name: str | None = None
     ) -> list[BindingEntry]:
+        _note(("bindings", policy_kind, policy_name))
         return [
             b
             for entry in self._entries()
@@ -364,6 +472,12 @@ class WorkspaceIndex:
             if (policy_kind is None or _BINDING_OF[b.kind] is policy_kind)
             and (policy_name is None or b.policy_name == policy_name)
         ]
+
+    def bindings_in(self, uri: str) -> list[BindingEntry]:
+        """The bindings of one file (its own analysis reads them: no dependency on others)."""
+        with self._lock:
+            entry = self._files.get(uri)
+            return list(entry.bindings) if entry is not None else []
 
     @staticmethod
     def policy_kind_of(binding_kind: PolicyKind) -> PolicyKind:
@@ -373,6 +487,7 @@ class WorkspaceIndex:
         self, kind: str | None = None, name: str | None = None, api_version: str | None = None
     ) -> list[ObjectEntry]:
         """Objects of every indexed file (any kind), optionally filtered."""
+        _note(("objects", kind, name, api_version))
         return [
             o
             for entry in self._entries()

@@ -19,7 +19,7 @@ from pygls.lsp.server import LanguageServer
 from vap_lsp import __version__, collector
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.analysis.settings import AnalysisSettings
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.workspace import Read, WorkspaceIndex
 from vap_lsp.config import Config, ConfigResolver
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.server import cel_features, crd_watch, diagnostics, hover_completion, run_features, yaml_features
@@ -47,6 +47,8 @@ class VapLanguageServer(LanguageServer):
         self.diagnostics = diagnostics.DiagnosticsScheduler(self, startup_analyser=startup_analyser)
         # CRDs, policies and bindings of the workspace folders and open documents.
         self.index = WorkspaceIndex()
+        self.index.listeners.append(self._index_changed)
+        self.scanning = False  # the folder scan re-checks every document when it ends
         self.crd_state = crd_watch.CrdSettingState()
         # The project's .vap-lsp.yaml / [tool.vap-lsp], re-read when the file changes on disk.
         self.config = ConfigResolver()
@@ -54,6 +56,13 @@ class VapLanguageServer(LanguageServer):
         self._reporting = threading.Lock()
         # The loop that sends messages (set at initialize): pool threads send through it.
         self.event_loop: asyncio.AbstractEventLoop | None = None
+
+    def _index_changed(self, uri: str, reads: frozenset[Read]) -> None:
+        """(Any thread.) The documents that read what changed are re-run from the event loop."""
+        loop = self.event_loop
+        if self.scanning or loop is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self.diagnostics.index_changed, uri, reads)
 
     def config_for(self, uri: str) -> tuple[Config, Path | None]:
         """The configuration that applies to `uri` (none for unsaved, untitled documents)."""
@@ -119,12 +128,29 @@ class VapLanguageServer(LanguageServer):
         return analysis
 
     def scan_workspace(self) -> int:
-        """Index every YAML file of the workspace folders (open documents keep their buffer)."""
+        """Index every YAML file of the workspace folders (open documents keep their buffer).
+
+        No document is re-run for what each file adds: every open one is re-checked once the
+        scan ends (`initialized`)."""
         errors: list[str] = []
-        count = 0
         folders = list(self.workspace.folders.values())
-        if folders:
-            from vap_lsp.analysis.engine import parse_text
+        self.scanning = True
+        try:
+            count = self._scan(folders, errors)
+        finally:
+            self.scanning = False
+        for message in errors[:20]:
+            log.warning("workspace scan: %s", message)
+        # Without a folder (a lone file opened) the rest of the repository is unknown.
+        self.index.complete = bool(folders)
+        return count
+
+    def _scan(self, folders: list[lsp.WorkspaceFolder], errors: list[str]) -> int:
+        if not folders:
+            return 0
+        from vap_lsp.analysis.engine import parse_text
+
+        count = 0
         # One configuration lookup per folder of the scan (each walks up to the root).
         configs: dict[Path, Config] = {}
         for folder in folders:
@@ -145,10 +171,6 @@ class VapLanguageServer(LanguageServer):
                 if text is not None:
                     self.index.update(uri, parse_text(text)[1], text)
                     count += 1
-        for message in errors[:20]:
-            log.warning("workspace scan: %s", message)
-        # Without a folder (a lone file opened) the rest of the repository is unknown.
-        self.index.complete = bool(folders)
         return count
 
     def snapshot(self, uri: str) -> DocumentSnapshot:
@@ -231,7 +253,7 @@ def create_server(startup_analyser: StartupAnalyser | None = None) -> VapLanguag
         ls.apply_settings(params.settings)
         if ls.settings.crds != crds:
             # Re-read the CRDs first, so no analysis runs with the old ones.
-            await crd_watch.refresh(ls, publish=False)
+            await crd_watch.refresh(ls)
         ls.diagnostics.schedule_all()
 
     @server.feature(lsp.INITIALIZED)
@@ -239,7 +261,7 @@ def create_server(startup_analyser: StartupAnalyser | None = None) -> VapLanguag
         count = await yaml_features.scan_workspace_with_progress(ls)
         log.info("indexed %d workspace files", count)
         # vapLsp.crds, else the crds of the configuration files the scan met.
-        await crd_watch.reload_and_publish(ls, publish=False, rewatch=True)  # published just below
+        await crd_watch.reload_and_publish(ls, rewatch=True)
         ls.diagnostics.schedule_all()
 
     diagnostics.register(server)

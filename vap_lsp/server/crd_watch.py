@@ -211,27 +211,28 @@ async def _update_watchers(ls: VapLanguageServer, state: CrdSettingState) -> Non
         log.warning("could not register file watchers for the CRDs and the configuration", exc_info=True)
 
 
-async def reload_and_publish(ls: VapLanguageServer, *, publish: bool = True, rewatch: bool = False) -> bool:
+async def reload_and_publish(ls: VapLanguageServer, *, rewatch: bool = False) -> bool:
     """Re-read the CRDs in the thread pool; on the loop, show new problems (a few as messages,
-    the rest in the log), move the watchers if `rewatch` (before publishing, so a client sees
-    them in place with the new diagnostics), and re-publish diagnostics if the CRDs changed.
+    the rest in the log) and move the watchers if `rewatch`. The open documents that read a CRD
+    that changed are re-run by the index's listener (`diagnostics.index_changed`), no others.
     Returns whether they changed."""
+    ls.diagnostics.hold_index_changes()  # the watchers move before the documents are re-run
     try:
         changed, problems = await off_loop(ls, lambda: reload_crds(ls))
+        ls.show_problems([(lsp.MessageType.Warning, m) for m in problems], limit=5)
+        if rewatch:
+            await update_watchers(ls)
+        return changed
     except Exception:
         log.exception("could not read the CRDs of vapLsp.crds or the configuration")
         return False
-    ls.show_problems([(lsp.MessageType.Warning, m) for m in problems], limit=5)
-    if rewatch:
-        await update_watchers(ls)
-    if changed and publish:
-        ls.diagnostics.schedule_all()
-    return changed
+    finally:
+        ls.diagnostics.release_index_changes()
 
 
-async def refresh(ls: VapLanguageServer, *, publish: bool = True) -> None:
+async def refresh(ls: VapLanguageServer) -> None:
     """Re-read the CRDs and move the watchers to what the reload found."""
-    await reload_and_publish(ls, publish=publish, rewatch=True)
+    await reload_and_publish(ls, rewatch=True)
 
 
 def config_saved(ls: VapLanguageServer) -> None:
@@ -272,5 +273,5 @@ def register(server: VapLanguageServer) -> None:
             path = uris.to_fs_path(uri)
             if path is not None:
                 await off_loop(ls, functools.partial(ls.config.for_path, Path(path)))
-        await refresh(ls, publish=False)
+        await refresh(ls)
         ls.diagnostics.schedule_all()

@@ -18,7 +18,11 @@ Invariants:
 - the same diagnostics are never published twice for one version (the server's own analysis
   after the workspace scan usually repeats the startup analyser's, or a save changes nothing);
 - extra diagnostics (from "Run against samples") are appended to a URI's analysis when it is
-  published, and dropped as soon as that document changes (listeners clear the rest).
+  published, and dropped as soon as that document changes (listeners clear the rest);
+- a change of the workspace index (a document analysed, a file re-read, CRDs reloaded) re-runs
+  exactly the open documents whose last analysis read what changed (`workspace.recording`),
+  paced like an edit; a document analysed while the change happened is re-run if its new
+  analysis read it.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from vap_lsp import collector
+from vap_lsp.analysis.workspace import Read, recording
 from vap_lsp.config import CONFIG_FILES
 from vap_lsp.server import crd_watch
 from vap_lsp.server.convert import to_lsp_diagnostic
@@ -57,6 +62,10 @@ class _Document:
     def __init__(self, pacing: Pacing) -> None:
         self.pacer = Pacer(pacing)
         self.timer: asyncio.Task[None] | None = None  # waits to start the next run
+        # What its last own analysis read from the workspace index, and what changed in the
+        # index while a run was under way (checked against that run's reads when it ends).
+        self.reads: frozenset[Read] = frozenset()
+        self.changed_meanwhile: set[Read] = set()
 
 
 class DiagnosticsScheduler:
@@ -87,6 +96,8 @@ class DiagnosticsScheduler:
         # Runs started, for the structural tests and the benchmark's burst figures.
         self.runs = 0
         self._running: set[asyncio.Task[None]] = set()  # also those of documents closed meanwhile
+        self._holds = 0
+        self._held: list[tuple[str, frozenset[Read]]] = []
 
     def _document(self, uri: str) -> _Document:
         document = self._documents.get(uri)
@@ -131,6 +142,33 @@ class DiagnosticsScheduler:
         if immediate:
             document.pacer.request(self.clock())
         self._arm(uri, document)
+
+    def hold_index_changes(self) -> None:
+        """Keep changes of the index until `release_index_changes` (e.g. until the file watchers
+        moved with a CRD reload, so a client sees them in place with the new diagnostics)."""
+        self._holds += 1
+
+    def release_index_changes(self) -> None:
+        self._holds -= 1
+        if self._holds == 0:
+            held, self._held = self._held, []
+            for uri, reads in held:
+                self.index_changed(uri, reads)
+
+    def index_changed(self, uri: str, reads: frozenset[Read]) -> None:
+        """The index's answer to `reads` changed (through `uri`, on the event loop): re-run the
+        other open documents that read one of them."""
+        if self._holds:
+            self._held.append((uri, reads))
+            return
+        for other, document in list(self._documents.items()):
+            if other == uri or other not in self.server.workspace.text_documents:
+                continue
+            if document.pacer.running:
+                document.changed_meanwhile |= reads
+            elif document.reads & reads:
+                document.pacer.depend(self.clock())
+                self._arm(other, document)
 
     def schedule_all(self) -> None:
         for uri in list(self.server.workspace.text_documents):
@@ -183,13 +221,14 @@ class DiagnosticsScheduler:
         self._running.add(run)
         run.add_done_callback(self._running.discard)
 
-    def _timed_analysis(self, uri: str, text: str) -> tuple[FileAnalysis, float]:
+    def _timed_analysis(self, uri: str, text: str) -> tuple[FileAnalysis, frozenset[Read], float]:
         started = self.clock()
-        analysis = self.analyse(uri, text)
+        with recording() as reads:
+            analysis = self.analyse(uri, text)
         elapsed = self.clock() - started
         if self.startup_analyser is not None:  # (retired at the engine import, unless never started)
             self.retire_startup_analyser()
-        return analysis, elapsed
+        return analysis, frozenset(reads), elapsed
 
     def retire_startup_analyser(self) -> None:
         """End the helper process (from any thread; a request in flight finishes first): this
@@ -232,8 +271,11 @@ class DiagnosticsScheduler:
             if early is not None:
                 records, lines, elapsed = early
             else:
-                own, elapsed = await off_loop(self.server, functools.partial(self._timed_analysis, uri, text))
+                own, reads, elapsed = await off_loop(
+                    self.server, functools.partial(self._timed_analysis, uri, text)
+                )
                 analysis, records, lines = own, own.diagnostics, own.lines
+                document.reads = reads
             duration = elapsed if measured else None
             current = self.server.workspace.text_documents.get(uri)
             stale = self._documents.get(uri) is not document or current is None or current.version != version
@@ -263,6 +305,9 @@ class DiagnosticsScheduler:
         finally:
             collector.release()
             document.pacer.finish(duration)
+            if document.changed_meanwhile & document.reads:
+                document.pacer.depend(self.clock())
+            document.changed_meanwhile = set()
             if self._documents.get(uri) is document:
                 self._arm(uri, document)  # the coalesced follow-up, if an edit came meanwhile
 

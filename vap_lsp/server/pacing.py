@@ -13,7 +13,8 @@ milliseconds. Instead, per document:
   edits keep coming, it is still analysed every `max_wait_factor` delays;
 - an explicit `debounceMs` setting replaces all of that with a fixed delay after the last edit
   (running analyses are still coalesced);
-- opening, saving, settings and added extras ask for a run as soon as none is running.
+- opening, saving, settings and added extras ask for a run as soon as none is running;
+- a change of what the document read from other files (`depend`) is paced like an edit.
 
 `Pacer` is the state of one document; `server.diagnostics` drives it with the event loop's
 timers and measures the analyses. Times are seconds of any monotonic clock.
@@ -78,6 +79,14 @@ class Pacer:
         self.wanted = True
         self.edited = True
         self.last_edit = now
+
+    def depend(self, now: float) -> None:
+        """What the document read from other files changed: a run paced like an edit's (a slow
+        document waits for the pause), that measures nothing (the text did not change)."""
+        if not self.wanted:
+            self.wanted_since = now
+        self.wanted = True
+        self.last_edit = max(self.last_edit, now)
 
     def request(self, now: float) -> None:
         if not self.wanted:
