@@ -91,9 +91,9 @@ def test_helm_chart_is_a_template() -> None:
     [
         ("{{- if .Values.enabled }}\nkind: X\n{{- end }}\n", 1),
         ("kind: X\nname: {{ .Values.name }}\n", 2),  # structure: scans as flow mappings
-        ("kind: X\nimage: repo/app:{{ .Values.tag }}\n", 2),  # inside a plain scalar
         ("kind: X\n# {{ in a comment }}\nbad: [\n{{ .Values.x }}\n", 4),  # broken YAML
-        ('a: "{{ quoted }}"\n{{ if x }}\n', 1),  # reported: the first action outside comments
+        # Reported: the construct that is template syntax, never the one inside a string.
+        ('a: "{{ quoted }}"\n{{ if x }}\n', 2),
     ],
 )
 def test_template_positives(text: str, line: int) -> None:
@@ -139,3 +139,17 @@ def test_unparsed_block_scalar_with_braces_is_not_a_template() -> None:
     f = parse_yaml(text)
     assert f.problems == []
     assert f.documents[0].problems[0].kind is ProblemKind.SYNTAX
+
+
+def test_action_inside_a_plain_scalar_leaves_valid_yaml_with_a_marker() -> None:
+    # A rendered bundle (KServe ships one) keeps `{{.Name}}` in values a controller fills in:
+    # valid YAML, so the file is parsed and the first such marker noted, not the quoted one.
+    text = 'kind: X\nmessage: "{{ quoted }}"\nimage: repo/app:{{ .Values.tag }}\n'
+    f = parse_yaml(text)
+    assert f.problems == []
+    assert len(f.documents) == 1 and not f.documents[0].problems
+    assert f.template_marker == Span(text.index("{{ .Values"), text.rindex("}}") + 2)
+
+
+def test_no_marker_for_actions_in_strings_and_comments() -> None:
+    assert parse_yaml(POLICY).template_marker is None

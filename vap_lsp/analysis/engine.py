@@ -24,7 +24,7 @@ from vap_lsp.analysis.workspace import Read, WorkspaceIndex, recording, replay
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
 from vap_lsp.text import LineIndex, Span
-from vap_lsp.yaml.detect import decode_bytes, lossy_text
+from vap_lsp.yaml.detect import decode_bytes, lossy_text, template_marker_note
 from vap_lsp.yaml.model import ProblemKind, YamlFile, YamlProblem
 from vap_lsp.yaml.parse import clear_cache as clear_yaml_cache
 from vap_lsp.yaml.parse import parse_yaml
@@ -90,6 +90,10 @@ def _analyse(
     version = settings.resolved_version()
     yaml_file, objects = parsed if parsed is not None else parse_text(text)
     diagnostics = [_problem_diagnostic(p) for p in yaml_file.problems]
+    if yaml_file.template_marker is not None:
+        marker = yaml_file.template_marker
+        note = template_marker_note(yaml_file.lines, marker)
+        diagnostics.append(Diagnostic(marker, Severity.INFORMATION, "template-marker", note))
     for doc in yaml_file.documents:
         diagnostics.extend(_problem_diagnostic(p) for p in doc.problems)
     if workspace is not None and uri is not None:

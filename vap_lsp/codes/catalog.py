@@ -106,8 +106,28 @@ RULES: tuple[Rule, ...] = (
         example=_vap(
             "  validations:\n{{- range .Values.rules }}\n    - expression: {{ . | quote }}\n{{- end }}\n"
         ),
-        fix="Render the chart first (`helm template . | vap-lsp check -` is not supported: write the "
-        "output to a file and check that), or exclude the templates in the configuration.",
+        fix="Render the chart first (`helm template . | vap-lsp check -`), or exclude the templates "
+        "in the configuration.",
+        fixed=_validation("'true'"),
+    ),
+    Rule(
+        code="template-marker",
+        title="A template marker left in a value of valid YAML",
+        severity="information",
+        group="yaml",
+        server="""
+            A `{{ ... }}` inside a plain scalar (`name: app-{{.Name}}`) is valid YAML: the API server
+            would receive that text as it is. Rendered bundles ship such values (for a controller
+            that fills them in later), so vap-lsp checks the file and notes the first marker once,
+            in case the file is a template that was meant to be rendered first. Markers inside
+            quoted or block scalars (a CEL message) and in comments are not noted. A `{{` that is
+            YAML structure (`name: {{ .x }}` reads as nested flow mappings, which no Kubernetes
+            client decodes) or that breaks the YAML makes the file a template instead.
+        """,
+        example=_validation("'true'").replace(
+            "name: demo\n", "name: demo\n  annotations:\n    owner: team-{{.Team}}\n"
+        ),
+        fix="Render the template first if it is one; otherwise nothing to do (ignore the code).",
         fixed=_validation("'true'"),
     ),
     Rule(

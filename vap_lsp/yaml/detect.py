@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.model import ProblemKind, YamlProblem
 
-__all__ = ["decode_bytes", "find_template_action", "lossy_text", "template_problem"]
+__all__ = ["decode_bytes", "find_template_action", "lossy_text", "template_marker_note", "template_problem"]
 
 # Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
 _BOMS: tuple[tuple[bytes, str, str], ...] = (
@@ -188,26 +188,32 @@ def find_template_action(
     string_spans: Sequence[tuple[int, int]],
     scalar_spans: Sequence[tuple[int, int]],
     tokenised: Sequence[tuple[int, int]],
-) -> Span | None:
-    """Span of the first `{{ ... }}` outside comments if this file is a Go/Helm template, else None.
+) -> tuple[Span | None, Span | None]:
+    """(template, marker): where `{{ ... }}` makes this file a Go/Helm template, else where one
+    remains in a file that is YAML all the same.
 
     `string_spans` are the sorted source spans of the quoted and block scalars the scanner
     produced, `scalar_spans` those of all scalars including plain ones, `tokenised` the regions
-    of the text the scanner got through (everything, when the file parsed). An action inside a
-    quoted or block scalar is a CEL message or similar, not templating. An action in a plain
-    scalar, or in YAML structure (`{{ .x }}` scans as two flow mappings), is templating.
-    Comments never count. Where the scanner did not get (after a syntax error), quotes, comments
-    and block scalars are judged line by line.
+    of the text the scanner got through (everything, when the file parsed).
+
+    A file is a template only where template syntax is YAML structure or breaks the YAML: an
+    action outside every scalar (`{{ .x }}` scans as two flow mappings, which no Kubernetes
+    client decodes), or one where the scanner did not get (after a syntax error; there quotes,
+    comments and block scalars are judged line by line). The span is that action, the construct
+    that broke the file, never one inside a string. An action inside a plain scalar
+    (`name: app-{{.Name}}`, as rendered bundles ship) leaves valid YAML: the file is checked,
+    and `marker` is the first such action, for a note. Actions inside quoted or block scalars (a
+    CEL message) and in comments are not templating at all.
 
     Deliberate choice: a file whose only actions sit inside strings is not called a template
     even when it fails to parse, so a policy with a `"{{ }}"` message that is being edited shows
     its real syntax error.
     """
     if "{{" not in text:
-        return None
+        return None, None
     s_starts = [s for s, _ in string_spans]
     a_starts = [s for s, _ in scalar_spans]
-    first: Span | None = None  # the first action outside comments; the one we report
+    marker: Span | None = None  # the first action in a plain scalar
     for m in _ACTION.finditer(text):
         p = m.start()
         close = text.find(_ACTION_END, p + 2)
@@ -216,20 +222,19 @@ def find_template_action(
         span = Span(p, close + 2)
         if _covered_any(tokenised, p):
             if _covered(string_spans, s_starts, p):
-                first = first or span
                 continue
-            if not _covered(scalar_spans, a_starts, p) and _hash_comment_before(
-                text, p, scalar_spans, a_starts
-            ):
+            if _covered(scalar_spans, a_starts, p):
+                marker = marker or span
                 continue
-            return first or span
+            if _hash_comment_before(text, p, scalar_spans, a_starts):
+                continue
+            return span, None
         if _in_comment_heuristic(text, p):
             continue
         if _in_quotes_heuristic(text, p) or _in_block_scalar_heuristic(text, p):
-            first = first or span
             continue
-        return first or span
-    return None
+        return span, None
+    return None, marker
 
 
 def _hash_comment_before(
@@ -254,4 +259,13 @@ def template_problem(lines: LineIndex, span: Span) -> YamlProblem:
         span,
         f"file is a Helm/Go template ({{{{ ... }}}} at line {line}); "
         "render it first (e.g. helm template) to check it",
+    )
+
+
+def template_marker_note(lines: LineIndex, span: Span) -> str:
+    """The note for a file that is YAML although a `{{ ... }}` remains in a plain scalar."""
+    line = lines.line_of(span.start) + 1
+    return (
+        f"template marker {{{{ ... }}}} left in a value (line {line}); the file is valid YAML and is "
+        "checked as it is: if it is a Helm/Go template, render it first (e.g. helm template)"
     )

@@ -152,6 +152,9 @@ class YamlFile:
     documents: list[YamlDocument]
     # File-level problems: a template or non-text file yields exactly one and no documents.
     problems: list[YamlProblem] = field(default_factory=list)
+    # A `{{ ... }}` left in a plain scalar of a file that is YAML all the same (a rendered
+    # bundle): the file is analysed, the engine adds one note here (`yaml.detect`).
+    template_marker: Span | None = None
 
 
 class ExpansionLimit(Exception):

@@ -700,7 +700,7 @@ def _parse(text: str, use_libyaml: bool, incremental: bool) -> YamlFile:
         scalar_spans, tokenised = _token_spans(pieces)
         strings = sorted((s, t) for s, t, q in scalar_spans if q)
         scalars = sorted((s, t) for s, t, _ in scalar_spans)
-        action = find_template_action(text, strings, scalars, tokenised)
+        action, result.template_marker = find_template_action(text, strings, scalars, tokenised)
         if action is not None:
             result.problems.append(template_problem(lines, action))
             return result
