@@ -26,6 +26,7 @@ from ruamel.yaml.error import YAMLError
 
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.files import read_text
+from vap_lsp.analysis.kustomize import patch_file
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import UNSUPPRESSIBLE, CodeRules
 from vap_lsp.schema.store import normalize_version
@@ -86,7 +87,11 @@ class Config:
 
     def analysis_settings(self, path: Path | None, overrides: Overrides | None = None) -> AnalysisSettings:
         version = (overrides.kubernetes_version if overrides else None) or self.kubernetes_version
-        return AnalysisSettings(kubernetes_version=version, rules=self.code_rules(path, overrides))
+        return AnalysisSettings(
+            kubernetes_version=version,
+            rules=self.code_rules(path, overrides),
+            patch=patch_file(path) if path is not None else None,
+        )
 
     def _relative(self, path: Path) -> str:
         absolute = path if path.is_absolute() else Path.cwd() / path

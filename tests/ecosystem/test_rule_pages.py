@@ -153,6 +153,8 @@ ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
     ("vap_lsp/analysis/crd_checks.py", "error.type.code"): lambda: _field_error_helpers(
         PACKAGE / "analysis" / "crd_checks.py"
     ),
+    # A kustomize patch: strict decoding of the partial object, a JSON 6902 operation's value.
+    ("vap_lsp/analysis/patch_checks.py", "issue.code"): _structural_codes,
     ("vap_lsp/analysis/typing_coverage.py", "CODE"): lambda: _module_constants(
         PACKAGE / "analysis" / "typing_coverage.py", "CODE"
     ),

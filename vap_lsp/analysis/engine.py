@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from vap_lsp import collector
 from vap_lsp.analysis.crd_checks import check_crd_object
 from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
+from vap_lsp.analysis.kustomize import carries_directives, is_json6902
 from vap_lsp.analysis.objects import K8sObject, find_objects, own_text
+from vap_lsp.analysis.patch_checks import check_json6902, check_patch_object
 from vap_lsp.analysis.placement import head_span
 from vap_lsp.analysis.policy_checks import check_policy
 from vap_lsp.analysis.references import check_references
@@ -96,13 +98,23 @@ def _analyse(
         diagnostics.append(Diagnostic(marker, Severity.INFORMATION, "template-marker", note))
     for doc in yaml_file.documents:
         diagnostics.extend(_problem_diagnostic(p) for p in doc.problems)
+    patch = settings.patch
     if workspace is not None and uri is not None:
-        workspace.update(uri, objects, yaml_file.text)
+        workspace.update(uri, [] if patch is not None else objects, yaml_file.text)
         diagnostics.extend(check_references(uri, workspace))
     generation = workspace.crd_generation if workspace is not None else -1
+    if patch is not None:
+        for doc in yaml_file.documents:
+            if is_json6902(doc.root):
+                assert doc.root is not None
+                diagnostics.extend(check_json6902(doc.root, patch.target, version))
     for obj in objects:
         try:
-            diagnostics.extend(_checked_object(obj, yaml_file, version, workspace, generation, len(objects)))
+            diagnostics.extend(
+                _checked_object(
+                    obj, yaml_file, version, workspace, generation, len(objects), patch is not None
+                )
+            )
         except Exception as exc:  # pragma: no cover - a safety net, exercised by fuzzing
             where = traceback.extract_tb(exc.__traceback__)[-1]
             diagnostics.append(
@@ -124,9 +136,9 @@ def _analyse(
 # 4,096 entries beyond the objects of the file being analysed, which always fit.
 # The reads of the index the check made are kept with its result and replayed on a hit, so the
 # server still knows what the document depends on (`workspace.recording`).
-_OBJECT_CACHE: LruCache[tuple[str, int, str, int, int], tuple[tuple[Diagnostic, ...], frozenset[Read]]] = (
-    LruCache(4096)
-)
+_OBJECT_CACHE: LruCache[
+    tuple[str, int, str, int, int, bool], tuple[tuple[Diagnostic, ...], frozenset[Read]]
+] = LruCache(4096)
 
 
 def _checked_object(
@@ -136,26 +148,30 @@ def _checked_object(
     workspace: WorkspaceIndex | None,
     generation: int,
     file_objects: int,
+    patch: bool,
 ) -> list[Diagnostic]:
     own = own_text(obj, yaml_file.text)
     if own is None:
-        return _check(obj, yaml_file, version, workspace)
+        return _check(obj, yaml_file, version, workspace, patch)
     start = obj.node.span.start
     column = start - yaml_file.lines.line_start(yaml_file.lines.line_of(start))
-    key = (own, column, version, generation, id(workspace))
+    key = (own, column, version, generation, id(workspace), patch)
     hit = _OBJECT_CACHE.get(key)
     if hit is not None:
         replay(hit[1])
         return [_shift(d, start) for d in hit[0]]
     with recording() as reads:
-        found = _check(obj, yaml_file, version, workspace)
+        found = _check(obj, yaml_file, version, workspace, patch)
     _OBJECT_CACHE.put(key, (tuple(_shift(d, -start) for d in found), frozenset(reads)), extra=file_objects)
     return found
 
 
 def _check(
-    obj: K8sObject, yaml_file: YamlFile, version: str, workspace: WorkspaceIndex | None
+    obj: K8sObject, yaml_file: YamlFile, version: str, workspace: WorkspaceIndex | None, patch: bool
 ) -> list[Diagnostic]:
+    # A kustomize patch is a partial object: what it can get wrong, never required fields.
+    if patch or carries_directives(obj.node):
+        return check_patch_object(obj, version)
     if obj.is_crd:
         return check_crd_object(obj, yaml_file.lines, version)
     return check_policy(obj, yaml_file.lines, version, workspace)

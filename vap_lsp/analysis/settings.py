@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from vap_lsp.analysis.kustomize import PatchFile
 from vap_lsp.analysis.suppress import CodeRules
 from vap_lsp.schema.store import default_version, normalize_version
 
@@ -16,6 +17,8 @@ class AnalysisSettings:
     kubernetes_version: str | None = None
     # Ignored codes and severity overrides (configuration, flags); inline comments always count.
     rules: CodeRules = field(default_factory=CodeRules)
+    # The file is a kustomize patch (`analysis.kustomize`): checked as partial objects, not indexed.
+    patch: PatchFile | None = None
 
     def resolved_version(self) -> str:
         if self.kubernetes_version is None:

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from vap_lsp.analysis.kustomize import carries_directives
 from vap_lsp.analysis.objects import K8sObject, own_text
 from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind, recognise
@@ -161,8 +162,11 @@ def _is_mapping(obj: K8sObject, field_name: str) -> bool:
 
 
 def _object_entry(uri: str, obj: K8sObject) -> _FileEntry:
-    """What one object contributes to the index."""
+    """What one object contributes to the index (nothing for a strategic-merge patch: it is
+    merged into an object elsewhere, not one of its own)."""
     entry = _FileEntry()
+    if carries_directives(obj.node):
+        return entry
     _add_object(uri, obj, entry)
     if obj.is_crd:
         try:

@@ -71,7 +71,8 @@ def _check(args: argparse.Namespace) -> int:
         text, _ = decode_bytes(data)
         parsed = parse_text(text) if text is not None else None
         if parsed is not None:
-            workspace.update(str(path), parsed[1], parsed[0].text)
+            patch = configs.for_path(path).analysis_settings(path, overrides).patch is not None
+            workspace.update(str(path), [] if patch else parsed[1], parsed[0].text)
         first_pass.append((path, data, text, parsed))
     # The configuration's `crds`, over every checked file's configuration; after `--crd` (set above).
     load_config_crds(configs_for(configs, [entry[0] for entry in first_pass]), io_errors, workspace)

@@ -182,6 +182,26 @@ RULES: tuple[Rule, ...] = (
         fixed=_validation("'true'"),
     ),
     Rule(
+        code="json-patch",
+        title="A JSON 6902 patch that cannot apply",
+        severity="error",
+        group="decoding",
+        server="""
+            A kustomize JSON 6902 patch (`patchesJson6902`, or `patches` with a `target`) is a list
+            of operations on the target object. An operation kustomize does not know, or a `path`
+            the target kind's schema cannot have (a misspelt field, an index into a string), makes
+            `kustomize build` fail, or adds a field the API server then rejects as unknown. vap-lsp
+            resolves each path in the schema of the built-in kind the kustomization names as the
+            patch's target (`group`, `version`, `kind`); values of `add`, `replace` and `test` are
+            decoded as that field. Paths into a custom resource are not checked.
+        """,
+        example="# a file named in a kustomization's patchesJson6902, target CustomResourceDefinition\n"
+        "- op: add\n  path: /spec/preserveUnknownField\n  value: false\n",
+        fix="Correct the path (JSON pointer: `/spec/versions/0/served`, `~1` for a `/` in a key) or "
+        "the operation (add, remove, replace, move, copy, test).",
+        checked=False,
+    ),
+    Rule(
         code="duplicate-field",
         title="The same field twice in one mapping",
         severity="error",

@@ -15,7 +15,7 @@ Go's decoder stops at its first type error; we report all of them, each worded a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,8 +119,9 @@ def _join(path: str, name: str) -> str:
 
 
 class _Checker:
-    def __init__(self, schema_set: SchemaSet) -> None:
+    def __init__(self, schema_set: SchemaSet, directive: Callable[[str], bool] | None = None) -> None:
         self.ss = schema_set
+        self.directive = directive
         self.issues: list[StructuralIssue] = []
         self.budget = NODE_BUDGET
         self.seen: set[tuple[int, int]] = set()
@@ -306,7 +307,7 @@ class _Checker:
         seen: set[str] = set()
         for key_node, value, explicit in self._entries(node):
             name = _key_text(key_node)
-            if name is None:
+            if name is None or (self.directive is not None and self.directive(name)):
                 continue
             path = _join(ctx.path, name)
             if name in seen:
@@ -331,7 +332,7 @@ class _Checker:
         seen: set[str] = set()
         for key_node, value, explicit in self._entries(node):
             name = _key_text(key_node)
-            if name is None:
+            if name is None or (self.directive is not None and self.directive(name)):
                 continue
             path = _join(ctx.path, name)
             if name in seen:
@@ -349,13 +350,16 @@ class _Checker:
             )
 
 
-def check_structure(root: Node, schema_set: SchemaSet, definition: str) -> list[StructuralIssue]:
+def check_structure(
+    root: Node, schema_set: SchemaSet, definition: str, directive: Callable[[str], bool] | None = None
+) -> list[StructuralIssue]:
     """Unknown fields, duplicate fields and Go decode type errors of `root` against `definition`.
 
     `definition` is an OpenAPI definition name, e.g. from `SchemaSet.definition_for_kind`. Issues
-    come in document order.
+    come in document order. Keys for which `directive` is true are skipped (a strategic-merge
+    patch's `$patch`, `$retainKeys`, ...).
     """
-    checker = _Checker(schema_set)
+    checker = _Checker(schema_set, directive)
     schema = schema_set.definition(definition)
     if schema is None:
         return []
@@ -392,5 +396,13 @@ def check_structure(root: Node, schema_set: SchemaSet, definition: str) -> list[
         props[name] = {}  # checked above
     schema_no_typemeta["properties"] = props
     checker.check_struct(real, schema_no_typemeta, ctx, definition)
+    checker.issues.sort(key=lambda i: (i.span.start, i.span.end))
+    return checker.issues
+
+
+def check_value(node: Node, schema_set: SchemaSet, schema: JsonDict, path: str) -> list[StructuralIssue]:
+    """The issues of `node` decoded as the field `schema` at `path` (a JSON patch's `value`)."""
+    checker = _Checker(schema_set)
+    checker.check(node, schema, _Ctx(path, path, None, None, None))
     checker.issues.sort(key=lambda i: (i.span.start, i.span.end))
     return checker.issues
