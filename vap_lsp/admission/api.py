@@ -21,6 +21,7 @@ __all__ = [
     "Denial",
     "Evaluation",
     "ExpressionEvaluation",
+    "Failure",
     "PolicyInputs",
     "UserInfo",
     "admit",
@@ -149,6 +150,17 @@ class ExpressionEvaluation:
 
 
 @dataclass
+class Failure:
+    """A validation that did not pass, or an error (`error`: an expression, budget or
+    configuration error), before the binding's validationActions and the policy's failurePolicy
+    act on it: what `vap-lsp impact` counts per binding. `field` is where in the policy."""
+
+    field: str
+    message: str
+    error: bool = False
+
+
+@dataclass
 class Evaluation:
     """One (policy, binding, param) considered for the request; `why_not` when it did not match."""
 
@@ -158,6 +170,7 @@ class Evaluation:
     matched: bool
     why_not: str | None
     expressions: list[ExpressionEvaluation]
+    failures: list[Failure] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {

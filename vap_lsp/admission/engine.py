@@ -25,6 +25,7 @@ from vap_lsp.admission.api import (
     Denial,
     Evaluation,
     ExpressionEvaluation,
+    Failure,
     PolicyInputs,
 )
 from vap_lsp.admission.authz import RulesAuthorizer
@@ -560,6 +561,7 @@ class _Run:
     ) -> None:
         self.policy = policy
         self.expressions: list[ExpressionEvaluation] = []
+        self.failures: list[Failure] = []
         a = ctx.attrs
         self.base: dict[str, Any] = {
             "object": obj,
@@ -661,6 +663,7 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
     fail = _fail(p)
     ok, why, err = run.match_conditions()
     if err is not None:
+        run.failures.append(Failure("spec.matchConditions", err, True))
         return ([_Decision(True, err)] if fail else []), [], None
     if not ok:
         return [], [], why
@@ -669,6 +672,7 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
     for _v, expr, _m in p.validations:
         r = run.eval(expr, run.full_with_vars)
         if r.cost > remaining:
+            run.failures.append(Failure(f"spec.validations[{len(results)}]", OUT_OF_BUDGET, True))
             return ([_Decision(True, OUT_OF_BUDGET)] if fail else []), [], None
         remaining -= r.cost
         results.append(r)
@@ -689,12 +693,15 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
     decisions: list[_Decision] = []
     for i, ((v, expr, _m), r) in enumerate(zip(p.validations, results, strict=True)):
         if r.error is not None:
+            run.failures.append(Failure(f"spec.validations[{i}]", r.error, True))
             if fail:
                 decisions.append(_Decision(True, r.error, index=i))
             continue
         if msg_budget_error is not None:
+            text = f"failed messageExpression: {msg_budget_error}"
+            run.failures.append(Failure(f"spec.validations[{i}]", text, True))
             if fail:
-                decisions.append(_Decision(True, f"failed messageExpression: {msg_budget_error}", index=i))
+                decisions.append(_Decision(True, text, index=i))
             continue
         if r.value is True:
             continue
@@ -709,15 +716,18 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
             message = _text(v.get("message")).strip()
         if not message:
             message = f"failed expression: {expr.text.strip()}"
+        run.failures.append(Failure(f"spec.validations[{i}]", message))
         decisions.append(_Decision(True, message, reason, i))
     audits: list[tuple[str, str | None, str | None]] = []
     audit_remaining = RUNTIME_BUDGET
-    for key, e in p.audit:
+    for i, (key, e) in enumerate(p.audit):
         r = run.eval(e, {**run.base, "variables": run.variables})
         if r.cost > audit_remaining:
+            run.failures.append(Failure(f"spec.auditAnnotations[{i}]", OUT_OF_BUDGET, True))
             return ([_Decision(True, OUT_OF_BUDGET)] if fail else []), [], None
         audit_remaining -= r.cost
         if r.error is not None:
+            run.failures.append(Failure(f"spec.auditAnnotations[{i}]", r.error, True))
             if fail:
                 audits.append((key, None, r.error))
         elif isinstance(r.value, str):
@@ -826,7 +836,9 @@ def _invocations(ctx: _Context, policies: list[_Policy], out: _Outcome, prefix: 
             if _fail(p):
                 msg = f"failed to configure policy: {m.error}"
                 out.denials.append(_denial(prefix, p.name, "", msg))
-            out.evaluations.append(Evaluation(p.name, None, None, False, m.error, []))
+            out.evaluations.append(
+                Evaluation(p.name, None, None, False, m.error, [], [Failure("", m.error, True)])
+            )
             continue
         if not m.matches:
             out.evaluations.append(
@@ -855,7 +867,9 @@ def _invocations(ctx: _Context, policies: list[_Policy], out: _Outcome, prefix: 
                 msg = f"failed to configure binding: {error}"
                 if _fail(p):
                     out.denials.append(_denial(prefix, p.name, bname, msg))
-                out.evaluations.append(Evaluation(p.name, bname, None, False, error, []))
+                out.evaluations.append(
+                    Evaluation(p.name, bname, None, False, error, [], [Failure("", error, True)])
+                )
                 continue
             if not params:
                 out.evaluations.append(
@@ -896,6 +910,7 @@ def _validating_phase(ctx: _Context, obj: dict[str, Any] | None, out: _Outcome) 
             decisions, audits, why = _validate(run)
             run.report_variables()
             inv.evaluation.expressions = run.expressions
+            inv.evaluation.failures = run.failures
             if why is not None:
                 inv.evaluation.matched = False
                 inv.evaluation.why_not = why
@@ -1051,6 +1066,7 @@ def _mutating_phase(ctx: _Context, out: _Outcome) -> dict[str, Any] | None:
 
 
 def _map_error(out: _Outcome, inv: _Invocation, error: str) -> None:
+    inv.evaluation.failures.append(Failure("spec.mutations", error, True))
     if not _fail(inv.policy):
         return
     out.denials.append(_denial("policy", inv.policy.name, inv.binding, error))

@@ -232,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_run_parser(sub)
 
+    from vap_lsp.cli.impact import add_parser as add_impact_parser
+
+    add_impact_parser(sub)
+
     from vap_lsp.cli.rule import add_parser as add_rule_parser
 
     add_rule_parser(sub)

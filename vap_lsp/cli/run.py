@@ -24,7 +24,7 @@ from vap_lsp.config import configs_for, first_kubernetes_version
 from vap_lsp.schema.store import available_versions, default_version
 
 if TYPE_CHECKING:
-    from vap_lsp.admission.api import AdmissionResult
+    from vap_lsp.admission.api import AdmissionResult, PolicyInputs
 
 
 def add_parser(sub: Any) -> None:
@@ -58,20 +58,48 @@ def _fail(message: str) -> int:
     return 2
 
 
-def run_command(args: argparse.Namespace) -> int:
-    # Imported here: every command builds this parser, and `serve` needs neither.
-    from vap_lsp.admission.api import OPERATIONS, UserInfo, prepare
-    from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs, load_requests
+class SetupError(Exception):
+    """Bad configuration, version or policy input (exit code 2)."""
+
+
+def policy_setup(args: argparse.Namespace) -> tuple[PolicyInputs, str]:
+    """The policy inputs of `args.paths` (with `--crd`, the configuration's `crds` and
+    `--authorizer-rules`) and the Kubernetes version (`--kubernetes-version`, else the
+    configuration's, else the default): shared by `run` and `impact`. Raises SetupError."""
+    from vap_lsp.admission.load import InputError, load_authorizer_rules, load_policy_inputs
 
     # The configuration of the policy paths (or of the current folder): `kubernetes-version` and
     # `crds`, under --kubernetes-version and after --crd.
     configs = configs_for(config_resolver(args), [Path(p) for p in args.paths] or [Path.cwd()])
     for config in configs:
         if config.errors:
-            return _fail(config.errors[0])
+            raise SetupError(config.errors[0])
     try:
         version = given_version(args) or first_kubernetes_version(configs) or default_version()
     except ValueError as exc:
+        raise SetupError(str(exc)) from exc
+    try:
+        inputs = load_policy_inputs(args.paths)
+        io_errors: list[str] = []
+        inputs.crds.extend(load_external_crds(args.crd, io_errors))
+        inputs.crds.extend(load_config_crds(configs, io_errors))
+        if io_errors:
+            raise SetupError(io_errors[0])
+        if args.authorizer_rules:
+            inputs.authorizer_rules = load_authorizer_rules(Path(args.authorizer_rules))
+    except InputError as exc:
+        raise SetupError(str(exc)) from exc
+    return inputs, version
+
+
+def run_command(args: argparse.Namespace) -> int:
+    # Imported here: every command builds this parser, and `serve` needs neither.
+    from vap_lsp.admission.api import OPERATIONS, UserInfo, prepare
+    from vap_lsp.admission.load import InputError, load_requests
+
+    try:
+        inputs, version = policy_setup(args)
+    except SetupError as exc:
         return _fail(str(exc))
     operation = (args.operation or ("UPDATE" if args.old_object else "CREATE")).upper()
     if operation not in OPERATIONS:
@@ -79,14 +107,6 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.object:
         return _fail("no object to admit: give --object FILE")
     try:
-        inputs = load_policy_inputs(args.paths)
-        io_errors: list[str] = []
-        inputs.crds.extend(load_external_crds(args.crd, io_errors))
-        inputs.crds.extend(load_config_crds(configs, io_errors))
-        if io_errors:
-            return _fail(io_errors[0])
-        if args.authorizer_rules:
-            inputs.authorizer_rules = load_authorizer_rules(Path(args.authorizer_rules))
         old: dict[str, Any] | None = None
         if args.old_object:
             olds = load_requests(Path(args.old_object), operation="CREATE", user=UserInfo())

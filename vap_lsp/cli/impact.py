@@ -1,0 +1,166 @@
+"""`vap-lsp impact`: what policies would deny over a cluster snapshot or an audit log, and what a
+policy change would change. Thin: arguments, progress and output; the work is `vap_lsp.impact`.
+
+Exit codes: 0 nothing denied (with `--base`: nothing newly denied), 1 something is, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from vap_lsp.cli.crd_option import add_config_options, add_crd_option
+from vap_lsp.cli.run import SetupError, policy_setup
+from vap_lsp.schema.store import available_versions, default_version
+
+FORMATS = ("text", "json", "markdown", "sarif", "html")
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "impact",
+        help="what policies would deny over a cluster snapshot or an audit log (and what a change changes)",
+        description="Exit codes: 0 nothing denied (with --base: nothing newly denied), 1 something is, "
+        "2 bad input.",
+    )
+    p.add_argument(
+        "paths", nargs="*", metavar="POLICY_PATH", help="policies, bindings, params, namespaces, CRDs"
+    )
+    p.add_argument(
+        "--objects",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="PATH",
+        help="snapshots: kubectl get -o yaml|json Lists, manifests, folders, .gz",
+    )
+    p.add_argument(
+        "--audit-log",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="PATH",
+        help="audit.k8s.io/v1 Event JSON lines (.gz too); --objects then only adds Namespaces and params",
+    )
+    p.add_argument("--base", metavar="GIT_REF", help="compare with the policies at this git ref")
+    p.add_argument(
+        "--operation", default="CREATE", type=str.upper, choices=("CREATE", "UPDATE"), help="for snapshots"
+    )
+    p.add_argument("--user", default="system:anonymous", metavar="NAME", help="for snapshots")
+    p.add_argument("--group", action="append", default=[], metavar="NAME", help="for snapshots")
+    p.add_argument("--authorizer-rules", metavar="FILE", help="who may do what (see `vap-lsp run`)")
+    p.add_argument(
+        "--kubernetes-version",
+        metavar="X.Y",
+        help=f"({', '.join(available_versions())}; default {default_version()})",
+    )
+    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: CPUs)")
+    p.add_argument("--shard", metavar="K/N", help="only the K-th of N shares of the requests")
+    p.add_argument(
+        "--merge", nargs="+", default=None, metavar="RESULT", help="sum --format json results of shards"
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress line on a terminal")
+    add_crd_option(p)
+    add_config_options(p)
+    p.set_defaults(func=impact_command)
+
+
+def _fail(message: str) -> int:
+    print(f"vap-lsp: {message}", file=sys.stderr)
+    return 2
+
+
+class _Progress:
+    """`impact: N requests, R/s` on stderr, at most 5 times a second, only on a terminal."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.2:
+            return
+        self.last = now
+        rate = done / max(now - self.start, 1e-9)
+        sys.stderr.write(f"\rimpact: {done:,} requests, {rate:,.0f}/s ")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def impact_command(args: argparse.Namespace) -> int:
+    from vap_lsp.admission.api import UserInfo
+    from vap_lsp.admission.load import InputError
+    from vap_lsp.impact.base import BaseError, base_inputs
+    from vap_lsp.impact.driver import ImpactOptions, SnapshotError, impact
+    from vap_lsp.impact.evaluate import default_jobs
+    from vap_lsp.impact.render import RENDERERS
+    from vap_lsp.impact.report import Impact, MergeError, merge
+    from vap_lsp.impact.sources import Shard
+
+    if args.merge is not None:
+        try:
+            result = merge(Impact.from_json(_read_json(Path(f))) for f in args.merge)
+        except (MergeError, OSError, ValueError) as exc:
+            return _fail(str(exc))
+    else:
+        if not args.objects and not args.audit_log:
+            return _fail("nothing to evaluate: give --objects PATH or --audit-log PATH")
+        if args.jobs is not None and args.jobs < 1:
+            return _fail("--jobs must be at least 1")
+        try:
+            shard = Shard.parse(args.shard) if args.shard else Shard()
+            inputs, version = policy_setup(args)
+            base = base_inputs(args.paths, args.base) if args.base else None
+        except (SetupError, ValueError, BaseError, InputError) as exc:
+            return _fail(str(exc))
+        if base is not None:
+            base.crds.extend(c for c in inputs.crds if c not in base.crds)
+            base.authorizer_rules = inputs.authorizer_rules
+        progress = _Progress() if sys.stderr.isatty() and not args.no_progress else None
+        options = ImpactOptions(
+            inputs,
+            version,
+            objects=args.objects,
+            audit_logs=args.audit_log,
+            base=base,
+            operation=args.operation,
+            user=UserInfo(username=args.user, groups=tuple(args.group)),
+            jobs=args.jobs or default_jobs(),
+            shard=shard,
+            progress=progress,
+        )
+        try:
+            result = impact(options)
+        except SnapshotError as exc:
+            return _fail(str(exc))
+        finally:
+            if progress is not None:
+                progress.close()
+    output = RENDERERS[args.format](result)
+    if args.output_file:
+        try:
+            Path(args.output_file).write_text(output, encoding="utf-8")
+        except OSError as exc:
+            return _fail(f"{args.output_file}: {exc.strerror or exc}")
+    else:
+        sys.stdout.write(output)
+    if result.changes is not None:
+        return 1 if result.changes.get("newlyDenied") else 0
+    return 1 if result.verdicts.get("denied") else 0
+
+
+def _read_json(path: Path) -> Any:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)

@@ -1,0 +1,201 @@
+"""The impact of a policy set over many requests: counts per binding, the objects each binding
+fails, the top failing validations, per namespace, audit-log replay counts and, against a base,
+the changes. Mergeable (`merge`): batches of a parallel run, shards of a fleet, are summed.
+
+Why counts and lists of failures only: memory grows with what fails, never with what passes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+VERDICTS = ("admitted", "denied", "warned", "audited", "errors", "notMatched")
+"""Per request and binding, the first that holds from the right to the left of RANK."""
+RANK = {"notMatched": 0, "admitted": 1, "audited": 2, "warned": 3, "denied": 4, "errors": 5}
+FAILED = ("denied", "warned", "audited", "errors")
+FORMAT_VERSION = 1
+
+
+class MergeError(Exception):
+    """Results that cannot be summed (another Kubernetes version, another mode, not a result)."""
+
+
+@dataclass
+class BindingImpact:
+    policy: str
+    binding: str
+    actions: list[str]
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    """Each request the binding failed: kind, namespace, name, verdict, message, field (and
+    for audit logs the event's verb, auditID and what the server recorded)."""
+    recorded: int = 0
+    """Audit logs: requests for which the server itself recorded a failure of this binding."""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"policy": self.policy, "binding": self.binding, "actions": self.actions}
+        out.update(self.counts)
+        out["recorded"] = self.recorded
+        out["objects"] = sorted(self.objects, key=_order)
+        return out
+
+
+@dataclass
+class Impact:
+    kubernetes_version: str
+    mode: str
+    """`objects` (a snapshot) or `audit` (an audit log)."""
+    operation: str = "CREATE"
+    requests: int = 0
+    verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
+    """Per request: the strongest verdict over every binding."""
+    bindings: dict[tuple[str, str], BindingImpact] = field(default_factory=dict)
+    failures: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    """(policy, field, message) → requests it failed (a validation or an error)."""
+    namespaces: dict[str, dict[str, int]] = field(default_factory=dict)
+    audit: dict[str, int] = field(default_factory=dict)
+    changes: dict[str, list[dict[str, Any]]] | None = None
+    shards: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def binding(self, policy: str, binding: str, actions: list[str]) -> BindingImpact:
+        key = (policy, binding)
+        hit = self.bindings.get(key)
+        if hit is None:
+            hit = self.bindings[key] = BindingImpact(policy, binding, list(actions))
+        return hit
+
+    def count_namespace(self, namespace: str, verdict: str) -> None:
+        row = self.namespaces.get(namespace)
+        if row is None:
+            row = self.namespaces[namespace] = {"objects": 0, **dict.fromkeys(FAILED, 0)}
+        row["objects"] += 1
+        if verdict in FAILED:
+            row[verdict] += 1
+
+    def note(self, text: str) -> None:
+        if text not in self.notes and len(self.notes) < 100:
+            self.notes.append(text)
+
+    def top_failures(self, limit: int = 10) -> list[dict[str, Any]]:
+        rows = sorted(self.failures.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [{"policy": p, "field": f, "message": m, "count": n} for (p, f, m), n in rows[:limit]]
+
+    def add(self, other: Impact) -> None:
+        """Sum `other` into this one (same version and mode)."""
+        if (other.kubernetes_version, other.mode, other.operation) != (
+            self.kubernetes_version,
+            self.mode,
+            self.operation,
+        ):
+            raise MergeError(
+                "results of different runs: Kubernetes "
+                f"{self.kubernetes_version}/{other.kubernetes_version}, "
+                f"{self.mode}/{other.mode}, {self.operation}/{other.operation}"
+            )
+        self.requests += other.requests
+        _add_counts(self.verdicts, other.verdicts)
+        for key, b in other.bindings.items():
+            mine = self.binding(key[0], key[1], b.actions)
+            _add_counts(mine.counts, b.counts)
+            mine.objects.extend(b.objects)
+            mine.recorded += b.recorded
+        _add_counts(self.failures, other.failures)
+        for ns, row in other.namespaces.items():
+            _add_counts(self.namespaces.setdefault(ns, dict.fromkeys(row, 0)), row)
+        _add_counts(self.audit, other.audit)
+        if other.changes is not None:
+            if self.changes is None:
+                self.changes = {k: [] for k in other.changes}
+            for k, rows in other.changes.items():
+                self.changes.setdefault(k, []).extend(rows)
+        self.shards.extend(s for s in other.shards if s not in self.shards)
+        for n in other.notes:
+            self.note(n)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "formatVersion": FORMAT_VERSION,
+            "kubernetesVersion": self.kubernetes_version,
+            "mode": self.mode,
+            "operation": self.operation,
+            "requests": self.requests,
+            "verdicts": dict(self.verdicts),
+            "bindings": [self.bindings[k].to_json() for k in sorted(self.bindings)],
+            "topFailures": self.top_failures(),
+            "failures": [
+                {"policy": p, "field": f, "message": m, "count": n}
+                for (p, f, m), n in sorted(self.failures.items())
+            ],
+            "namespaces": [{"namespace": ns, **self.namespaces[ns]} for ns in sorted(self.namespaces)],
+        }
+        if self.audit:
+            out["audit"] = dict(sorted(self.audit.items()))
+        if self.changes is not None:
+            out["changes"] = {k: sorted(v, key=_order) for k, v in self.changes.items()}
+        if self.shards:
+            out["shards"] = sorted(self.shards)
+        out["notes"] = list(self.notes)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Impact:
+        """A result written by `to_json`; raises MergeError when it is not one."""
+        try:
+            if not isinstance(data, dict) or data.get("formatVersion") != FORMAT_VERSION:
+                raise MergeError("not a `vap-lsp impact --format json` result")
+            out = cls(str(data["kubernetesVersion"]), str(data["mode"]), str(data["operation"]))
+            out.requests = int(data["requests"])
+            out.verdicts = {k: int(data["verdicts"][k]) for k in VERDICTS}
+            for b in data["bindings"]:
+                bi = out.binding(str(b["policy"]), str(b["binding"]), [str(a) for a in b["actions"]])
+                bi.counts = {k: int(b[k]) for k in VERDICTS}
+                bi.objects = [dict(o) for o in b["objects"]]
+                bi.recorded = int(b.get("recorded", 0))
+            for f in data["failures"]:
+                out.failures[(str(f["policy"]), str(f["field"]), str(f["message"]))] = int(f["count"])
+            for row in data["namespaces"]:
+                out.namespaces[str(row["namespace"])] = {
+                    k: int(v) for k, v in row.items() if k != "namespace"
+                }
+            out.audit = {str(k): int(v) for k, v in data.get("audit", {}).items()}
+            if "changes" in data:
+                out.changes = {str(k): [dict(r) for r in v] for k, v in data["changes"].items()}
+            out.shards = [str(s) for s in data.get("shards", [])]
+            out.notes = [str(n) for n in data.get("notes", [])]
+            return out
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise MergeError(f"not a `vap-lsp impact --format json` result ({exc})") from exc
+
+
+def merge(results: Iterable[Impact]) -> Impact:
+    """The sum of results in order; raises MergeError for none or for different runs."""
+    merged: Impact | None = None
+    for r in results:
+        if merged is None:
+            merged = Impact(r.kubernetes_version, r.mode, r.operation)
+            if r.changes is not None:
+                merged.changes = {k: [] for k in r.changes}
+        merged.add(r)
+    if merged is None:
+        raise MergeError("no result to merge")
+    return merged
+
+
+def _add_counts(mine: dict[Any, int], other: dict[Any, int]) -> None:
+    for k, v in other.items():
+        mine[k] = mine.get(k, 0) + v
+
+
+def _order(row: dict[str, Any]) -> tuple[str, str, str, str]:
+    """Objects sorted by namespace, kind, name, then everything else: a run, its shards merged,
+    and a parallel run list them identically."""
+    return (
+        str(row.get("namespace") or ""),
+        str(row.get("kind") or ""),
+        str(row.get("name") or ""),
+        json.dumps(row, sort_keys=True, default=str),
+    )
