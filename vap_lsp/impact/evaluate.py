@@ -151,7 +151,7 @@ def evaluate(prep: _Prepared, items: Iterable[WorkItem]) -> Impact:
         ident = _identity(result)
         recorded = _recorded(item)
         strongest = "notMatched"
-        failed: set[tuple[str, str, str]] = set()
+        failed: dict[tuple[str, str], str] = {}
         for (policy, binding), (verdict, failures) in binding_verdicts(result, prep.catalogue).items():
             bi = out.binding(policy, binding, prep.actions[(policy, binding)])
             bi.counts[verdict] += 1
@@ -166,15 +166,16 @@ def evaluate(prep: _Prepared, items: Iterable[WorkItem]) -> Impact:
             if failures:
                 row["message"] = _short(failures[0].message)
                 row["field"] = failures[0].field
-                failed.update((policy, f.field, _short(f.message)) for f in failures)
+                for f in failures:
+                    failed.setdefault((policy, f.field), _short(f.message))
             if item.audit is not None:
                 row["operation"] = item.request.operation
                 row["auditID"] = item.audit.get("auditID", "")
                 if seen is not None:
                     row["recorded"] = _short(seen)
             bi.objects.append(row)
-        for key in failed:
-            out.failures[key] = out.failures.get(key, 0) + 1
+        for (policy, fld), message in failed.items():
+            out.count_failure(policy, fld, message)
         out.verdicts[strongest] += 1
         out.count_namespace(ident["namespace"], strongest)
         if prep.base is not None and out.changes is not None:

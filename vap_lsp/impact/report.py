@@ -53,8 +53,10 @@ class Impact:
     verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
     """Per request: the strongest verdict over every binding."""
     bindings: dict[tuple[str, str], BindingImpact] = field(default_factory=dict)
-    failures: dict[tuple[str, str, str], int] = field(default_factory=dict)
-    """(policy, field, message) → requests it failed (a validation or an error)."""
+    failures: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(policy, field) → requests it failed (a validation or an error)."""
+    examples: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(policy, field) → one of its messages (the least, so any order of merging agrees)."""
     namespaces: dict[str, dict[str, int]] = field(default_factory=dict)
     audit: dict[str, int] = field(default_factory=dict)
     changes: dict[str, list[dict[str, Any]]] | None = None
@@ -80,9 +82,19 @@ class Impact:
         if text not in self.notes and len(self.notes) < 100:
             self.notes.append(text)
 
+    def count_failure(self, policy: str, fld: str, message: str) -> None:
+        key = (policy, fld)
+        self.failures[key] = self.failures.get(key, 0) + 1
+        known = self.examples.get(key)
+        if known is None or message < known:
+            self.examples[key] = message
+
     def top_failures(self, limit: int = 10) -> list[dict[str, Any]]:
         rows = sorted(self.failures.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [{"policy": p, "field": f, "message": m, "count": n} for (p, f, m), n in rows[:limit]]
+        return [self._failure_row(key, n) for key, n in rows[:limit]]
+
+    def _failure_row(self, key: tuple[str, str], n: int) -> dict[str, Any]:
+        return {"policy": key[0], "field": key[1], "message": self.examples.get(key, ""), "count": n}
 
     def add(self, other: Impact) -> None:
         """Sum `other` into this one (same version and mode)."""
@@ -103,7 +115,11 @@ class Impact:
             _add_counts(mine.counts, b.counts)
             mine.objects.extend(b.objects)
             mine.recorded += b.recorded
-        _add_counts(self.failures, other.failures)
+        for key, n in other.failures.items():
+            self.failures[key] = self.failures.get(key, 0) + n
+            message = other.examples.get(key, "")
+            if key not in self.examples or message < self.examples[key]:
+                self.examples[key] = message
         for ns, row in other.namespaces.items():
             _add_counts(self.namespaces.setdefault(ns, dict.fromkeys(row, 0)), row)
         _add_counts(self.audit, other.audit)
@@ -113,8 +129,8 @@ class Impact:
             for k, rows in other.changes.items():
                 self.changes.setdefault(k, []).extend(rows)
         self.shards.extend(s for s in other.shards if s not in self.shards)
-        for n in other.notes:
-            self.note(n)
+        for text in other.notes:
+            self.note(text)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -126,10 +142,7 @@ class Impact:
             "verdicts": dict(self.verdicts),
             "bindings": [self.bindings[k].to_json() for k in sorted(self.bindings)],
             "topFailures": self.top_failures(),
-            "failures": [
-                {"policy": p, "field": f, "message": m, "count": n}
-                for (p, f, m), n in sorted(self.failures.items())
-            ],
+            "failures": [self._failure_row(key, n) for key, n in sorted(self.failures.items())],
             "namespaces": [{"namespace": ns, **self.namespaces[ns]} for ns in sorted(self.namespaces)],
         }
         if self.audit:
@@ -156,7 +169,9 @@ class Impact:
                 bi.objects = [dict(o) for o in b["objects"]]
                 bi.recorded = int(b.get("recorded", 0))
             for f in data["failures"]:
-                out.failures[(str(f["policy"]), str(f["field"]), str(f["message"]))] = int(f["count"])
+                key = (str(f["policy"]), str(f["field"]))
+                out.failures[key] = int(f["count"])
+                out.examples[key] = str(f["message"])
             for row in data["namespaces"]:
                 out.namespaces[str(row["namespace"])] = {
                     k: int(v) for k, v in row.items() if k != "namespace"

@@ -250,7 +250,11 @@ def audit_items(files: Sequence[Path], stats: AuditStats, shard: Shard = Shard()
                 continue
             if operation == "UPDATE" and old is None:
                 stats.add("unknownOldObject")
-                note = "oldObject unknown for some updates (the object's earlier state is not in the log)"
+                note = (
+                    "oldObject unknown for some updates (the object's earlier state is not in the log): "
+                    "replayed with the object itself as oldObject"
+                )
+                old = obj
             state[key] = obj
             request = AdmissionRequestInput(operation, obj, old, _user(event))
         request.sub_resource = str(ref.get("subresource") or "")

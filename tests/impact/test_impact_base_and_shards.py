@@ -1,0 +1,170 @@
+"""`--base GIT_REF` against a git repository built here, and `--shard K/N` + `--merge` (and
+`--jobs`) equal to one run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.impact.conftest import impact_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "impact"
+
+POLICY = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}
+  validations:
+  - expression: "object.spec.replicas <= LIMIT"
+    messageExpression: "'at most LIMIT replicas, not ' + string(object.spec.replicas)"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: max-replicas}
+spec: {policyName: max-replicas, validationActions: [Deny]}
+"""
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    (repo / "policies").mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "policies" / "replicas.yaml").write_text(POLICY.replace("LIMIT", "5"))
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "limit 5")
+    deployments = [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": f"d{i}", "namespace": "web"},
+            "spec": {"replicas": i},
+        }
+        for i in range(1, 9)
+    ]
+    (tmp_path / "snapshot.json").write_text(
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": deployments})
+    )
+    return repo
+
+
+def test_base_reports_newly_denied_newly_admitted_and_changed_messages(
+    repo: Path, impact_json: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The change under review: the limit goes from 5 to 3 (d4, d5 newly denied; d6..d8 still
+    # denied with another message), in the working tree, not committed.
+    (repo / "policies" / "replicas.yaml").write_text(POLICY.replace("LIMIT", "3"))
+    monkeypatch.chdir(repo)
+    code, report = impact_json(["policies", "--objects", "../snapshot.json", "--base", "main", "--jobs", "1"])
+    changes = report["changes"]
+    server = "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas' denied request: "
+    assert [(c["name"], c["message"]) for c in changes["newlyDenied"]] == [
+        ("d4", server + "at most 3 replicas, not 4"),
+        ("d5", server + "at most 3 replicas, not 5"),
+    ]
+    assert changes["newlyAdmitted"] == []
+    assert [c["name"] for c in changes["changedMessages"]] == ["d6", "d7", "d8"]
+    assert changes["changedMessages"][0]["before"] == [server + "at most 5 replicas, not 6"]
+    assert code == 1  # something is newly denied
+
+    # The other way round: compared with the stricter policy committed, d4 and d5 are admitted.
+    _git(repo, "commit", "-q", "-am", "limit 3")
+    (repo / "policies" / "replicas.yaml").write_text(POLICY.replace("LIMIT", "5"))
+    code, report = impact_json(["policies", "--objects", "../snapshot.json", "--base", "HEAD", "--jobs", "1"])
+    assert [c["name"] for c in report["changes"]["newlyAdmitted"]] == ["d4", "d5"]
+    assert report["changes"]["newlyDenied"] == []
+    assert code == 0  # nothing newly denied: the pull request may merge
+
+
+def test_a_policy_added_since_the_base_denies_newly(
+    repo: Path, impact_json: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "policies" / "new.yaml").write_text(POLICY.replace("max-replicas", "tiny").replace("LIMIT", "1"))
+    monkeypatch.chdir(repo)
+    _code, report = impact_json(
+        ["policies", "--objects", "../snapshot.json", "--base", "main", "--jobs", "1"]
+    )
+    assert [c["name"] for c in report["changes"]["newlyDenied"]] == ["d2", "d3", "d4", "d5"]
+
+
+def test_an_unknown_ref_is_bad_input(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    assert (
+        impact_cli(["policies", "--objects", "../snapshot.json", "--base", "no-such-ref", "--jobs", "1"]) == 2
+    )
+    assert "no-such-ref" in capsys.readouterr().err
+
+
+def _json_run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    impact_cli([*argv, "--format", "json"])
+    result: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return result
+
+
+@pytest.mark.parametrize("source", ["--objects", "--audit-log"])
+def test_shards_merged_equal_one_run_and_jobs_equal_one_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    data = str(EXAMPLE / ("cluster.yaml" if source == "--objects" else "audit.log"))
+    base = [str(EXAMPLE / "policies"), source, data]
+    whole = _json_run([*base, "--jobs", "1"], capsys)
+    files = []
+    for k in (1, 2, 3):
+        shard = _json_run([*base, "--jobs", "1", "--shard", f"{k}/3"], capsys)
+        assert shard["shards"] == [f"{k}/3"]
+        assert 0 < shard["requests"] < whole["requests"]
+        files.append(tmp_path / f"shard{k}.json")
+        files[-1].write_text(json.dumps(shard))
+    merged = _json_run(["--merge", *map(str, files)], capsys)
+    assert merged.pop("shards") == ["1/3", "2/3", "3/3"]
+    assert merged == whole
+    assert _json_run([*base, "--jobs", "2"], capsys) == whole
+
+
+def test_merging_results_of_different_runs_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _json_run(
+        [str(EXAMPLE / "policies"), "--objects", str(EXAMPLE / "cluster.yaml"), "--jobs", "1"], capsys
+    )
+    b = _json_run(
+        [str(EXAMPLE / "policies"), "--audit-log", str(EXAMPLE / "audit.log"), "--jobs", "1"], capsys
+    )
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    (tmp_path / "b.json").write_text(json.dumps(b))
+    (tmp_path / "c.json").write_text("{}")
+    assert impact_cli(["--merge", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 2
+    assert "results of different runs" in capsys.readouterr().err
+    assert impact_cli(["--merge", str(tmp_path / "c.json")]) == 2
+    assert "not a `vap-lsp impact --format json` result" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", ["0/3", "4/3", "2", "a/b"])
+def test_bad_shard_is_bad_input(bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        impact_cli([str(EXAMPLE / "policies"), "--objects", str(EXAMPLE / "cluster.yaml"), "--shard", bad])
+        == 2
+    )
+    assert "expected K/N with 1 <= K <= N" in capsys.readouterr().err
