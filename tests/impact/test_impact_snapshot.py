@@ -365,3 +365,19 @@ def test_nothing_to_evaluate_is_bad_input(capsys: pytest.CaptureFixture[str]) ->
 
     assert impact_cli([]) == 2
     assert "give --objects PATH or --audit-log PATH" in capsys.readouterr().err
+
+
+def test_a_fifo_in_a_snapshot_folder_is_reported_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from tests.impact.conftest import impact_cli
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    (tmp_path / "p.yaml").write_text(POLICIES)
+    (tmp_path / "snap").mkdir()
+    os.mkfifo(tmp_path / "snap" / "pipe.yaml")
+    assert impact_cli([str(tmp_path / "p.yaml"), "--objects", str(tmp_path / "snap"), "--jobs", "1"]) == 2
+    assert "a named pipe (FIFO) is not a regular file" in capsys.readouterr().err

@@ -16,8 +16,8 @@ API (every function appends one-line messages, `PATH: what is wrong`, to `errors
 - `text_problem(path, data) -> str | None`: the message `read_text` gives for bytes already read.
 - `unreadable(path) -> str | None`: why `path` cannot be read as a file (missing, dangling
   symlink, FIFO, device, directory, permission), or None; what `collect_files` reports.
-- `walk_yaml(root, errors, suffixes)`: the `*.yaml`/`*.yml` (or `suffixes`) files below a folder (hidden folders skipped,
-  symlinked folders not followed).
+- `walk_yaml(root, errors, suffixes)`: the `*.yaml`/`*.yml` (or `suffixes`) files below a
+  folder (hidden folders skipped, symlinked folders not followed).
 - `collect_files(paths, errors)`: files named on the command line and those found in folders.
 """
 
@@ -140,9 +140,9 @@ def read_text(path: str | Path, errors: list[str]) -> str | None:
 
 
 def walk_yaml(root: Path, errors: list[str], suffixes: tuple[str, ...] = YAML_SUFFIXES) -> Iterator[Path]:
-    """YAML files (or files ending in `suffixes`) below `root`, sorted, hidden folders skipped, symlinked folders not followed
-    (so a symlink loop cannot hang the walk). Every name is yielded: `read_file` says why a
-    FIFO or a dangling symlink among them is not read."""
+    """YAML files (or files ending in `suffixes`) below `root`, sorted, hidden folders skipped,
+    symlinked folders not followed (so a symlink loop cannot hang the walk). Every name is
+    yielded: `read_file` says why a FIFO or a dangling symlink among them is not read."""
 
     def onerror(exc: OSError) -> None:
         errors.append(f"{exc.filename}: {exc.strerror}")

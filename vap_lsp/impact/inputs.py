@@ -80,6 +80,9 @@ def iter_objects(paths: Sequence[Path]) -> Iterator[SourceObject]:
 
 
 def _file_objects(path: Path) -> Iterator[SourceObject]:
+    problem = unreadable(path)  # found in a folder: a FIFO there must not block the run
+    if problem is not None:
+        raise SnapshotError(problem)
     try:
         stream, size = _text_stream(path)
     except OSError as exc:
