@@ -232,7 +232,7 @@ _COLORS = {
 def _bar_chart(title: str, rows: list[tuple[str, dict[str, int]]], series: tuple[str, ...]) -> str:
     """Horizontal stacked bars, one per row, in inline SVG."""
     e = html.escape
-    label_w, bar_w, row_h = 260, 420, 26
+    label_w, bar_w, row_h = 330, 420, 26
     height = 40 + row_h * max(1, len(rows)) + 30
     peak = max([sum(v.get(s, 0) for s in series) for _n, v in rows] + [1])
     parts = [
@@ -244,7 +244,7 @@ def _bar_chart(title: str, rows: list[tuple[str, dict[str, int]]], series: tuple
         parts.append('<text x="0" y="50">nothing failed</text>')
     for i, (name, values) in enumerate(rows):
         y = 32 + i * row_h
-        short = name if len(name) <= 38 else name[:37] + "…"
+        short = name if len(name) <= 44 else name[:43] + "…"
         parts.append(f'<text x="{label_w - 8}" y="{y + 15}" text-anchor="end">')
         parts.append(f"<title>{e(name)}</title>{e(short)}</text>")
         x = float(label_w)
@@ -300,7 +300,10 @@ def render_html(impact: Impact) -> str:
         f"<style>{_CSS}</style></head><body>",
         f"<h1>Impact over {e(_subject(impact))} (Kubernetes {e(impact.kubernetes_version)})</h1>",
         '<p class="summary">'
-        + "".join(f'<span class="{k}"><b id="total-{k}">{v.get(k, 0)}</b> {k}</span>' for k in _COLUMNS)
+        + "".join(
+            f'<span class="{k}"><b id="total-{k}">{v.get(k, 0)}</b> {h}</span>'
+            for k, h in zip(_COLUMNS, _HEADERS, strict=True)
+        )
         + "</p>",
         '<div class="charts">',
         _bar_chart("Failures per binding", by_binding, series),

@@ -1,0 +1,78 @@
+"""The text, markdown and SARIF reports of `vap-lsp impact` on the committed example."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.impact.conftest import impact_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "impact"
+ARGS = [str(EXAMPLE / "policies"), "--objects", str(EXAMPLE / "cluster.yaml"), "--jobs", "1"]
+
+
+def _out(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    impact_cli(argv)
+    return capsys.readouterr().out
+
+
+def test_text_table(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _out(ARGS, capsys)
+    lines = out.splitlines()
+    assert lines[0] == "Impact over 15 objects (Kubernetes 1.37)"
+    assert lines[2].split("  ") == [
+        "binding",
+        *[""] * 18,
+        "actions",
+        "admitted",
+        "denied",
+        "warned",
+        "audited",
+        "errors",
+        "not matched",
+    ]
+    assert [line.split() for line in lines[4:7]] == [
+        ["no-latest-images", "/", "no-latest-images", "Warn", "4", "0", "3", "0", "0", "8"],
+        ["require-team-label", "/", "require-team-label", "Deny", "6", "3", "0", "0", "0", "6"],
+        ["team-label-immutable", "/", "team-label-immutable", "Audit", "0", "0", "0", "0", "0", "15"],
+    ]
+    # numbers right-aligned under their headers
+    assert lines[4].index("  4") + 2 == lines[2].index("admitted") + len("admitted") - 1
+    assert "  denied: Deployment shop/search: search has no team label" in out
+
+
+def test_markdown_for_a_pull_request_comment(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _out([*ARGS, "--format", "markdown"], capsys)
+    assert out.startswith("### vap-lsp impact: 15 objects (Kubernetes 1.37)\n")
+    assert "| require-team-label / require-team-label | Deny | 6 | 3 | 0 | 0 | 0 | 6 |" in out
+    assert "<details><summary>require-team-label / require-team-label: 3 failing</summary>" in out
+    assert "| denied | `Deployment shop/search` | search has no team label |" in out
+
+
+def test_sarif_one_result_per_failing_request(capsys: pytest.CaptureFixture[str]) -> None:
+    sarif = json.loads(_out([*ARGS, "--format", "sarif"], capsys))
+    assert sarif["version"] == "2.1.0"
+    (run,) = sarif["runs"]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
+        "no-latest-images/spec.validations[0]",
+        "require-team-label/spec.validations[0]",
+    ]
+    levels = sorted(
+        (r["level"], r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]) for r in run["results"]
+    )
+    assert levels == [
+        ("error", "Deployment shop/search"),
+        ("error", "Pod batch/nightly-report-29-zzzzz"),
+        ("error", "Pod shop/search-5c6b7-klmno"),
+        ("warning", "Pod batch/nightly-report-29-zzzzz"),
+        ("warning", "Pod payments/ledger-6f7c8-pqrst"),
+        ("warning", "Pod payments/ledger-6f7c8-uvwxy"),
+    ]
+
+
+def test_no_progress_line_when_stderr_is_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    impact_cli(ARGS)
+    assert capsys.readouterr().err == ""
