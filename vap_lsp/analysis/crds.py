@@ -15,14 +15,13 @@ setting `metadata` to the full ObjectMeta and adding `apiVersion`/`kind` at the 
 
 from __future__ import annotations
 
-import glob
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vap_lsp.analysis.crd_checks import validate_crd
-from vap_lsp.analysis.files import collect_files, read_text
+from vap_lsp.analysis.files import GLOB_CHARS, collect_files, expand_glob, read_text
 from vap_lsp.analysis.objects import CRD_API_GROUP
 from vap_lsp.analysis.workspace import CRDVersion, crd_versions
 from vap_lsp.lru import LruCache
@@ -92,9 +91,6 @@ class LoadedCRDs:
     files: list[Path] = field(default_factory=list)
 
 
-_GLOB_CHARS = frozenset("*?[")
-
-
 def expand_paths(patterns: Iterable[str], root: Path | None = None) -> tuple[list[Path], list[str]]:
     """Paths and globs (`**` recursive), relative ones against `root`; a pattern that matches
     nothing is a problem when it is a plain path (a glob may legitimately match nothing yet)."""
@@ -104,8 +100,8 @@ def expand_paths(patterns: Iterable[str], root: Path | None = None) -> tuple[lis
         path = Path(pattern).expanduser()
         if root is not None and not path.is_absolute():
             path = root / path
-        if _GLOB_CHARS & set(pattern):
-            out.extend(sorted(Path(p) for p in glob.glob(str(path), recursive=True)))
+        if GLOB_CHARS & set(pattern):
+            out.extend(expand_glob(path, problems))
         elif path.exists():
             out.append(path)
         else:

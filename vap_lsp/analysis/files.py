@@ -19,10 +19,13 @@ API (every function appends one-line messages, `PATH: what is wrong`, to `errors
 - `walk_yaml(root, errors, suffixes)`: the `*.yaml`/`*.yml` (or `suffixes`) files below a
   folder (hidden folders skipped, symlinked folders not followed).
 - `collect_files(paths, errors)`: files named on the command line and those found in folders.
+- `expand_glob(pattern, errors)`: the paths a glob matches, `**` not following symlinked folders,
+  capped (`MAX_GLOB_PATHS`, `MAX_GLOB_FOLDERS`).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -167,3 +170,75 @@ def collect_files(paths: Sequence[str | Path], errors: list[str]) -> list[Path]:
         else:
             errors.append(problem)
     return files
+
+
+# The most paths one glob may yield, and folders it may visit: a pattern over a huge tree is
+# reported and cut, not followed for minutes.
+MAX_GLOB_PATHS = 10_000
+MAX_GLOB_FOLDERS = 20_000
+GLOB_CHARS = frozenset("*?[")
+
+
+def expand_glob(pattern: str | Path, errors: list[str]) -> list[Path]:
+    """The paths matching `pattern` (`**` for any folders, `*`, `?`, `[...]`), sorted, as
+    `glob.glob(recursive=True)` finds them except that `**` never descends into a symlinked
+    folder (two `vendor/a -> .` links made it unbounded) and the walk is capped
+    (`MAX_GLOB_PATHS`, `MAX_GLOB_FOLDERS`, said in `errors`). Names starting with `.` match only
+    a segment that starts with `.`, as in `glob`."""
+    parts = Path(pattern).parts
+    fixed = 0
+    while fixed < len(parts) and not (GLOB_CHARS & set(parts[fixed])):
+        fixed += 1
+    base = Path(*parts[:fixed]) if fixed else Path()
+    found: dict[Path, None] = {}
+    visited = 0
+
+    def children(folder: Path) -> list[os.DirEntry[str]]:
+        nonlocal visited
+        visited += 1
+        try:
+            with os.scandir(folder if str(folder) else ".") as entries:
+                return sorted(entries, key=lambda e: e.name)
+        except OSError:
+            return []
+
+    def full() -> bool:
+        return len(found) >= MAX_GLOB_PATHS or visited >= MAX_GLOB_FOLDERS
+
+    def walk(folder: Path, rest: tuple[str, ...]) -> None:
+        if full():
+            return
+        if not rest:
+            found[folder] = None
+            return
+        segment, more = rest[0], rest[1:]
+        if segment == "**":
+            walk(folder, more)
+            for entry in children(folder):
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    walk(folder / entry.name, rest)
+                elif not more:  # a last `**` matches files too
+                    walk(folder / entry.name, more)
+            return
+        if not (GLOB_CHARS & set(segment)):
+            if os.path.lexists(folder / segment):
+                walk(folder / segment, more)
+            return
+        for entry in children(folder):
+            if entry.name.startswith(".") and not segment.startswith("."):
+                continue
+            if fnmatch.fnmatchcase(entry.name, segment) and (not more or entry.is_dir()):
+                walk(folder / entry.name, more)
+
+    if fixed == len(parts):
+        return [base] if os.path.lexists(base) else []
+    if os.path.isdir(base if str(base) else "."):
+        walk(base, parts[fixed:])
+    if full():
+        errors.append(
+            f"{pattern}: stopped after {len(found)} paths and {visited} folder listings "
+            f"(at most {MAX_GLOB_PATHS} and {MAX_GLOB_FOLDERS} per pattern)"
+        )
+    return sorted(found)

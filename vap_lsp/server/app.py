@@ -17,7 +17,7 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 from vap_lsp import __version__, collector
-from vap_lsp.analysis.files import read_file, walk_yaml
+from vap_lsp.analysis.files import read_text, walk_yaml
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.workspace import Read, WorkspaceIndex
 from vap_lsp.config import Config, ConfigResolver
@@ -26,7 +26,7 @@ from vap_lsp.server import cel_features, crd_watch, diagnostics, hover_completio
 from vap_lsp.server.preload import import_engine_in_background
 from vap_lsp.server.settings import ServerSettings, parse_settings
 from vap_lsp.server.startup_analyser import StartupAnalyser
-from vap_lsp.yaml.detect import decode_bytes
+from vap_lsp.server.transport import VapProtocol, exit_now, serve_stdio
 
 if TYPE_CHECKING:
     from vap_lsp.analysis.engine import FileAnalysis
@@ -42,7 +42,12 @@ MAX_CONFIG_MESSAGES = 3
 
 class VapLanguageServer(LanguageServer):
     def __init__(self, startup_analyser: StartupAnalyser | None = None) -> None:
-        super().__init__("vap-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "vap-lsp",
+            __version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            protocol_cls=VapProtocol,
+        )
         self.settings = ServerSettings()
         self.diagnostics = diagnostics.DiagnosticsScheduler(self, startup_analyser=startup_analyser)
         # CRDs, policies and bindings of the workspace folders and open documents.
@@ -166,12 +171,21 @@ class VapLanguageServer(LanguageServer):
                     config = configs[path.parent] = self.config.for_path(path)
                 if config.is_excluded(path):
                     continue
-                data = read_file(path, errors)
-                text = decode_bytes(data)[0] if data is not None else None
+                text = read_text(path, errors)
                 if text is not None:
                     self.index.update(uri, parse_text(text)[1], text)
                     count += 1
         return count
+
+    def text_of(self, uri: str) -> str | None:
+        """The open buffer of `uri`, else the file on disk through the one safe reader (a
+        location in another file); None if neither can be read."""
+        document = self.workspace.text_documents.get(uri)
+        if document is not None:
+            source: str = document.source
+            return source
+        path = uris.to_fs_path(uri)
+        return read_text(path, []) if path else None
 
     def snapshot(self, uri: str) -> DocumentSnapshot:
         """The current version of a document, for language services (never waits for analysis)."""
@@ -197,8 +211,7 @@ class VapLanguageServer(LanguageServer):
         from vap_lsp.analysis.engine import parse_text
 
         path = uris.to_fs_path(uri)
-        data = read_file(Path(path), []) if path and Path(path).is_file() else None
-        text = decode_bytes(data)[0] if data is not None else None
+        text = read_text(path, []) if path else None
         parsed = parse_text(text) if text is not None else None
         if uri in self.workspace.text_documents:
             return
@@ -288,5 +301,8 @@ def run_server(
     collector.resume()  # every module the event loop needs is loaded (`vap_lsp.collector`)
     if host is not None and port is not None:
         server.start_tcp(host, port)
-    else:
-        server.start_io()
+        return
+    assert isinstance(server.protocol, VapProtocol)
+    code = serve_stdio(server.protocol, sys.stdin.buffer, sys.stdout.buffer)
+    server.diagnostics.retire_startup_analyser()
+    exit_now(code)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 from pygls import uris
 
+from vap_lsp.analysis.files import GLOB_CHARS
 from vap_lsp.config import CONFIG_FILES, CRD_SOURCE_PREFIX, Config, configs_for, configured_crds
 from vap_lsp.server.worker import off_loop
 
@@ -37,7 +38,6 @@ log = logging.getLogger(__name__)
 
 REGISTRATION_ID = "vap-lsp-crds"
 SOURCE_PREFIX = "vapLsp.crds "
-_GLOB_CHARS = frozenset("*?[")
 # Under each workspace folder: the configuration files that may appear anywhere in it.
 CONFIG_GLOB = "**/{" + ",".join(CONFIG_FILES) + "}"
 
@@ -119,7 +119,7 @@ def reload_crds(ls: VapLanguageServer) -> tuple[bool, list[str]]:
 
 def _watch_pattern(pattern: str) -> str:
     """A folder (no glob, no YAML suffix) is watched for the YAML files under it."""
-    if _GLOB_CHARS & set(pattern) or pattern.endswith((".yaml", ".yml", ".json")):
+    if GLOB_CHARS & set(pattern) or pattern.endswith((".yaml", ".yml", ".json")):
         return pattern
     return pattern.rstrip("/") + "/**/*.{yaml,yml}"
 
@@ -129,7 +129,7 @@ def _split_glob(pattern: Path) -> tuple[Path, str]:
     a RelativePattern under its base, which `..` in the pattern would leave."""
     parts = pattern.parts
     fixed = 0
-    while fixed < len(parts) - 1 and not (_GLOB_CHARS & set(parts[fixed])):
+    while fixed < len(parts) - 1 and not (GLOB_CHARS & set(parts[fixed])):
         fixed += 1
     return Path(*parts[:fixed]), "/".join(parts[fixed:])
 

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from vap_lsp.server.documents import DocumentNotOpen, VapWorkspace
 from vap_lsp.server.preload import wait_for_engine
 
 if TYPE_CHECKING:
@@ -53,11 +54,28 @@ def _log_failure(future: asyncio.Future[object]) -> None:
 
 def in_worker(
     handler: Callable[[S, P], T],
-) -> Callable[[S, P], Coroutine[Any, Any, T]]:
-    """Register `handler` (a plain function of the server and the params) to run in the pool."""
+) -> Callable[[S, P], Coroutine[Any, Any, T | None]]:
+    """Register `handler` (a plain function of the server and the params) to run in the pool;
+    a request naming a document that is not open is answered with null without running it."""
 
     @functools.wraps(handler)
-    async def run(ls: S, params: P) -> T:  # pygls passes the server to a first parameter named `ls`
-        return await off_loop(cast("LanguageServer", ls), lambda: handler(ls, params))
+    async def run(ls: S, params: P) -> T | None:  # pygls passes the server to a first parameter named `ls`
+        server = cast("LanguageServer", ls)
+        if not _is_open(server, params):
+            return None  # features answer null for a document the client has not opened
+        try:
+            return await off_loop(server, lambda: handler(ls, params))
+        except DocumentNotOpen:  # closed meanwhile
+            return None
 
     return run
+
+
+def _is_open(ls: LanguageServer, params: object) -> bool:
+    """Whether the document the request names (if any) is open; the disk is never read for one."""
+    document = getattr(params, "text_document", None)
+    uri = getattr(document, "uri", None)
+    if not isinstance(uri, str):
+        return True
+    workspace = ls.workspace
+    return workspace.is_open(uri) if isinstance(workspace, VapWorkspace) else uri in workspace.text_documents

@@ -57,10 +57,8 @@ class _Texts:
 
     def lines(self, uri: str) -> LineIndex | None:
         if uri not in self.cache:
-            try:
-                self.cache[uri] = LineIndex(self.ls.workspace.get_text_document(uri).source)
-            except (OSError, ValueError):
-                self.cache[uri] = None
+            text = self.ls.text_of(uri)
+            self.cache[uri] = LineIndex(text) if text is not None else None
         return self.cache[uri]
 
     def range(self, uri: str, span: Span) -> lsp.Range | None:

@@ -1,0 +1,330 @@
+"""The transport and document sync, driven with raw JSON-RPC bytes over a pipe.
+
+Each test pins a defect of pygls 2.1.1 (the newest release) that vap-lsp answers for in
+`server.transport` and `server.documents`: a pygls upgrade that fixes or breaks one shows here.
+The server runs in this process on a thread (its own stdin reader, loop and pool) except where
+the exit code of the process is the point.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vap_lsp.server.app import create_server
+from vap_lsp.server.transport import FrameReader, VapProtocol, serve_stdio
+
+TIMEOUT = 30  # a guard against hanging, not a timing assertion
+
+
+def frame(message: Any) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class Pipe:
+    """A client speaking raw bytes to a server: in this process (`Pipe()`), or a process
+    (`Pipe(process=True)`)."""
+
+    def __init__(self, *, process: bool = False) -> None:
+        self.messages: queue.Queue[Any] = queue.Queue()
+        self.next_id = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.server = None
+        if process:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "vap_lsp", "serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            assert self.process.stdin is not None and self.process.stdout is not None
+            self._out, self._in = self.process.stdin, self.process.stdout
+        else:
+            server_in, client_out = os.pipe()
+            client_in, server_out = os.pipe()
+            self.server = create_server()
+            stdin, stdout = os.fdopen(server_in, "rb"), os.fdopen(server_out, "wb")
+            self.code: list[int] = []
+            self._thread = threading.Thread(
+                target=lambda: self.code.append(serve_stdio(self.protocol, stdin, stdout)), daemon=True
+            )
+            self._thread.start()
+            self._out, self._in = os.fdopen(client_out, "wb"), os.fdopen(client_in, "rb")
+        threading.Thread(target=self._read, daemon=True).start()
+
+    @property
+    def protocol(self) -> VapProtocol:
+        assert self.server is not None
+        protocol = self.server.protocol
+        assert isinstance(protocol, VapProtocol)
+        return protocol
+
+    def _read(self) -> None:
+        frames = FrameReader(self._in.read1)  # type: ignore[attr-defined]
+        while (message := frames.next_message()) is not None:
+            self.messages.put(message)
+
+    def raw(self, data: bytes) -> None:
+        self._out.write(data)
+        self._out.flush()
+
+    def notify(self, method: str, params: Any) -> None:
+        self.raw(frame({"jsonrpc": "2.0", "method": method, "params": params}))
+
+    def request(self, method: str, params: Any) -> int:
+        self.next_id += 1
+        self.raw(frame({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}))
+        return self.next_id
+
+    def wait(self, match: Any) -> Any:
+        """The next message `match` accepts (others are skipped)."""
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            message = self.messages.get(timeout=max(0.1, deadline - time.monotonic()))
+            if match(message):
+                return message
+
+    def response(self, msg_id: int | None) -> Any:
+        return self.wait(lambda m: "method" not in m and m.get("id") == msg_id)
+
+    def call(self, method: str, params: Any) -> Any:
+        return self.response(self.request(method, params))
+
+    def initialize(self) -> None:
+        result = self.call("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        assert "capabilities" in result["result"]
+        self.notify("initialized", {})
+
+    def open(self, uri: str, text: str, version: int = 1) -> None:
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "yaml", "version": version, "text": text}},
+        )
+
+    def text(self, uri: str) -> str:
+        """The server's copy of a document, once every message sent so far was handled."""
+        self.call("workspace/symbol", {"query": ""})  # handled after what came before it
+        assert self.server is not None
+        source: str = self.server.workspace.text_documents[uri].source
+        return source
+
+    def close(self) -> None:
+        try:
+            self.call("shutdown", None)
+            self.notify("exit", None)
+        except (OSError, queue.Empty):
+            pass
+
+
+@pytest.fixture
+def pipe() -> Any:
+    client = Pipe()
+    yield client
+    client.close()
+
+
+URI = "file:///nowhere/policy.yaml"
+
+
+def _edit(uri: str, version: int, start: tuple[int, int], end: tuple[int, int], text: str) -> dict[str, Any]:
+    return {
+        "textDocument": {"uri": uri, "version": version},
+        "contentChanges": [
+            {
+                "range": {
+                    "start": {"line": start[0], "character": start[1]},
+                    "end": {"line": end[0], "character": end[1]},
+                },
+                "text": text,
+            }
+        ],
+    }
+
+
+# Document sync: LSP's line breaks and clamping.
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"])
+def test_only_lsp_line_breaks_count_when_an_edit_is_applied(pipe: Pipe, separator: str) -> None:
+    pipe.initialize()
+    pipe.open(URI, f"a: 'x{separator}y'\nb: 2\n")
+    pipe.notify("textDocument/didChange", _edit(URI, 2, (1, 0), (1, 1), "c"))
+    assert pipe.text(URI) == f"a: 'x{separator}y'\nc: 2\n"
+
+
+def test_a_position_past_the_end_of_a_line_is_that_lines_end(pipe: Pipe) -> None:
+    pipe.initialize()
+    pipe.open(URI, "a: 1\r\nb: 2")
+    pipe.notify("textDocument/didChange", _edit(URI, 2, (0, 99), (0, 99), "0"))  # before the CRLF
+    pipe.notify("textDocument/didChange", _edit(URI, 3, (1, 99), (1, 99), "0"))  # the last line
+    pipe.notify("textDocument/didChange", _edit(URI, 4, (7, 0), (9, 9), "\n"))  # past the last line
+    assert pipe.text(URI) == "a: 10\r\nb: 20\n"
+
+
+def test_a_did_change_without_changes_is_published_for_its_version(pipe: Pipe) -> None:
+    pipe.initialize()
+    pipe.open(URI, "a: 1\n")
+    pipe.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    pipe.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 7}, "contentChanges": []})
+    published = pipe.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    assert published["params"]["version"] == 7
+
+
+def test_notifications_leave_no_future_behind(pipe: Pipe) -> None:
+    pipe.initialize()
+    pipe.open(URI, "a: 1\n")
+    for version in range(2, 202):
+        pipe.notify("textDocument/didChange", _edit(URI, version, (0, 3), (0, 4), str(version)))
+        pipe.notify("workspace/didChangeConfiguration", {"settings": {}})  # an async handler
+    pipe.text(URI)
+    assert len(pipe.protocol._request_futures) == 0
+
+
+# Framing: one wrong header must not make the server deaf.
+
+
+def test_header_names_are_case_insensitive(pipe: Pipe) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    pipe.raw(
+        b"content-length: %d\r\ncontent-type: application/vscode-jsonrpc\r\n\r\n%s"
+        % (len(body), body.encode())
+    )
+    assert "capabilities" in pipe.response(1)["result"]
+
+
+def test_a_content_length_counted_in_characters_loses_nothing(pipe: Pipe) -> None:
+    pipe.initialize()
+    text = "a: 'é ü ✓'\n"
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": URI, "languageId": "yaml", "version": 1, "text": text}},
+        },
+        ensure_ascii=False,
+    )
+    pipe.raw(b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode()))  # characters, not bytes
+    assert pipe.text(URI) == text
+
+
+def test_garbage_and_a_huge_content_length_are_skipped(pipe: Pipe) -> None:
+    pipe.initialize()
+    pipe.raw(b"this is not a header\r\n\r\n{}")
+    pipe.raw(b"Content-Length: 99999999999\r\n\r\n{")
+    assert pipe.call("workspace/symbol", {"query": ""})["result"] == []
+    # A body that is not JSON: said (once the next message shows where it ended), not fatal.
+    pipe.raw(b"Content-Length: 5\r\n\r\nnope!")
+    msg_id = pipe.request("workspace/symbol", {"query": ""})
+    assert pipe.wait(lambda m: "error" in m)["error"]["code"] == -32700
+    assert pipe.response(msg_id)["result"] == []
+
+
+# The lifecycle's errors.
+
+
+def test_ill_typed_params_are_answered_with_invalid_params(pipe: Pipe) -> None:
+    pipe.initialize()
+    answer = pipe.call("textDocument/hover", {"textDocument": 5, "position": {"line": 0}})
+    assert answer["error"]["code"] == -32602
+
+
+def test_a_request_before_initialize_is_answered_with_server_not_initialized(pipe: Pipe) -> None:
+    answer = pipe.call(
+        "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}}
+    )
+    assert answer["error"]["code"] == -32002
+    pipe.initialize()  # and initialize still works
+
+
+def test_a_second_initialize_is_an_invalid_request_and_keeps_the_documents(pipe: Pipe) -> None:
+    pipe.initialize()
+    pipe.open(URI, "a: 1\n")
+    answer = pipe.call("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    assert answer["error"]["code"] == -32600
+    assert pipe.text(URI) == "a: 1\n"
+
+
+def test_a_request_after_shutdown_is_an_invalid_request(pipe: Pipe) -> None:
+    pipe.initialize()
+    assert pipe.call("shutdown", None)["result"] is None
+    assert pipe.call("workspace/symbol", {"query": ""})["error"]["code"] == -32600
+
+
+def test_features_answer_null_for_a_document_that_is_not_open(pipe: Pipe, tmp_path: Path) -> None:
+    """The path is never read: a FIFO would block the thread that reads it for ever."""
+    fifo = tmp_path / "policy.yaml"
+    os.mkfifo(fifo)
+    pipe.initialize()
+    where = {"textDocument": {"uri": fifo.as_uri()}, "position": {"line": 0, "character": 0}}
+    assert pipe.call("textDocument/hover", where)["result"] is None
+    assert pipe.call("textDocument/documentSymbol", {"textDocument": where["textDocument"]})["result"] is None
+    assert (
+        pipe.call("textDocument/semanticTokens/full", {"textDocument": where["textDocument"]})["result"]
+        is None
+    )
+
+
+# The process: exit codes.
+
+
+def _exit_code(pipe: Pipe) -> int:
+    assert pipe.process is not None
+    return pipe.process.wait(timeout=TIMEOUT)
+
+
+def test_exit_without_shutdown_exits_with_1() -> None:
+    pipe = Pipe(process=True)
+    pipe.initialize()
+    pipe.notify("exit", None)
+    assert _exit_code(pipe) == 1
+
+
+def test_exit_after_shutdown_exits_with_0() -> None:
+    pipe = Pipe(process=True)
+    pipe.initialize()
+    pipe.call("shutdown", None)
+    pipe.notify("exit", None)
+    assert _exit_code(pipe) == 0
+
+
+def test_a_hostile_workspace_starts_answers_and_exits_cleanly(tmp_path: Path) -> None:
+    """A FIFO and a link to /dev/zero named *.yaml, and two links to the folder itself under
+    the `**` glob of the configuration's `crds`: nothing blocks, grows or loops."""
+    (tmp_path / ".vap-lsp.yaml").write_text("crds: ['**/*.yaml']\n")
+    os.mkfifo(tmp_path / "fifo.yaml")
+    os.symlink("/dev/zero", tmp_path / "zero.yaml")
+    (tmp_path / "vendor").mkdir()
+    os.symlink("..", tmp_path / "vendor" / "a")
+    os.symlink("..", tmp_path / "vendor" / "b")
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    pipe = Pipe(process=True)
+    root = tmp_path.as_uri()
+    answer = pipe.call(
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": root,
+            "capabilities": {},
+            "workspaceFolders": [{"uri": root, "name": "ws"}],
+        },
+    )
+    assert "capabilities" in answer["result"]
+    pipe.notify("initialized", {})
+    pipe.open(policy.as_uri(), policy.read_text())
+    pipe.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    symbols = pipe.call("textDocument/documentSymbol", {"textDocument": {"uri": policy.as_uri()}})
+    assert [s["name"] for s in symbols["result"]] == ["x"]
+    pipe.call("shutdown", None)
+    pipe.notify("exit", None)
+    assert _exit_code(pipe) == 0

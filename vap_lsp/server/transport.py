@@ -1,0 +1,353 @@
+"""JSON-RPC over stdio and the LSP lifecycle, hardened where pygls 2.1.1 is not.
+
+pygls stays the framework (features, converters, workspace); this module replaces what a
+careless client or a pygls defect could knock over:
+
+- framing (`FrameReader`, on its own thread, never in the thread pool that analyses): header
+  names are case-insensitive; a message whose body is not JSON (a client counting characters
+  instead of bytes in Content-Length) is recovered from the bytes up to the next header, or
+  dropped, and the reader re-synchronises on the next `Content-Length` instead of going deaf;
+  a Content-Length above `MAX_MESSAGE_BYTES` is skipped without allocating it;
+- errors a client must get as answers (`VapProtocol.dispatch`): -32700 for a body that is not
+  JSON, -32600 for one that is not a request object, -32602 for ill-typed params, -32002 for a
+  request before `initialize`, -32600 for a request after `shutdown` and for a second
+  `initialize` (the open documents stay);
+- `exit` ends the process with 0 after `shutdown` and 1 without (pygls's `sys.exit` inside
+  the loop was swallowed: always 0); end of input does the same;
+- every finished handler's future leaves `_request_futures` (pygls keeps one per notification
+  for ever: ~1.9 KB per keystroke);
+- `didChange` without changes still moves the document's version, so it is published for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable, Generator
+from concurrent.futures import Future
+from typing import Any, BinaryIO
+from urllib.parse import unquote
+
+from lsprotocol import types as lsp
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcServerNotInitialized,
+)
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.uris import from_fs_path
+
+from vap_lsp.server.documents import VapWorkspace
+
+log = logging.getLogger(__name__)
+
+# The largest message read: a 20 MB policy file opened is ~21 MB of JSON.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# A header line longer than this is not a header: the reader re-synchronises.
+_MAX_HEADER_LINE = 8 * 1024
+_MARKER = b"content-length:"
+_LENGTH = re.compile(rb"\s*content-length\s*:\s*(\d+)\s*", re.IGNORECASE)
+
+
+class FrameReader:
+    """Messages (parsed JSON) from a byte stream with LSP's base protocol framing."""
+
+    def __init__(self, read: Callable[[int], bytes], max_bytes: int = MAX_MESSAGE_BYTES) -> None:
+        self._read = read
+        self._buffer = bytearray()
+        self._eof = False
+        self.max_bytes = max_bytes
+
+    def _fill(self) -> bool:
+        if self._eof:
+            return False
+        chunk = self._read(65536)
+        if not chunk:
+            self._eof = True
+            return False
+        self._buffer += chunk
+        return True
+
+    def _line(self) -> bytes | None:
+        """The next line with its `\\n`; None at the end of input. A line longer than a header
+        can be is cut at the limit (and so does not parse as one)."""
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0 or len(self._buffer) > _MAX_HEADER_LINE:
+                end = end + 1 if end >= 0 else _MAX_HEADER_LINE
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end]
+                return line
+            if not self._fill():
+                if not self._buffer:
+                    return None
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line
+
+    def _exactly(self, n: int) -> bytes | None:
+        while len(self._buffer) < n:
+            if not self._fill():
+                return None
+        data = bytes(self._buffer[:n])
+        del self._buffer[:n]
+        return data
+
+    def _until_marker(self, data: bytes) -> tuple[bytes, bool]:
+        """`data` and what follows in the input up to the next `Content-Length` header (left in
+        the input), at most `max_bytes`; whether a marker was found."""
+        pending = bytearray(data) + self._buffer
+        self._buffer.clear()
+        searched = 0
+        while True:
+            at = pending.lower().find(_MARKER, max(0, searched - len(_MARKER)))
+            if at >= 0:
+                self._buffer[:0] = pending[at:]
+                return bytes(pending[:at]), True
+            searched = len(pending)
+            if len(pending) > self.max_bytes:  # keep the tail where a marker may start
+                del pending[: len(pending) - len(_MARKER)]
+                searched = len(pending)
+            chunk = b""
+            if not self._eof:
+                chunk = self._read(65536)
+                self._eof = not chunk
+            if not chunk:
+                return bytes(pending), False
+            pending += chunk
+
+    def _headers(self) -> int | None:
+        """The Content-Length of the next header block; None at the end of input."""
+        length: int | None = None
+        seen = False
+        while True:
+            line = self._line()
+            if line is None:
+                return None
+            if not line.strip():
+                if length is not None:
+                    return length
+                if seen:
+                    log.warning("a message without Content-Length was ignored")
+                    seen = False
+                continue
+            match = _LENGTH.fullmatch(line)
+            if match is not None:
+                length, seen = int(match.group(1)), True
+            elif b":" in line and len(line) < _MAX_HEADER_LINE and line[:1].isalpha():
+                seen = True  # another header (Content-Type)
+            else:  # not a header: out of step; go to the next Content-Length
+                skipped, found = self._until_marker(line)
+                log.warning("skipped %d bytes of input that were not a message", len(skipped))
+                if not found:
+                    return None
+                length, seen = None, False
+
+    def next_message(self) -> Any:
+        """The next message as parsed JSON (a `JsonRpcParseError` instance for a body that is
+        not JSON); None at the end of input."""
+        while True:
+            length = self._headers()
+            if length is None:
+                return None
+            if length > self.max_bytes:
+                log.warning("a message of %d bytes (at most %d) was skipped", length, self.max_bytes)
+                if not self._until_marker(b"")[1]:
+                    return None
+                continue
+            body = self._exactly(length)
+            if body is None:
+                return None
+            try:
+                return json.loads(body)
+            except ValueError:
+                pass
+            # Content-Length was wrong (characters counted instead of bytes?): the message
+            # ends where the next one starts.
+            body, _ = self._until_marker(body)
+            try:
+                message = json.loads(body)
+                log.warning(
+                    "a message with a wrong Content-Length (%d, not %d bytes) was read", length, len(body)
+                )
+                return message
+            except ValueError:
+                return JsonRpcParseError(f"the body of {len(body)} bytes is not JSON")
+
+
+class VapProtocol(LanguageServerProtocol):
+    """pygls' protocol with the lifecycle rules of LSP 3.17 and without its leaks."""
+
+    def __init__(self, server: Any, converter: Any) -> None:
+        super().__init__(server, converter)
+        self._initialize_received = False
+        self.exit_code: int | None = None
+        # Set by the transport: called once `exit` was handled (or the input ended).
+        self.on_exit: Callable[[int], None] | None = None
+
+    def dispatch(self, data: Any) -> None:
+        """Handle one parsed message (on the event loop); what must be answered with an error
+        is answered."""
+        if isinstance(data, JsonRpcException):
+            self._send_response(None, None, data.to_response_error())  # type: ignore[arg-type]
+            return
+        if not isinstance(data, dict) or data.get("jsonrpc") != self.VERSION:
+            self._send_response(None, None, JsonRpcInvalidRequest().to_response_error())  # type: ignore[arg-type]
+            return
+        method = data.get("method")
+        msg_id: Any = data.get("id")
+        if isinstance(method, str) and "id" in data:
+            error = self._lifecycle_error(method)
+            if error is not None:
+                self._send_response(msg_id, None, error.to_response_error())
+                return
+        elif (
+            method != lsp.EXIT
+            and isinstance(method, str)
+            and (not self._initialize_received or self._shutdown)
+        ):
+            log.debug("dropped %s (before initialize or after shutdown)", method)
+            return
+        try:
+            message = self.structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(method, str) and "id" in data:
+                self._send_response(msg_id, None, exc.to_response_error())
+            else:
+                log.warning("dropped %s: %s", method or "a response", exc)
+            return
+        if method == lsp.INITIALIZE:
+            self._initialize_received = True
+        self.handle_message(message)
+
+    def _lifecycle_error(self, method: str) -> JsonRpcException | None:
+        if method == lsp.INITIALIZE and self._initialize_received:
+            return JsonRpcInvalidRequest("initialize was already received: the server keeps its state")
+        if not self._initialize_received and method != lsp.INITIALIZE:
+            return JsonRpcServerNotInitialized(f"{method} before initialize")
+        if self._shutdown:
+            return JsonRpcInvalidRequest(f"{method} after shutdown")
+        return None
+
+    def _execute_handler(
+        self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None
+    ) -> None:
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(lambda done: self._forget(msg_id, done))
+
+    def _forget(self, msg_id: Any, future: Future[Any] | asyncio.Future[Any]) -> None:
+        if self._request_futures.get(msg_id) is future:
+            self._request_futures.pop(msg_id, None)
+
+    @lsp_method(lsp.INITIALIZE)
+    def lsp_initialize(self, params: lsp.InitializeParams) -> Generator[Any, Any, lsp.InitializeResult]:
+        steps = super().lsp_initialize(params)
+        # pygls made its workspace before the first step: ours reads no disk and keeps LSP's
+        # line breaks (`server.documents`).
+        pygls_workspace = self._workspace
+        root_uri = params.root_uri
+        if root_uri is None and params.root_path is not None:
+            root_uri = from_fs_path(params.root_path)
+        try:
+            step = next(steps)
+            self._workspace = VapWorkspace(
+                root_uri,
+                self._server._text_document_sync_kind,
+                params.workspace_folders or [],
+                pygls_workspace.position_encoding if pygls_workspace is not None else None,
+            )
+            while True:
+                step = steps.send((yield step))
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: lsp.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        document = self.workspace.text_documents.get(unquote(params.text_document.uri))
+        if document is None:
+            log.warning("didChange of %s, which is not open, was ignored", params.text_document.uri)
+            return
+        for change in params.content_changes:
+            document.apply_change(change)
+        document.version = params.text_document.version  # also without changes
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(lsp.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(lsp.SHUTDOWN)) is not None:
+            yield handler, args, None
+        current = self.msg_id
+        # A copy: a cancelled future leaves the table at once (`_forget`).
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+        self._shutdown = True
+
+    @lsp_method(lsp.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(lsp.EXIT)) is not None:
+            yield handler, args, None
+        self.finish(0 if self._shutdown else 1)
+
+    def finish(self, code: int) -> None:
+        if self.exit_code is None:
+            self.exit_code = code
+            if self.on_exit is not None:
+                self.on_exit(code)
+
+
+def serve_stdio(protocol: VapProtocol, stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """Run the server on `stdin`/`stdout` until `exit` or the end of input; returns the exit
+    code. Input is read on its own thread, so it is never queued behind analyses."""
+    from pygls.io_ import StdoutWriter
+
+    protocol.set_writer(StdoutWriter(stdout))
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    stopped: asyncio.Future[int] = loop.create_future()
+
+    def stop(code: int) -> None:
+        if not stopped.done():
+            stopped.set_result(code)
+
+    protocol.on_exit = stop
+    read = getattr(stdin, "read1", stdin.read)
+
+    def reader() -> None:
+        frames = FrameReader(read)
+        try:
+            while (message := frames.next_message()) is not None:
+                loop.call_soon_threadsafe(protocol.dispatch, message)
+        except Exception:  # the input broke (closed under us): as its end
+            log.exception("reading the client's messages failed")
+        finally:
+            # The end of input without `exit`: as `exit` (LSP: 1 unless shut down).
+            loop.call_soon_threadsafe(lambda: protocol.finish(0 if protocol._shutdown else 1))
+
+    threading.Thread(target=reader, name="vap-lsp stdin", daemon=True).start()
+    try:
+        return loop.run_until_complete(stopped)
+    except KeyboardInterrupt:
+        return 1
+
+
+def exit_now(code: int) -> None:
+    """End the process at once: analyses still running in the pool are abandoned, not waited for
+    (an `exit` must be honoured even during a long analysis)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        logging.shutdown()
+        os._exit(code)
