@@ -60,6 +60,7 @@ from vap_lsp.cel.runtime.values import (
     to_python,
     type_name,
 )
+from vap_lsp.cel.trace import Frame, Iteration, Trace, TracedError
 from vap_lsp.cel.types import Kind, Type, WrapperType
 
 __all__ = [
@@ -101,6 +102,8 @@ class EvalResult:
     error: str | None = None
     cost: int = 0
     cost_limit_exceeded: bool = False
+    trace: Trace | None = None
+    """Set by `evaluate(..., trace=True)`: every evaluated node's value or error."""
 
     @property
     def ok(self) -> bool:
@@ -120,14 +123,15 @@ class _ErrBox:
 
 
 class _Ctx:
-    __slots__ = ("activation", "cost", "extra_cost", "limit", "locals")
+    __slots__ = ("activation", "cost", "extra_cost", "frame", "limit", "locals")
 
-    def __init__(self, activation: Mapping[str, Any], limit: int) -> None:
+    def __init__(self, activation: Mapping[str, Any], limit: int, frame: Frame | None = None) -> None:
         self.activation = activation
         self.locals: dict[str, Value] = {}
         self.cost = 0
         self.extra_cost = 0
         self.limit = limit
+        self.frame = frame  # only a traced plan reads it
 
     def charge(self, n: int) -> None:
         c = self.cost + n
@@ -154,7 +158,8 @@ class VariableDef:
 
 class LazyVariables(Mapping[str, Value]):
     """`variables`: each evaluated on first access and memoised; the cost of the evaluation is
-    added to the cost of the expression that first reads it (composition.go `lazy.MapValue`)."""
+    added to the cost of the expression that first reads it (composition.go `lazy.MapValue`).
+    With `trace`, each evaluation is traced (`traces`); a name without a result was never read."""
 
     def __init__(
         self,
@@ -162,12 +167,22 @@ class LazyVariables(Mapping[str, Value]):
         activation: Mapping[str, Any],
         *,
         cost_limit: int | None = 1_000_000,
+        trace: bool = False,
     ) -> None:
         self._defs = dict(definitions)
         self._activation = activation
         self._cost_limit = cost_limit
         self._results: dict[str, EvalResult] = {}
+        self._trace = trace
         self.total_cost = 0
+
+    @property
+    def definitions(self) -> Mapping[str, VariableDef]:
+        return self._defs
+
+    def result(self, name: str) -> EvalResult | None:
+        """The memoised outcome of `name` (with its trace when tracing), None if never read."""
+        return self._results.get(name)
 
     def resolve(self, name: str, ctx: _Ctx | None = None) -> Value:
         result = self._results.get(name)
@@ -182,7 +197,11 @@ class LazyVariables(Mapping[str, Value]):
                 activation = _ChainActivation({"variables": self}, self._activation)
                 assert definition.env is not None
                 result = evaluate(
-                    definition.expr, activation, env=definition.env, cost_limit=self._cost_limit
+                    definition.expr,
+                    activation,
+                    env=definition.env,
+                    cost_limit=self._cost_limit,
+                    trace=self._trace,
                 )
                 if result.cost_limit_exceeded:
                     raise CostLimitExceeded()
@@ -190,6 +209,7 @@ class LazyVariables(Mapping[str, Value]):
                     result = EvalResult(
                         error=f'composited variable "{name}" fails to evaluate: {result.error}',
                         cost=result.cost,
+                        trace=result.trace,
                     )
             self._results[name] = result
             self.total_cost += result.cost
@@ -487,12 +507,65 @@ class _ErrorConst:
         raise self.err
 
 
+# Traced plans: the same closures, each wrapped to note its node's value or error in the current
+# frame (`ctx.frame`). Constants stay `_Const`/`_ErrorConst` instances so the planner folds
+# exactly as it does for a plain plan: cost and results cannot differ.
+
+
+class _TracedConst(_Const):
+    __slots__ = ("nid",)
+
+    def __init__(self, value: Value, nid: int) -> None:
+        super().__init__(value)
+        self.nid = nid
+
+    def __call__(self, ctx: _Ctx) -> Value:
+        ctx.frame.values[self.nid] = self.value  # type: ignore[union-attr]
+        return self.value
+
+
+class _TracedErrorConst(_ErrorConst):
+    __slots__ = ("nid",)
+
+    def __init__(self, err: CelError, nid: int) -> None:
+        super().__init__(err)
+        self.nid = nid
+
+    def __call__(self, ctx: _Ctx) -> Value:
+        ctx.frame.values[self.nid] = TracedError(self.err.message)  # type: ignore[union-attr]
+        raise self.err
+
+
+def _traced(nid: int, fn: Fn) -> Fn:
+    if isinstance(fn, _Const):
+        return _TracedConst(fn.value, nid)
+    if isinstance(fn, _ErrorConst):
+        return _TracedErrorConst(fn.err, nid)
+
+    def traced(ctx: _Ctx) -> Value:
+        try:
+            v = fn(ctx)
+        except CelError as err:
+            ctx.frame.values[nid] = TracedError(err.message)  # type: ignore[union-attr]
+            raise
+        except CostLimitExceeded as exc:
+            ctx.frame.values[nid] = TracedError(exc.message)  # type: ignore[union-attr]
+            raise
+        ctx.frame.values[nid] = v  # type: ignore[union-attr]
+        return v
+
+    return traced
+
+
 _ACCU_NAMES = frozenset({"@result", "__result__", "@__sortBy_input__"})
 
 
 class _Planner:
-    def __init__(self, parsed: ParsedExpr, checked: CheckedExpr | None, env: Environment) -> None:
+    def __init__(
+        self, parsed: ParsedExpr, checked: CheckedExpr | None, env: Environment, traced: bool = False
+    ) -> None:
         self.parsed = parsed
+        self.traced = traced
         self.refs = checked.references if checked is not None else {}
         self.checked = checked is not None
         self.env = env
@@ -517,6 +590,10 @@ class _Planner:
         return False
 
     def plan(self, e: Expr) -> Fn:
+        fn = self._plan(e)
+        return _traced(e.id, fn) if self.traced else fn
+
+    def _plan(self, e: Expr) -> Fn:
         if isinstance(e, Literal):
             return _Const(_literal(e))
         if isinstance(e, Ident):
@@ -992,6 +1069,7 @@ class _Planner:
         self.accus.pop()
         cond_const = cond.value if isinstance(cond, _Const) else None
         saved_names = (accu_var, v1, v2) if v2 else (accu_var, v1)
+        traced, cid = self.traced, e.id
 
         def comprehension(ctx: _Ctx) -> Value:
             rng = _iter_range(iter_range(ctx))
@@ -1005,12 +1083,24 @@ class _Planner:
                 accu = accu_init(ctx)
             locals_ = ctx.locals
             saved = [locals_.get(n, _MISSING) for n in saved_names]
+            parent = ctx.frame
+            iterations: list[Iteration] = []
+            if traced:
+                parent.loops[cid] = iterations  # type: ignore[union-attr]
             try:
                 locals_[accu_var] = accu
                 is_map = isinstance(rng, Mapping)
                 items: Any = rng.keys() if is_map else rng
                 for i, item in enumerate(items):
                     item = normalize(item)
+                    if traced:
+                        frame = Frame()
+                        iterations.append(
+                            Iteration(item, normalize(rng[item]), frame)
+                            if is_map
+                            else Iteration(i, item, frame)
+                        )
+                        ctx.frame = frame
                     if v2 is not None:
                         if is_map:
                             locals_[v1] = item
@@ -1031,8 +1121,10 @@ class _Planner:
                         locals_[accu_var] = step(ctx)
                     except CelError as err:
                         locals_[accu_var] = _ErrBox(err)
+                ctx.frame = parent
                 out = result(ctx)
             finally:
+                ctx.frame = parent
                 for n, old in zip(saved_names, saved, strict=True):
                     if old is _MISSING:
                         locals_.pop(n, None)
@@ -1085,11 +1177,15 @@ def _literal(e: Literal) -> Value:
 # --- entry point -------------------------------------------------------------------------------
 
 _PLANS: dict[int, tuple[object, Environment, Fn]] = {}
+_TRACED_PLANS: dict[int, tuple[object, Environment, Fn]] = {}
 
 
-def _plan_for(expr: CheckedExpr | ParsedExpr, env: Environment) -> Fn:
+def _plan_for(expr: CheckedExpr | ParsedExpr, env: Environment, traced: bool = False) -> Fn:
+    """The plan of `expr`, cached; a traced plan is a separate plan, so plain evaluation runs
+    exactly the closures it ran before tracing existed."""
+    plans = _TRACED_PLANS if traced else _PLANS
     key = id(expr)
-    hit = _PLANS.get(key)
+    hit = plans.get(key)
     if hit is not None and hit[0] is expr and hit[1] is env:
         return hit[2]
     if isinstance(expr, CheckedExpr):
@@ -1099,10 +1195,10 @@ def _plan_for(expr: CheckedExpr | ParsedExpr, env: Environment) -> Fn:
     if parsed.ast is None:
         plan: Fn = _ErrorConst(CelError("expression has syntax errors"))
     else:
-        plan = _Planner(parsed, checked, env).plan(parsed.ast)
-    if len(_PLANS) > 2048:
-        _PLANS.clear()
-    _PLANS[key] = (expr, env, plan)
+        plan = _Planner(parsed, checked, env, traced).plan(parsed.ast)
+    if len(plans) > 2048:
+        plans.clear()
+    plans[key] = (expr, env, plan)
     return plan
 
 
@@ -1113,6 +1209,7 @@ def evaluate(
     env: Environment,
     cost_limit: int | None = 1_000_000,
     budget: CostBudget | None = None,
+    trace: bool = False,
 ) -> EvalResult:
     """Evaluate a compiled expression against JSON-shaped variables; never raises.
 
@@ -1120,12 +1217,15 @@ def evaluate(
     `namespaceObject`, `authorizer`, `authorizer.requestResource`, `variables`) to values;
     JSON data is used as-is (read lazily), `variables` may be a `LazyVariables`, `authorizer`
     any `k8s.Authorizer`. `cost_limit` is the per-call limit (None: unlimited); a `budget` is
-    charged the actual cost afterwards.
+    charged the actual cost afterwards. With `trace`, the result carries every evaluated node's
+    value or error (`EvalResult.trace`); value, error and cost are those of a plain evaluation.
     """
     limit = _UNLIMITED if cost_limit is None else cost_limit
-    ctx = _Ctx(activation, limit)
+    parsed = checked.parsed if isinstance(checked, CheckedExpr) else checked
+    recorded = Trace(parsed) if trace else None
+    ctx = _Ctx(activation, limit, recorded.root if recorded is not None else None)
     try:
-        plan = _plan_for(checked, env)
+        plan = _plan_for(checked, env, trace)
         value = plan(ctx)
         result = EvalResult(value=value, cost=ctx.cost + ctx.extra_cost)
     except CelError as err:
@@ -1136,6 +1236,7 @@ def evaluate(
         result = EvalResult(error="max recursion depth exceeded", cost=ctx.cost + ctx.extra_cost)
     except Exception as exc:  # a bug here must not take the caller down: report it as an error
         result = EvalResult(error=f"internal error: {type(exc).__name__}: {exc}", cost=ctx.cost)
+    result.trace = recorded
     if budget is not None:
         budget.charge(result.cost)
     return result
