@@ -25,16 +25,17 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from vap_lsp.analysis.diagnostics import Severity
-from vap_lsp.analysis.files import read_text
+from vap_lsp.analysis.files import CONFIG_FILE_NAMES, read_text
 from vap_lsp.analysis.kustomize import patch_file
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import UNSUPPRESSIBLE, CodeRules
 from vap_lsp.schema.store import normalize_version
+from vap_lsp.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from vap_lsp.analysis.crds import LoadedCRDs
 
-CONFIG_FILES = (".vap-lsp.yaml", ".vap-lsp.yml", "pyproject.toml")
+CONFIG_FILES = (*CONFIG_FILE_NAMES, "pyproject.toml")
 
 _SEVERITY_NAMES = {
     "error": Severity.ERROR,
@@ -226,46 +227,69 @@ def _has_tool_section(path: Path) -> bool:
     text = read_text(path, [])
     if text is None:
         return False
-    found = "vap-lsp" in text and _pyproject_section(path)[0] is not None
+    # A `[tool.vap-lsp]` that TOML cannot read still counts: its error is reported, not skipped.
+    found = _TOOL_TABLE.search(text) is not None
     _TOOL_SECTION[path] = (stamp, found)
     return found
 
 
-def _pyproject_section(path: Path) -> tuple[Any, str | None]:
-    """The `[tool.vap-lsp]` table (None without one), or the error reading the file."""
+_TOOL_TABLE = re.compile(r"^\s*\[+\s*tool\s*\.\s*[\"']?vap-lsp", re.MULTILINE)
+_TOML_WHERE = re.compile(r"^(.*) \(at line (\d+), column (\d+)\)$", re.DOTALL)
+
+
+def _toml_section(path: Path, errors: list[str]) -> Any:
+    """The `[tool.vap-lsp]` table (None without one); in a TOML file given to `--config` that is
+    not a pyproject.toml, its top-level table when it has no `[tool.vap-lsp]`."""
     import tomllib  # only when a pyproject.toml mentions vap-lsp: its regexes cost ~10 ms to import
 
-    errors: list[str] = []
     text = read_text(path, errors)
     if text is None:
-        return None, errors[0]
+        return None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return None, f"{path}: {exc}"
+        where = _TOML_WHERE.match(str(exc))
+        if where is not None:
+            errors.append(f"{path}:{where.group(2)}:{where.group(3)}: TOML syntax error: {where.group(1)}")
+        else:
+            errors.append(f"{path}: TOML syntax error: {exc}")
+        return None
     tool = data.get("tool")
-    return (tool.get("vap-lsp") if isinstance(tool, dict) else None), None
+    section = tool.get("vap-lsp") if isinstance(tool, dict) else None
+    if section is None and path.name != "pyproject.toml":
+        return data
+    return section
+
+
+def _yaml_error(path: Path, exc: YAMLError) -> str:
+    """A configuration file's YAML error as `path:line:col: ...` (not ruamel's multi-line text)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    if mark is None:
+        return f"{path}: YAML syntax error: {problem}"
+    return f"{path}:{mark.line + 1}:{mark.column + 1}: YAML syntax error: {problem}"
 
 
 def load_config(path: Path) -> Config:
     """Parse and validate one configuration file; problems are collected, never raised."""
     path = path.absolute()
     root = path.parent
-    if path.name == "pyproject.toml":
-        section, error = _pyproject_section(path)
-        if error is not None:
-            return Config(path, root, errors=(error,))
+    if path.suffix == ".toml":
+        errors: list[str] = []
+        section = _toml_section(path, errors)
+        if errors:
+            return Config(path, root, errors=tuple(errors))
         raw = {} if section is None else section
         where = f"{path}: [tool.vap-lsp]"
     else:
-        errors: list[str] = []
+        errors = []
         text = read_text(path, errors)
         if text is None:
             return Config(path, root, errors=tuple(errors))
         try:
             raw = YAML(typ="safe", pure=True).load(text)
         except YAMLError as exc:
-            return Config(path, root, errors=(f"{path}: {exc}",))
+            return Config(path, root, errors=(_yaml_error(path, exc),))
         raw = {} if raw is None else raw
         where = str(path)
     if not isinstance(raw, dict):
@@ -290,17 +314,19 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
 
     for key in raw:
         if key not in KEYS:
-            import difflib
-
-            close = difflib.get_close_matches(str(key).replace("_", "-").lower(), KEYS, n=1)
-            errors.append(
-                f"{where}: unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
-            )
+            errors.append(f"{where}: unknown key {key!r}" + did_you_mean(str(key), KEYS))
 
     version: str | None = None
-    if raw.get("kubernetes-version") is not None:
+    raw_version = raw.get("kubernetes-version")
+    if isinstance(raw_version, float) and len(repr(raw_version).partition(".")[2]) < 2:
+        # YAML and TOML read `1.30` as the number 1.3: the version the user wrote is lost.
+        errors.append(
+            f"{where}: kubernetes-version: {raw_version!r} is a number ({raw_version:.2f} is read as "
+            f'{raw_version!r}): quote it, e.g. kubernetes-version: "{raw_version:.2f}"'
+        )
+    elif raw_version is not None:
         try:
-            version = normalize_version(str(raw["kubernetes-version"]))
+            version = normalize_version(str(raw_version))
         except ValueError as exc:
             errors.append(f"{where}: kubernetes-version: {exc}")
 
@@ -333,9 +359,7 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
                 per_file.append((str(pattern), frozenset(listed)))
 
     mentioned = ignore | set(severity) | {c for _, codes in per_file for c in codes}
-    for code in sorted(mentioned & UNSUPPRESSIBLE):
-        warnings.append(f"{where}: {code} cannot be ignored or changed (a broken file never passes)")
-    warnings.extend(f"{where}: unknown code {code!r}" for code in sorted(_unknown_codes(mentioned)))
+    warnings.extend(f"{where}: {problem}" for problem in code_problems(mentioned))
 
     return Config(
         path=path,
@@ -352,10 +376,19 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
     )
 
 
-def _unknown_codes(codes: Iterable[str]) -> set[str]:
+def code_problems(codes: Iterable[str]) -> list[str]:
+    """Warnings for codes named to hide or re-grade (configuration, `--ignore`, `--severity`):
+    codes no diagnostic has (with the nearest one), and codes that cannot be hidden or changed."""
     from vap_lsp.codes import rules
 
-    return {c for c in codes if c not in rules()}
+    known = rules()
+    problems: list[str] = []
+    for code in sorted(set(codes)):
+        if code in UNSUPPRESSIBLE:
+            problems.append(f"{code} cannot be ignored or changed (a broken file never passes)")
+        elif code not in known:
+            problems.append(f"unknown code {code!r}{did_you_mean(code, known)}")
+    return problems
 
 
 class ConfigResolver:
@@ -490,6 +523,7 @@ __all__ = [
     "Config",
     "ConfigResolver",
     "Overrides",
+    "code_problems",
     "configs_for",
     "crd_source",
     "find_config_file",

@@ -177,3 +177,190 @@ def test_a_json6902_patch_path_that_cannot_exist(tmp_path: Path, capsys: pytest.
             "(expected one of add, remove, replace, move, copy, test)",
         ),
     }
+
+
+# ------------------------------------------------------------------- configuration mistakes
+
+BINDING = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: demo
+spec:
+  policyName: demo-policy
+  validationActions: [Deny, Warn]
+"""
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_config_naming_a_missing_file_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, "b.yaml", BINDING)
+    status, out, err = _run(capsys, "check", "--config", str(tmp_path / "nope.yaml"), str(path))
+    assert (status, out) == (2, "")
+    assert err == f"vap-lsp: --config {tmp_path / 'nope.yaml'}: no such file or directory\n"
+
+
+def test_config_and_no_config_together_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, "b.yaml", BINDING)
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--config", "x.yaml", "--no-config", str(path)])
+    assert exited.value.code == 2
+    assert "argument --no-config: not allowed with argument --config" in capsys.readouterr().err
+
+
+def test_pyproject_with_a_toml_syntax_error_is_reported_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path, "pyproject.toml", '[tool.vap-lsp]\nignore = ["FieldValueInvalid"\nexclude = []\n')
+    path = _write(tmp_path, "b.yaml", BINDING)
+    status, out, err = _run(capsys, "check", str(path))
+    assert (status, out) == (2, "")
+    assert err.startswith(f"vap-lsp: {tmp_path / 'pyproject.toml'}:3:1: TOML syntax error: ")
+
+
+def test_a_toml_file_given_to_config_is_read_as_toml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _write(tmp_path, "ci/vap-lsp.toml", '[tool.vap-lsp]\nignore = ["FieldValueInvalid"]\n')
+    path = _write(tmp_path, "b.yaml", BINDING)
+    assert _run(capsys, "check", "--config", str(config), str(path))[:2] == (0, "")
+    # A plain TOML file (no [tool.vap-lsp] table) holds the keys at its top level.
+    config.write_text('ignore = ["FieldValueInvalid"]\n', encoding="utf-8")
+    assert _run(capsys, "check", "--config", str(config), str(path))[:2] == (0, "")
+
+
+def test_broken_yaml_configuration_says_file_line_col(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path, ".vap-lsp.yaml", "ignore: [a, b\nexclude: []\n")
+    path = _write(tmp_path, "b.yaml", BINDING)
+    status, out, err = _run(capsys, "check", str(path))
+    assert (status, out) == (2, "")
+    assert err.startswith(f"vap-lsp: {tmp_path / '.vap-lsp.yaml'}:2:8: YAML syntax error: ")
+    assert "\n" not in err.rstrip("\n")  # one line, not ruamel's multi-line report
+
+
+def test_kubernetes_version_written_as_a_number_says_to_quote_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path, ".vap-lsp.yaml", "kubernetes-version: 1.30\n")
+    path = _write(tmp_path, "b.yaml", BINDING)
+    status, out, err = _run(capsys, "check", str(path))
+    assert (status, out) == (2, "")
+    assert err == (
+        f"vap-lsp: {tmp_path / '.vap-lsp.yaml'}: kubernetes-version: 1.3 is a number (1.30 is read as "
+        '1.3): quote it, e.g. kubernetes-version: "1.30"\n'
+    )
+
+
+def test_unknown_and_unchangeable_codes_in_flags_are_warned_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, "b.yaml", BINDING)
+    status, out, err = _run(
+        capsys,
+        "check",
+        "--ignore",
+        "FieldValueInvalide",
+        "--severity",
+        "yaml-syntax=warning",
+        "--severity",
+        "unkown-field=warning",
+        str(path),
+    )
+    assert status == 1 and "FieldValueInvalid" in out  # the misspelt code hid nothing
+    assert (
+        "vap-lsp: warning: --ignore: unknown code 'FieldValueInvalide' (did you mean 'FieldValueInvalid'?)"
+        in err
+    )
+    assert "vap-lsp: warning: --severity: unknown code 'unkown-field' (did you mean 'unknown-field'?)" in err
+    assert "vap-lsp: warning: --severity: yaml-syntax cannot be ignored or changed" in err
+
+
+def test_unknown_code_in_an_inline_comment_is_noted_at_the_comment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(
+        tmp_path,
+        "b.yaml",
+        BINDING.replace("[Deny, Warn]\n", "[Deny, Warn]  # vap-lsp: ignore[FieldValueInvalide]\n"),
+    )
+    status, out, _ = _run(capsys, "check", str(path))
+    assert status == 1
+    assert out.splitlines()[1] == (
+        f"{path}:7:54: information: vap-lsp: ignore[FieldValueInvalide]: no diagnostic has this code, "
+        "so it hides nothing (did you mean 'FieldValueInvalid'?) [unknown-code]"
+    )
+
+
+def test_a_named_file_that_exclude_skips_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write(tmp_path, ".vap-lsp.yaml", "exclude: [generated]\n")
+    path = _write(tmp_path, "generated/b.yaml", BINDING)
+    status, out, err = _run(capsys, "check", str(path))
+    assert (status, out) == (0, "")
+    assert (
+        f"vap-lsp: warning: {path}: not checked: excluded by `exclude` in {tmp_path / '.vap-lsp.yaml'}" in err
+    )
+    assert "0 files checked" in err
+
+
+def test_bad_output_file_and_version_stop_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, "b.yaml", BINDING)
+    status, out, err = _run(capsys, "check", "--output-file", str(tmp_path / "no" / "r.json"), str(path))
+    assert (status, out) == (2, "")
+    assert err == f"vap-lsp: --output-file {tmp_path / 'no' / 'r.json'}: No such file or directory\n"
+    status, out, err = _run(capsys, "check", "--kubernetes-version", "1.99", str(path))
+    assert (status, out) == (2, "")
+    assert "1.99" in err and "checked" not in err  # no summary: nothing ran
+
+
+def test_configuration_files_in_a_checked_folder_are_not_checked_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path, ".vap-lsp.yaml", "kubernetes-version: '1.33'\n")
+    _write(tmp_path, "b.yaml", BINDING.replace("[Deny, Warn]", "[Deny]"))
+    status, _, err = _run(capsys, "check", str(tmp_path))
+    assert status == 0
+    assert "1 file checked" in err
+
+
+# --------------------------------------------------------------------------- standard input
+
+
+def test_check_dash_reads_standard_input(tmp_path: Path) -> None:
+    # `helm template ... | vap-lsp check -`: a subprocess, with the stream on its stdin.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "vap_lsp.cli.main", "check", "-"],
+        input=BINDING,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stdout.startswith("<stdin>:7:22: error: spec.validationActions: Invalid value")
+    assert "1 file checked: 1 error" in done.stderr
+    named = subprocess.run(
+        [sys.executable, "-m", "vap_lsp.cli.main", "check", "--stdin-filename", "chart.yaml", "-"],
+        input=RENDERED_BUNDLE,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert named.returncode == 1
+    assert named.stdout.startswith("chart.yaml:")

@@ -17,7 +17,8 @@ API (every function appends one-line messages, `PATH: what is wrong`, to `errors
 - `unreadable(path) -> str | None`: why `path` cannot be read as a file (missing, dangling
   symlink, FIFO, device, directory, permission), or None; what `collect_files` reports.
 - `walk_yaml(root, errors, suffixes)`: the `*.yaml`/`*.yml` (or `suffixes`) files below a
-  folder (hidden folders skipped, symlinked folders not followed).
+  folder (hidden folders skipped, symlinked folders not followed, `.vap-lsp.yaml`
+  configuration files left out).
 - `collect_files(paths, errors)`: files named on the command line and those found in folders.
 - `expand_glob(pattern, errors)`: the paths a glob matches, `**` not following symlinked folders,
   capped (`MAX_GLOB_PATHS`, `MAX_GLOB_FOLDERS`).
@@ -36,6 +37,8 @@ from vap_lsp.text import LineIndex
 from vap_lsp.yaml.detect import decode_bytes, lossy_text
 
 YAML_SUFFIXES = (".yaml", ".yml")
+# vap-lsp's own configuration files (`vap_lsp.config`): found in a folder, never checked as policies.
+CONFIG_FILE_NAMES = (".vap-lsp.yaml", ".vap-lsp.yml")
 # Files larger than this are reported, not parsed: no policy is anywhere near it.
 MAX_FILE_BYTES = 16 * 1024 * 1024
 
@@ -144,8 +147,9 @@ def read_text(path: str | Path, errors: list[str]) -> str | None:
 
 def walk_yaml(root: Path, errors: list[str], suffixes: tuple[str, ...] = YAML_SUFFIXES) -> Iterator[Path]:
     """YAML files (or files ending in `suffixes`) below `root`, sorted, hidden folders skipped,
-    symlinked folders not followed (so a symlink loop cannot hang the walk). Every name is
-    yielded: `read_file` says why a FIFO or a dangling symlink among them is not read."""
+    symlinked folders not followed (so a symlink loop cannot hang the walk), vap-lsp's
+    configuration files left out. Every other name is yielded: `read_file` says why a FIFO or a
+    dangling symlink among them is not read."""
 
     def onerror(exc: OSError) -> None:
         errors.append(f"{exc.filename}: {exc.strerror}")
@@ -153,7 +157,7 @@ def walk_yaml(root: Path, errors: list[str], suffixes: tuple[str, ...] = YAML_SU
     for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
-            if name.endswith(suffixes):
+            if name.endswith(suffixes) and name not in CONFIG_FILE_NAMES:
                 yield Path(dirpath) / name
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.objects import K8sObject
-from vap_lsp.text import LineIndex
+from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.model import MappingNode, Node, ScalarNode, SequenceNode, YamlFile
 
 UNSUPPRESSIBLE = frozenset({"yaml-syntax", "not-text"})
@@ -56,13 +56,14 @@ class _Suppression:
 def apply_code_rules(
     diagnostics: list[Diagnostic], yaml_file: YamlFile, objects: Sequence[K8sObject], rules: CodeRules
 ) -> list[Diagnostic]:
-    """The diagnostics left after inline suppressions and `rules`, with overridden severities."""
-    suppressions = _suppressions(yaml_file, objects)
+    """The diagnostics left after inline suppressions and `rules`, with overridden severities,
+    and a note at each code an inline comment names that no diagnostic has."""
+    suppressions, unknown = _suppressions(yaml_file, objects)
     if not suppressions and rules.is_empty():
-        return diagnostics
+        return diagnostics + unknown if unknown else diagnostics
     overrides = dict(rules.severity)
     out: list[Diagnostic] = []
-    for d in diagnostics:
+    for d in [*diagnostics, *unknown]:
         if d.code not in UNSUPPRESSIBLE:
             if d.code in rules.ignore or any(s.hides(d) for s in suppressions):
                 continue
@@ -73,13 +74,40 @@ def apply_code_rules(
     return out
 
 
-def _suppressions(yaml_file: YamlFile, objects: Sequence[K8sObject]) -> list[_Suppression]:
+def _unknown_codes(m: re.Match[str]) -> list[Diagnostic]:
+    """A note at each code of an inline comment that no diagnostic has (ruff warns on unknown
+    noqa codes too): a misspelt code hides nothing, silently."""
+    from vap_lsp.codes import rules  # only for comments that name codes
+    from vap_lsp.suggest import did_you_mean
+
+    known = rules()
+    out: list[Diagnostic] = []
+    for code in re.finditer(r"[^,\s]+", m.group(1) or ""):
+        if code.group() in known:
+            continue
+        start = m.start(1) + code.start()
+        out.append(
+            Diagnostic(
+                Span(start, start + len(code.group())),
+                Severity.INFORMATION,
+                "unknown-code",
+                f"vap-lsp: ignore[{code.group()}]: no diagnostic has this code, so it hides nothing"
+                + did_you_mean(code.group(), known),
+            )
+        )
+    return out
+
+
+def _suppressions(
+    yaml_file: YamlFile, objects: Sequence[K8sObject]
+) -> tuple[list[_Suppression], list[Diagnostic]]:
     text = yaml_file.text
     if "vap-lsp:" not in text:  # the common case costs one substring search
-        return []
+        return [], []
     found = [m for m in _COMMENT.finditer(text) if _is_comment(text, m.start())]
     if not found:
-        return []
+        return [], []
+    unknown: list[Diagnostic] = []
     lines = yaml_file.lines
     # Only the documents that hold a comment (or its target) are walked: an edit of a large file
     # with one suppression does not re-walk every object.
@@ -104,6 +132,8 @@ def _suppressions(yaml_file: YamlFile, objects: Sequence[K8sObject]) -> list[_Su
             continue  # `#` inside a quoted or block scalar is text, not a comment
         listed = m.group(1)
         codes = None if listed is None else frozenset(c.strip() for c in listed.split(",") if c.strip())
+        if codes:
+            unknown.extend(_unknown_codes(m))
         line = lines.line_of(m.start())
         if text[lines.line_start(line) : m.start()].strip():
             out.append(_Suppression(lines.line_start(line), lines.line_end(line), codes))
@@ -123,7 +153,7 @@ def _suppressions(yaml_file: YamlFile, objects: Sequence[K8sObject]) -> list[_Su
         target_index = index_at(target_start)
         ends = target_index.entries.get(target, []) if target_index is not None else []
         out.append(_Suppression(target_start, max([lines.line_end(target), *ends]), codes))
-    return out
+    return out, unknown
 
 
 class _DocumentIndex:

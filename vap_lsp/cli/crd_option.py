@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vap_lsp.config import Config, ConfigResolver, configured_crds
+from vap_lsp.analysis.files import unreadable
+from vap_lsp.config import Config, ConfigResolver, configured_crds, load_config
 from vap_lsp.schema.store import normalize_version
 
 if TYPE_CHECKING:
@@ -62,6 +63,17 @@ def config_resolver(args: argparse.Namespace) -> ConfigResolver:
     return ConfigResolver(Path(args.config) if args.config else None, isolated=args.no_config, snapshot=True)
 
 
+def explicit_config_problems(args: argparse.Namespace) -> list[str]:
+    """`--config FILE` is read before the run starts: a missing or broken file stops it (exit 2),
+    instead of the run going on without the configuration the user named."""
+    if not args.config:
+        return []
+    problem = unreadable(args.config)
+    if problem is not None:
+        return [f"--config {problem}"]
+    return list(load_config(Path(args.config)).errors)
+
+
 def given_version(args: argparse.Namespace) -> str | None:
     """`--kubernetes-version`, normalized (ValueError: not a version vap-lsp knows)."""
     return normalize_version(args.kubernetes_version) if args.kubernetes_version else None
@@ -79,7 +91,11 @@ def add_crd_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config", metavar="FILE", help="use this .vap-lsp.yaml or pyproject.toml for every file"
+    given = parser.add_mutually_exclusive_group()  # both at once: argparse's usage error, exit 2
+    given.add_argument(
+        "--config",
+        metavar="FILE",
+        help="use this configuration for every file: .vap-lsp.yaml (YAML), or a .toml file "
+        "([tool.vap-lsp] of a pyproject.toml)",
     )
-    parser.add_argument("--no-config", action="store_true", help="ignore configuration files")
+    given.add_argument("--no-config", action="store_true", help="ignore configuration files")

@@ -10,25 +10,29 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TextIO
 
 from vap_lsp import __version__, collector
 from vap_lsp.analysis.diagnostics import Severity
-from vap_lsp.analysis.files import collect_files, read_file
+from vap_lsp.analysis.files import collect_files, read_file, read_stream
+from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cli.crd_option import (
     add_config_options,
     add_crd_option,
     config_resolver,
+    explicit_config_problems,
     given_version,
     load_config_crds,
     load_external_crds,
 )
 from vap_lsp.cli.report import FORMATTERS, FileReport, statistics, summary_line
 from vap_lsp.config import (
+    Config,
     Overrides,
+    code_problems,
     configs_for,
     first_kubernetes_version,
     parse_severity_overrides,
@@ -37,76 +41,125 @@ from vap_lsp.config import (
 from vap_lsp.schema.store import available_versions, default_version
 from vap_lsp.yaml.detect import decode_bytes
 
-if TYPE_CHECKING:
-    from vap_lsp.analysis.objects import K8sObject
-    from vap_lsp.yaml.model import YamlFile
+STDIN = "-"
+
+
+def _stop(problems: Sequence[str]) -> int:
+    """Usage and configuration mistakes: said before any file is checked, exit 2."""
+    for problem in problems:
+        print(f"vap-lsp: {problem}", file=sys.stderr)
+    return 2
+
+
+def _warn(warnings: Iterable[str]) -> None:
+    for warning in warnings:
+        print(f"vap-lsp: warning: {warning}", file=sys.stderr)
 
 
 def _check(args: argparse.Namespace) -> int:
-    from vap_lsp.analysis.engine import analyse_bytes, analyse_text, parse_text  # not for `serve`
-
+    problems: list[str] = []
     try:
         version = given_version(args)
     except ValueError as exc:
-        print(f"vap-lsp: {exc}", file=sys.stderr)
-        return 2
-    severity, problems = parse_severity_overrides(args.severity)
+        problems.append(str(exc))
+        version = None
+    severity, bad = parse_severity_overrides(args.severity)
+    problems.extend(bad)
+    if args.paths.count(STDIN) > 1:
+        problems.append("standard input (-) can be read once")
+    problems.extend(explicit_config_problems(args))
+    output: TextIO | None = None
+    if args.output_file and not problems:
+        try:  # opened now: a path that cannot be written stops the run before it starts
+            output = open(args.output_file, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            problems.append(f"--output-file {args.output_file}: {exc.strerror or exc}")
     if problems:
-        for problem in problems:
-            print(f"vap-lsp: {problem}", file=sys.stderr)
-        return 2
-    overrides = Overrides(version, split_codes(args.ignore), severity.severity, severity.off)
+        return _stop(problems)
+    try:
+        return _run_check(args, version, severity, output)
+    finally:
+        if output is not None:
+            output.close()
+
+
+def _run_check(
+    args: argparse.Namespace,
+    version: str | None,
+    severity: Overrides,
+    output: TextIO | None,
+) -> int:
+    from vap_lsp.analysis.engine import analyse_bytes, analyse_text, parse_text  # not for `serve`
+
+    ignore = split_codes(args.ignore)
+    _warn(f"--ignore: {p}" for p in code_problems(ignore))
+    _warn(f"--severity: {p}" for p in code_problems({c for c, _ in severity.severity} | severity.off))
+    overrides = Overrides(version, ignore, severity.severity, severity.off)
     configs = config_resolver(args)
     io_errors: list[str] = []
+    named = {Path(p) for p in args.paths if p != STDIN and not Path(p).is_dir()}
+    sources: list[tuple[Path, Config, bool]] = []  # (path, its configuration, read from stdin)
+    for path in collect_files([p for p in args.paths if p != STDIN], io_errors):
+        config = configs.for_path(path)
+        if config.is_excluded(path):
+            if path in named:  # named on the command line: say why nothing is reported for it
+                _warn([f"{path}: not checked: excluded by `exclude` in {config.path}"])
+            continue
+        sources.append((path, config, False))
+    stdin_name = Path(args.stdin_filename or "<stdin>")
+    if STDIN in args.paths:
+        sources.append((stdin_name, configs.for_path(Path.cwd() / stdin_name), True))
+    config_errors = sorted({e for c in configs.loaded() for e in c.errors})
+    if config_errors:
+        return _stop(config_errors)
+    _warn(sorted({w for c in configs.loaded() for w in c.warnings}))
+
     # Two passes: index every file (CRDs, policies, bindings), then analyse each with the index.
     workspace = WorkspaceIndex()
     load_external_crds(args.crd, io_errors, workspace)
-    first_pass: list[tuple[Path, bytes, str | None, tuple[YamlFile, list[K8sObject]] | None]] = []
-    for path in collect_files(args.paths, io_errors):
-        if configs.for_path(path).is_excluded(path):
-            continue
-        data = read_file(path, io_errors)
+    first_pass: list[tuple[Path, AnalysisSettings, bytes, str | None, Any]] = []
+    for path, config, from_stdin in sources:
+        if from_stdin:
+            data = read_stream(sys.stdin.buffer, "standard input", io_errors)
+        else:
+            data = read_file(path, io_errors)
         if data is None:
             continue
+        settings = config.analysis_settings(path, overrides)
         text, _ = decode_bytes(data)
         parsed = parse_text(text) if text is not None else None
-        if parsed is not None:
-            patch = configs.for_path(path).analysis_settings(path, overrides).patch is not None
-            workspace.update(str(path), [] if patch else parsed[1], parsed[0].text)
-        first_pass.append((path, data, text, parsed))
+        if parsed is not None:  # a kustomize patch is merged into an object elsewhere: not indexed
+            workspace.update(str(path), [] if settings.patch else parsed[1], parsed[0].text)
+        first_pass.append((path, settings, data, text, parsed))
     # The configuration's `crds`, over every checked file's configuration; after `--crd` (set above).
     load_config_crds(configs_for(configs, [entry[0] for entry in first_pass]), io_errors, workspace)
     # Checking single files says nothing about the rest of the repository: cross-file findings
     # ("no policy named ...") only when a folder was given.
-    workspace.complete = any(Path(p).is_dir() for p in args.paths)
+    workspace.complete = any(Path(p).is_dir() for p in args.paths if p != STDIN)
 
     reports: list[FileReport] = []
-    for path, data, text, parsed in first_pass:
-        settings = configs.for_path(path).analysis_settings(path, overrides)
+    for path, settings, data, text, parsed in first_pass:
         if text is None:
             analysis = analyse_bytes(data, settings)
         else:
             analysis = analyse_text(text, settings, workspace=workspace, uri=str(path), parsed=parsed)
         reports.append(FileReport(str(path), analysis.lines, analysis.diagnostics))
 
-    config_errors = sorted({e for c in configs.loaded() for e in c.errors})
-    for warning in sorted({w for c in configs.loaded() for w in c.warnings}):
-        print(f"vap-lsp: warning: {warning}", file=sys.stderr)
-    output = FORMATTERS[args.format](reports)
-    if args.output_file:
+    report = FORMATTERS[args.format](reports)
+    if output is not None:
         try:
-            Path(args.output_file).write_text(output, encoding="utf-8")
+            output.write(report)
         except OSError as exc:
             io_errors.append(f"{args.output_file}: {exc.strerror or exc}")
     elif not args.statistics:
-        sys.stdout.write(output)
+        sys.stdout.write(report)
     if args.statistics:
         sys.stdout.write(statistics(reports))
-    for message in config_errors + io_errors:
+    for message in io_errors:
         print(f"vap-lsp: {message}", file=sys.stderr)
     if args.format == "text" or args.output_file or args.statistics:
         print(summary_line(reports), file=sys.stderr)
-    if io_errors or config_errors:
+    if io_errors:
         return 2
     has_error = any(d.severity is Severity.ERROR for r in reports for d in r.diagnostics)
     return 1 if has_error and not args.exit_zero else 0
@@ -172,7 +225,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="report what the API server would reject, per file and line")
     check.add_argument(
-        "paths", nargs="+", metavar="PATH", help="files or folders (recursing into *.yaml, *.yml)"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files or folders (recursing into *.yaml, *.yml); - reads standard input "
+        "(helm template ... | vap-lsp check -)",
+    )
+    check.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="the name standard input is reported under and its configuration found for "
+        "(default <stdin>, in the current folder)",
     )
     check.add_argument(
         "--format",

@@ -131,6 +131,26 @@ RULES: tuple[Rule, ...] = (
         fixed=_validation("'true'"),
     ),
     Rule(
+        code="unknown-code",
+        title="An inline ignore comment naming a code no diagnostic has",
+        severity="information",
+        group="yaml",
+        server="""
+            Not the API server's: `# vap-lsp: ignore[...]` hides the codes it names, so a misspelt
+            code hides nothing and the comment looks like it works. vap-lsp notes each code it
+            does not know, with the nearest known code (as ruff does for unknown `noqa` codes).
+            Unknown codes in `--ignore`, `--severity` and the configuration are warned about on
+            the command line.
+        """,
+        example=_validation("'true'").replace(
+            "name: demo\n", "name: demo  # vap-lsp: ignore[FieldValueInvalide]\n"
+        ),
+        fix="Write the code as the diagnostic shows it (`vap-lsp rule CODE` explains each one).",
+        fixed=_validation("'true'").replace(
+            "name: demo\n", "name: demo  # vap-lsp: ignore[FieldValueInvalid]\n"
+        ),
+    ),
+    Rule(
         code="not-text",
         title="Not a text file",
         severity="error",
