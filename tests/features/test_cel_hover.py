@@ -81,3 +81,27 @@ def test_map_json_patch_kind() -> None:
 def test_outside_cel() -> None:
     text = policy(EXPR)
     assert hover(snapshot(text), at(text, "name: de", 2)) is None
+
+
+def test_field_says_whether_it_is_there_at_admission_and_why() -> None:
+    # analysis.guarantees: what the API server guarantees by the time the policy runs.
+    expression = "|\n        object.kind == 'Deployment' && object.metadata.name != '' && object.spec.paused"
+    _, md = _hover("kind ==", 1, expression)
+    assert "**At admission**: always present (always set: every object at admission carries its kind)." in md
+    _, md = _hover("name !=", 1, expression)
+    assert "always present (always set: a name (or one generated from generateName) is required)" in md
+    _, md = _hover("paused", 1, expression)
+    assert "**At admission**: may be absent (optional in the schema); read it with `has()` or `.?`." in md
+    _, md = _hover("strategy", 1, "|\n        object.spec.strategy != null")
+    assert "always present (defaulted to {} (the schema's default, applied when the object is decoded))" in md
+
+
+def test_field_of_a_comprehension_variable_and_of_a_mutating_policy() -> None:
+    _, md = _hover(
+        "name.start", 1, "|\n        object.spec.template.spec.containers.all(c, c.name.startsWith('x'))"
+    )
+    assert "always present (required: always serialized, and required by the server's validation)" in md
+    _, md = _hover(
+        "name}]", 1, "|\n          [JSONPatch{op: 'add', path: '/x', value: object.metadata.name}]", MAP
+    )
+    assert "may be absent (absent on CREATE when the object has metadata.generateName" in md

@@ -1,41 +1,50 @@
 """Advice beyond the API server: never errors, because the server accepts all of this.
 
-- `oldObject` read in a policy that matches CREATE, without a null guard: `oldObject` is null
-  on CREATE, so the expression fails at admission for every create (warning);
+What admission guarantees (a root that is null, a field that is present) comes from one model,
+`analysis.guarantees`:
+- a root read without a null guard where it can be null: `oldObject` on CREATE, `object` on
+  DELETE, `namespaceObject` for cluster-scoped kinds and in matchConditions — the expression
+  fails at admission for every such request (warning);
 - a `message` that holds `{{ }}` templates or looks like CEL: it is shown verbatim
   (information: `messageExpression` is probably what was meant);
-- selecting a field that the schema neither requires nor defaults, without `has()` or `?.`:
-  fails at admission whenever the field is absent (hint: too frequent to be a warning).
+- selecting a field that can be absent at that point of admission (not defaulted, not
+  required, not set by the API server), without `has()` or `?.`: fails at admission whenever
+  it is absent (hint: too frequent to be a warning).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.analysis.guarantees import (
+    Point,
+    Subject,
+    field_guarantee,
+    matched_operations,
+    mentions_root,
+    root_guarded,
+    subject,
+    type_path,
+)
 from vap_lsp.analysis.sites import ExpressionSite
-from vap_lsp.cel.ast import Expr, Ident, Select, children
+from vap_lsp.analysis.typing import PolicyTyping
+from vap_lsp.cel.ast import Call, Expr, Ident, Select, children
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileResult
+from vap_lsp.cel.environment import ExpressionKind
+from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.yaml.model import MappingNode, ScalarNode, lookup
 
-_GUARD = re.compile(
-    r"\boldObject\s*[!=]=\s*null\b|\bnull\s*[!=]=\s*oldObject\b|\bhas\(\s*oldObject\b|\brequest\.operation\b"
-)
+CODE_OLD_OBJECT_ON_CREATE = "old-object-on-create"
+CODE_OBJECT_ON_DELETE = "object-on-delete"
+CODE_NAMESPACE_OBJECT_NULL = "namespace-object-null"
+
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
 _CEL_LOOKING = re.compile(r"\b(object|oldObject|params|request|variables)\.[A-Za-z_]")
-
-
-def _operations(spec: Mapping[str, Any]) -> set[str]:
-    constraints = spec.get("matchConstraints")
-    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
-    ops: set[str] = set()
-    for rule in rules if isinstance(rules, list) else []:
-        if isinstance(rule, Mapping) and isinstance(rule.get("operations"), list):
-            ops.update(o for o in rule["operations"] if isinstance(o, str))
-    return ops
 
 
 def _walk(node: Expr | None) -> Iterator[Expr]:
@@ -46,38 +55,121 @@ def _walk(node: Expr | None) -> Iterator[Expr]:
         stack.extend(reversed(children(current)))
 
 
-def old_object_on_create(
-    sites: list[tuple[ExpressionSite, CompileResult]], spec: Mapping[str, Any]
-) -> list[Diagnostic]:
-    ops = _operations(spec)
-    if not ops & {"CREATE", "*"}:
-        return []
-    guards = " ".join(site.text for site, _ in sites if site.kind.name == "MATCH_CONDITION")
-    if _GUARD.search(guards):
-        return []  # a match condition already keeps CREATE requests out
+@dataclass(frozen=True)
+class _NullCase:
+    """A root that is null in some requests the policy sees, and how to say so."""
+
+    root: str
+    code: str
+    case: str
+    """"on DELETE, which this policy matches" — completes "<root> is null …"."""
+    fix: str
+    sites: Callable[[ExpressionSite], bool] = lambda site: True
+    """Which sites it concerns."""
+    conditions_guard: bool = True
+    """Whether a guard in a matchCondition keeps those requests out, and a test of the request
+    guards too (not when the case is the matchConditions themselves: null whatever the request)."""
+
+
+def _null_cases(typing: PolicyTyping) -> list[_NullCase]:
+    """The roots that can be null where this policy's expressions run (`guarantees`)."""
+    ops = matched_operations(typing.spec, typing.policy)
+    cases: list[_NullCase] = []
+    if "CREATE" in ops:
+        fix = "guard with `oldObject == null || ...` or `request.operation == 'UPDATE'`"
+        case = "on CREATE, which this policy matches"
+        cases.append(_NullCase("oldObject", CODE_OLD_OBJECT_ON_CREATE, case, fix))
+    if "DELETE" in ops and typing.policy is PolicyKind.VAP:
+        fix = "guard with `object == null || ...` or `request.operation != 'DELETE'`"
+        cases.append(_NullCase("object", CODE_OBJECT_ON_DELETE, "on DELETE, which this policy matches", fix))
+    fix = "guard with `namespaceObject == null || ...` or `has(namespaceObject.metadata)`"
+    cluster = [
+        k.gvk
+        for k in typing.kinds
+        if (found := subject(k, typing.version, typing.workspace)) is not None and found.namespaced is False
+    ]
+    if cluster:
+        kinds = ", ".join(f"{g.api_version} {g.kind}" for g in cluster)
+        case = f"for cluster-scoped {kinds}, which this policy matches"
+        cases.append(
+            _NullCase(
+                "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix,
+                lambda site: site.kind is not ExpressionKind.MATCH_CONDITION,
+            )
+        )  # fmt: skip
+    case = "in matchConditions (the server evaluates them without the namespace)"
+    cases.append(
+        _NullCase(
+            "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix.split(" or ")[0],
+            lambda site: site.kind is ExpressionKind.MATCH_CONDITION, False,
+        )
+    )  # fmt: skip
+    return cases
+
+
+def null_roots(typing: PolicyTyping, results: list[tuple[ExpressionSite, CompileResult]]) -> list[Diagnostic]:
+    """Roots read without a null guard where they can be null (warnings: the expression fails
+    for every such request). A guard in a matchCondition keeps those requests out of every
+    expression; a messageExpression that fails falls back to `message`, so it is not one."""
+    conditions = [s.text for s, _ in results if s.kind is ExpressionKind.MATCH_CONDITION]
+    readers = _variable_readers(results)
     diagnostics: list[Diagnostic] = []
-    for site, result in sites:
-        if _GUARD.search(site.text) or result.parsed.ast is None:
-            continue
-        for node in _walk(result.parsed.ast):
-            if (
-                isinstance(node, Select)
-                and isinstance(node.operand, Ident)
-                and node.operand.name == "oldObject"
+    for case in _null_cases(typing):
+        if case.conditions_guard and root_guarded(case.root, conditions):
+            continue  # a match condition already keeps those requests out
+        for site, result in results:
+            if not case.sites(site) or site.kind is ExpressionKind.MESSAGE_EXPRESSION:
+                continue
+            if result.parsed.ast is None or not mentions_root(case.root, site.text):
+                continue
+            if root_guarded(case.root, [site.text], by_request=case.conditions_guard):
+                continue
+            if site.kind is ExpressionKind.VARIABLE and all(
+                root_guarded(case.root, [r.text]) for r in readers.get(site.name or "", [])
             ):
-                start = node.operand.start + result.offset
-                diagnostics.append(
-                    Diagnostic(
-                        site.node.source_span(start, start + len("oldObject")),
-                        Severity.WARNING,
-                        "old-object-on-create",
-                        f"{site.field}: oldObject is null on CREATE, which this policy matches; "
-                        "guard with `oldObject == null || ...` or `request.operation == 'UPDATE'`",
-                        field=site.field,
-                    )
+                continue  # evaluated only where the root is guarded (or never)
+            node = _root_read(result.parsed.ast, case.root)
+            if node is None:
+                continue
+            start = node.start + result.offset
+            diagnostics.append(
+                Diagnostic(
+                    site.node.source_span(start, start + len(case.root)),
+                    Severity.WARNING,
+                    case.code,
+                    f"{site.field}: {case.root} is null {case.case}; {case.fix}",
+                    field=site.field,
                 )
-                break
+            )
     return diagnostics
+
+
+def _root_read(ast: Expr, root: str) -> Ident | None:
+    """The first read of a field or an index of `root`."""
+    for node in _walk(ast):
+        if isinstance(node, Select):
+            operand: Expr | None = node.operand
+        elif isinstance(node, Call) and node.function in ("_[_]", "_[?_]") and node.args:
+            operand = node.args[0]
+        else:
+            continue
+        if isinstance(operand, Ident) and operand.name == root:
+            return operand
+    return None
+
+
+def _variable_readers(
+    results: list[tuple[ExpressionSite, CompileResult]],
+) -> dict[str, list[ExpressionSite]]:
+    """The sites that read each variable (`variables.<name>`)."""
+    readers: dict[str, list[ExpressionSite]] = {}
+    for site, _ in results:
+        for name in _VARIABLE_READ.findall(site.text):
+            readers.setdefault(name, []).append(site)
+    return readers
+
+
+_VARIABLE_READ = re.compile(r"\bvariables\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def message_templates(root: MappingNode, spec: Mapping[str, Any]) -> list[Diagnostic]:
@@ -122,13 +214,19 @@ def _path_text(node: Expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-_ALWAYS_PRESENT = frozenset({"metadata.name", "metadata.namespace"})
 _SCHEMA_ROOTS = frozenset({"object", "oldObject", "params"})
 
 
 def unguarded_optional_fields(
-    site: ExpressionSite, result: CompileResult, checked: CheckedExpr
+    site: ExpressionSite,
+    result: CompileResult,
+    checked: CheckedExpr,
+    subjects: Mapping[str, Subject | None],
+    point: Point,
+    version: str,
 ) -> list[Diagnostic]:
+    """Fields read without `has()`/`.?` that can be absent where the expression runs
+    (`guarantees.field_guarantee`, with the kind each root holds)."""
     parsed = result.parsed
     if parsed.ast is None:
         return []
@@ -148,13 +246,21 @@ def unguarded_optional_fields(
     for node in selects:
         ref = checked.references.get(node.id)
         decl = ref.field if ref is not None else None
-        if decl is None or decl.required or decl.has_default:
+        if decl is None or ref is None:
             continue
         path = _path_text(node)
-        if path is None or path in guarded or path in seen or path.split(".", 1)[-1] in _ALWAYS_PRESENT:
+        if path is None or path in guarded or path in seen:
             continue
-        if path.split(".", 1)[0] not in _SCHEMA_ROOTS:
+        root = path.split(".", 1)[0]
+        if root not in _SCHEMA_ROOTS:
             continue  # variables' fields are inferred, not optional
+        owner = subjects.get(root)
+        fields = type_path(ref.owner, node.field, owner.type_name) if owner is not None else None
+        if fields is None:
+            fields = tuple(path.split(".")[1:])
+        guarantee = field_guarantee(root, fields, decl, owner, point, version)
+        if guarantee.present:
+            continue
         seen.add(path)
         start = node.field_start + result.offset
         diagnostics.append(
@@ -162,7 +268,7 @@ def unguarded_optional_fields(
                 site.node.source_span(start, start + len(node.field)),
                 Severity.HINT,
                 "optional-field",
-                f"{site.field}: {path} is optional in the schema; without has() or `.?` the expression "
+                f"{site.field}: {path} is {guarantee.why}; without has() or `.?` the expression "
                 "fails when it is absent",
                 field=site.field,
             )

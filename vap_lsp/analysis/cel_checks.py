@@ -21,6 +21,7 @@ from typing import Any
 
 from vap_lsp.analysis import advice, mutations
 from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
+from vap_lsp.analysis.guarantees import point_of, root_subjects, subject
 from vap_lsp.analysis.matching import GVK
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import KindTyping, PolicyTyping, VariableTyping, View, policy_typing
@@ -95,7 +96,7 @@ def check_cel(
                     field=site.field,
                 )
             )
-    diagnostics.extend(advice.old_object_on_create(create_time, spec))
+    diagnostics.extend(advice.null_roots(typing, create_time))
     if policy is PolicyKind.MAP:
         diagnostics.extend(mutations.check_mutations(create_time, typing.kinds))
     server_typed = _typed_checks(typing, reported)
@@ -135,8 +136,10 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
         return out
     found: dict[_Key, tuple[ExpressionSite, CompileResult, CompileIssue, list[GVK]]] = {}
     hints: dict[tuple[Path, int], Diagnostic] = {}
+    point = point_of(typing)
     # A kind whose schema is not found is skipped, as the server skips it (reference §4.1).
     for kind in (k for k in typing.kinds if k.has_schema):
+        subjects = root_subjects(typing, subject(kind, typing.version, typing.workspace))
         keys = out.issues.setdefault(kind.gvk, set())
         for site, result in typing.type_check(kind).results():
             for issue in result.issues:
@@ -147,7 +150,10 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
                 if key not in reported:
                     found.setdefault(key, (site, result, issue, []))[3].append(kind.gvk)
             if result.checked is not None and not result.issues:
-                for hint in advice.unguarded_optional_fields(site, result, result.checked):
+                found_hints = advice.unguarded_optional_fields(
+                    site, result, result.checked, subjects, point, typing.version
+                )
+                for hint in found_hints:
                     hints.setdefault((site.path, hint.span.start), hint)
     for site, result, issue, gvks in found.values():
         where = "; ".join(str(g) for g in gvks)

@@ -1,7 +1,9 @@
 """Findings that need other files: a binding against the policy it names.
 
 Both are advice the server cannot give at create time (a binding may legitimately be applied
-before its policy), but at admission time they are certain failures, hence warnings.
+before its policy), but at admission time they are certain failures, hence warnings. A binding
+without `paramRef` is where `params` is null (`analysis.guarantees`): it is reported only when
+its policy reads `params` without a null guard.
 """
 
 from __future__ import annotations
@@ -31,15 +33,18 @@ def check_references(uri: str, workspace: WorkspaceIndex) -> list[Diagnostic]:
                     field="spec.policyName",
                 )
             )
-        elif any(p.has_param_kind for p in policies) and not binding.has_param_ref:
+        elif any(p.has_param_kind and p.params_unguarded for p in policies) and not binding.has_param_ref:
+            # Without paramRef the server evaluates the policy with params null (CollectParams:
+            # "Validate with nil params"): only reads of params without a guard fail.
             diagnostics.append(
                 Diagnostic(
                     binding.span,
                     Severity.WARNING,
                     "param-ref-missing",
                     f'{kind_name} "{binding.policy_name}" declares spec.paramKind but this binding has no '
-                    "spec.paramRef: every request it matches fails to evaluate "
-                    "(failurePolicy decides the outcome)",
+                    "spec.paramRef: params is null for every request it matches, and the policy reads "
+                    "params without a null guard, so it fails to evaluate (failurePolicy decides the "
+                    "outcome)",
                     field="spec.paramRef",
                 )
             )

@@ -53,6 +53,9 @@ class PolicyEntry:
     name: str
     span: Span = field(compare=False)  # positions move with every edit; what matters is the rest
     has_param_kind: bool = False
+    params_unguarded: bool = False
+    """It reads `params` without a null guard (`guarantees.params_unguarded`): a binding without
+    `paramRef` makes it fail."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,24 @@ def _is_mapping(obj: K8sObject, field_name: str) -> bool:
     return len(found) == 2 and isinstance(node, MappingNode)
 
 
+def _reads_params_unguarded(obj: K8sObject, kind: PolicyKind) -> bool:
+    """Only for policies with `paramKind` (the spec is converted for its expressions)."""
+    # Imported here: the server creates its index before it may import CEL (start-up invariant).
+    from vap_lsp.analysis.guarantees import params_unguarded
+    from vap_lsp.analysis.sites import expression_sites
+
+    spec = obj.node.get("spec")
+    if not isinstance(spec, MappingNode):
+        return False
+    try:
+        data = to_python(spec, budget=200_000)
+    except ExpansionLimit:
+        return False
+    if not isinstance(data, Mapping):
+        return False
+    return params_unguarded(expression_sites(obj.node, kind, data))
+
+
 def _object_entry(uri: str, obj: K8sObject) -> _FileEntry:
     """What one object contributes to the index (nothing for a strategic-merge patch: it is
     merged into an object elsewhere, not one of its own)."""
@@ -185,7 +206,9 @@ def _object_entry(uri: str, obj: K8sObject) -> _FileEntry:
     if kind in (PolicyKind.VAP, PolicyKind.MAP):
         meta = obj.node.get("metadata")
         span = meta.span if meta is not None else obj.node.span
-        entry.policies.append(PolicyEntry(uri, kind, obj.name, span, _is_mapping(obj, "paramKind")))
+        has_param_kind = _is_mapping(obj, "paramKind")
+        unguarded = has_param_kind and _reads_params_unguarded(obj, kind)
+        entry.policies.append(PolicyEntry(uri, kind, obj.name, span, has_param_kind, unguarded))
     else:
         node, _, found = lookup(obj.node, ("spec", "policyName"))
         policy_name = resolve_scalar(node) if isinstance(node, ScalarNode) and len(found) == 2 else None
@@ -225,7 +248,9 @@ def _place(facts: _FileEntry, uri: str, d: int, entry: _FileEntry) -> None:
             )
         )
     for p in facts.policies:
-        entry.policies.append(PolicyEntry(uri, p.kind, p.name, _shifted(p.span, d), p.has_param_kind))
+        entry.policies.append(
+            PolicyEntry(uri, p.kind, p.name, _shifted(p.span, d), p.has_param_kind, p.params_unguarded)
+        )
     for b in facts.bindings:
         entry.bindings.append(
             BindingEntry(uri, b.kind, b.name, b.policy_name, _shifted(b.span, d), b.has_param_ref)

@@ -13,6 +13,7 @@ Mirrors `kubernetes/apiserver`:
 from __future__ import annotations
 
 import enum
+import json
 import re
 from collections import ChainMap
 from collections.abc import Callable, Mapping
@@ -702,6 +703,13 @@ def _convert_child(child: Schema, resolve: Resolver, visited: frozenset[str], na
     )
 
 
+def _json_text(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return str(value)
+
+
 def _object_fields(schema: Schema, resolve: Resolver, visited: frozenset[str], name: str) -> t.FieldTable:
     required = set(schema.get("required") or ())
     fields: dict[str, FieldDecl] = {}
@@ -714,11 +722,13 @@ def _object_fields(schema: Schema, resolve: Resolver, visited: frozenset[str], n
         if field_type is None:
             continue
         target = _deref(prop, resolve, visited)[0]
+        owner = prop if "default" in prop else target
         fields[escaped] = FieldDecl(
             field_type,
             str(prop.get("description") or target.get("description") or ""),
             required=raw in required,
-            has_default="default" in prop or "default" in target,
+            has_default="default" in owner,
+            default=_json_text(owner["default"]) if "default" in owner else "",
         )
         if escaped != raw:
             raw_names[escaped] = raw

@@ -100,6 +100,8 @@ class FieldDecl:
     description: str = ""
     required: bool = False
     has_default: bool = False
+    default: str = ""
+    """The schema's `default` as JSON text (empty without one): what hover says it defaults to."""
 
 
 FieldTable = tuple[Mapping[str, FieldDecl], Mapping[str, str]]

@@ -563,20 +563,27 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         code="param-ref-missing",
-        title="A binding without paramRef for a policy with paramKind",
+        title="A binding without paramRef for a policy that reads params unguarded",
         severity="warning",
         group="workspace",
         server="""
-            When the policy declares `spec.paramKind` and the binding has no `spec.paramRef`, every
-            matching request fails to evaluate (`failed to configure binding: no params found for
-            policy binding with Deny parameterNotFoundAction`-style errors) and `failurePolicy`
-            decides the outcome.
+            When the policy declares `spec.paramKind` and the binding has no `spec.paramRef`, the
+            server evaluates the policy with `params` null (`CollectParams`: "Validate with nil
+            params"). Every expression that reads `params.x` without a null guard then fails to
+            evaluate, and `failurePolicy` decides the outcome. A policy that guards its reads
+            (`params == null || ...`) works without a paramRef, and is not reported.
         """,
-        example=_validation("'true'", head="  paramKind: {apiVersion: v1, kind: ConfigMap}\n")
+        example=_validation(
+            '"object.spec.replicas <= params.data.maxReplicas"',
+            head="  paramKind: {apiVersion: v1, kind: ConfigMap}\n",
+        )
         + "---\n"
         + _binding("  policyName: demo\n  validationActions: [Deny]\n"),
-        fix="Add `paramRef` (`name` or `selector`, and `parameterNotFoundAction`).",
-        fixed=_validation("'true'", head="  paramKind: {apiVersion: v1, kind: ConfigMap}\n")
+        fix="Add `paramRef` (`name` or `selector`, and `parameterNotFoundAction`), or guard the reads.",
+        fixed=_validation(
+            '"object.spec.replicas <= params.data.maxReplicas"',
+            head="  paramKind: {apiVersion: v1, kind: ConfigMap}\n",
+        )
         + "---\n"
         + _binding(
             "  policyName: demo\n  validationActions: [Deny]\n  paramRef:\n    name: limits\n"
@@ -640,6 +647,60 @@ RULES: tuple[Rule, ...] = (
         fixed=_validation('"oldObject == null || oldObject.metadata.name == object.metadata.name"'),
     ),
     Rule(
+        code="object-on-delete",
+        title="object read on DELETE without a null guard",
+        severity="warning",
+        group="advice",
+        server="""
+            `object` is `null` on DELETE (the request carries only the stored `oldObject`). A
+            validating policy that matches DELETE and reads `object.x` without a guard fails to
+            evaluate on every delete (`no such key`), and `failurePolicy` decides. A guard in a
+            matchCondition (`request.operation != 'DELETE'`) covers every expression; a failing
+            messageExpression only falls back to `message`, so it is not reported.
+        """,
+        example=_vap(
+            "  matchConstraints:\n    resourceRules:\n      - apiGroups: [apps]\n"
+            "        apiVersions: [v1]\n        operations: [CREATE, UPDATE, DELETE]\n"
+            "        resources: [deployments]\n"
+            "  validations:\n    - expression: \"'team' in object.metadata.labels\"\n"
+        ),
+        fix="Guard it: `object == null || ...`, or `request.operation != 'DELETE'` in a matchCondition.",
+        fixed=_vap(
+            "  matchConstraints:\n    resourceRules:\n      - apiGroups: [apps]\n"
+            "        apiVersions: [v1]\n        operations: [CREATE, UPDATE, DELETE]\n"
+            "        resources: [deployments]\n"
+            "  validations:\n"
+            "    - expression: \"object == null || 'team' in object.?metadata.labels.orValue({})\"\n"
+        ),
+    ),
+    Rule(
+        code="namespace-object-null",
+        title="namespaceObject read where it is null",
+        severity="warning",
+        group="advice",
+        server="""
+            `namespaceObject` is `null` for cluster-scoped kinds (a Namespace itself included) and
+            in every matchCondition, which the server evaluates without the namespace
+            (`matchconditions/matcher.go`). Reading `namespaceObject.x` there without a guard fails
+            to evaluate for each such request, and `failurePolicy` decides.
+        """,
+        example=_vap(
+            '  matchConstraints:\n    resourceRules:\n      - apiGroups: [""]\n'
+            "        apiVersions: [v1]\n        operations: [CREATE, UPDATE]\n"
+            "        resources: [pods, persistentvolumes]\n"
+            "  validations:\n"
+            "    - expression: \"'team' in namespaceObject.metadata.labels\"\n"
+        ),
+        fix="Guard it: `namespaceObject == null || ...`, or match only namespaced kinds.",
+        fixed=_vap(
+            '  matchConstraints:\n    resourceRules:\n      - apiGroups: [""]\n'
+            "        apiVersions: [v1]\n        operations: [CREATE, UPDATE]\n"
+            "        resources: [pods, persistentvolumes]\n"
+            "  validations:\n"
+            "    - expression: \"namespaceObject == null || 'team' in namespaceObject.metadata.labels\"\n"
+        ),
+    ),
+    Rule(
         code="message-not-cel",
         title="A message that looks like a template or CEL",
         severity="information",
@@ -660,8 +721,13 @@ RULES: tuple[Rule, ...] = (
         severity="hint",
         group="advice",
         server="""
-            Reading a field the schema marks optional fails at admission when it is absent
+            Reading a field that can be absent at that point of admission fails when it is absent
             (`no such key`), and `failurePolicy` decides. The server does not warn about it.
+            vap-lsp hints only where the field can really be absent: not on `kind`, `apiVersion`,
+            `metadata`, a defaulted field, one the schema requires (checked by the server's
+            validation before validating admission, after mutating admission for custom
+            resources), `metadata.name` (except on CREATE in a mutating policy, before a
+            `generateName` becomes a name) or `metadata.namespace` of a namespaced kind.
         """,
         example=_validation('"object.spec.template.spec.hostNetwork == false"'),
         fix="Guard with `has()` or use optional selection with a default (`.?x.orValue(...)`).",

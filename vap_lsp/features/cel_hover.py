@@ -7,10 +7,11 @@ expression, a function its overloads and the Kubernetes version that introduced 
 
 from __future__ import annotations
 
+from vap_lsp.analysis.guarantees import field_guarantee, point_of, root_subjects, subject, type_path
 from vap_lsp.analysis.typing import KindTyping
 from vap_lsp.analysis.typing_coverage import typing_note
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, Literal, Select, StructExpr
-from vap_lsp.cel.types import ObjectType, Type
+from vap_lsp.cel.types import FieldDecl, ObjectType, Type
 from vap_lsp.features.cel_context import CelContext, cel_context_at, qualified
 from vap_lsp.features.cel_docs import (
     KIND_NAMES,
@@ -114,10 +115,37 @@ def _field_markdown(ctx: CelContext, node: Select) -> str:
         if ref.field.has_default:
             facts.append("defaulted")
         parts.append(", ".join(facts) + ".")
+        admission = _admission_note(ctx, node, ref.owner, ref.field)
+        if admission:
+            parts.append(admission)
         if ref.field.description:
             parts.append(ref.field.description)
         return "\n\n".join(parts)
     return _code(f"{node.field}: {type_text(typ)}")
+
+
+def _admission_note(ctx: CelContext, node: Select, owner: Type | None, decl: FieldDecl) -> str:
+    """Whether the field is there when the policy runs, and why (`analysis.guarantees`), for the
+    kind editor features type `object` as."""
+    typing = ctx.policy.typing
+    primary = typing.primary
+    kind = subject(primary, typing.version, typing.workspace) if primary is not None else None
+    subjects = root_subjects(typing, kind)
+    chain: Expr = node
+    while isinstance(chain, Select):
+        chain = chain.operand
+    root = chain.name if isinstance(chain, Ident) and chain.name in subjects else None
+    candidates = [root] if root is not None else [r for r in ("object", "params") if subjects[r] is not None]
+    for name in candidates:
+        held = subjects[name]
+        path = type_path(owner, node.field, held.type_name) if held is not None else None
+        if path is None and root is None:
+            continue
+        found = field_guarantee(name, path or (node.field,), decl, held, point_of(typing), typing.version)
+        if found.present:
+            return f"**At admission**: always present ({found.why})."
+        return f"**At admission**: may be absent ({found.why}); read it with `has()` or `.?`."
+    return ""
 
 
 def _ident_hover(ctx: CelContext, node: Ident) -> HoverResult | None:

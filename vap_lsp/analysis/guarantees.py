@@ -1,0 +1,306 @@
+"""What is guaranteed to be present when an admission policy runs: one model for every check.
+
+A create or update request reaches the policies in this order (kube-apiserver:
+`endpoints/handlers/create.go` and `update.go`, `registry/generic/registry/store.go` `create`,
+`registry/rest/create.go` `BeforeCreate`):
+
+1. **decoding**: the body becomes the versioned object and is **defaulted** (the Go defaulters
+   of built-in kinds, the structural-schema `default`s of custom resources); the handler sets
+   the request's namespace on a namespaced object and, on create, wipes the system fields
+   (`uid`, `creationTimestamp`, …);
+2. **mutating admission** (MutatingAdmissionPolicies, then webhooks) sees that object: on
+   CREATE a `metadata.generateName` has not become a `metadata.name` yet;
+3. **the registry**: `FillObjectMetaSystemFields` (`uid`, `creationTimestamp`), the name
+   generated from `generateName`, then `BeforeCreate`/`BeforeUpdate`: `PrepareForCreate` and
+   the **built-in validation** (`strategy.Validate`: required fields, the CRD's schema);
+4. **validating admission** (ValidatingAdmissionPolicies) sees the validated object.
+
+So a validating policy can trust more than a mutating one. `oldObject` and `params` are stored
+objects: they went through all of it when they were written. Every built-in object is converted
+from its Go struct (`DefaultUnstructuredConverter`): a field the schema marks required has no
+`omitempty` and is always there.
+
+What can be null (`compile_test.go` "object null checks", `policy/generic/policy_dispatcher.go`
+`CollectParams`, `matchconditions/matcher.go`): `object` on DELETE, `oldObject` on CREATE,
+`namespaceObject` for cluster-scoped kinds and in every matchCondition (they run without the
+namespace), `params` when the binding has no `paramRef` (with `parameterNotFoundAction: Allow`
+and no param object the policy is not evaluated at all, so `params` is never null there).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.cel.environment import ExpressionKind
+from vap_lsp.cel.types import FieldDecl, ObjectType, Type
+from vap_lsp.policy.kinds import PolicyKind
+from vap_lsp.schema.store import get_schema_set
+
+if TYPE_CHECKING:  # the workspace index reads `params_unguarded`: no import cycle at run time
+    from vap_lsp.analysis.typing import KindTyping, PolicyTyping
+    from vap_lsp.analysis.workspace import WorkspaceIndex
+
+__all__ = [
+    "ALL_OPERATIONS",
+    "Guarantee",
+    "Point",
+    "Subject",
+    "field_guarantee",
+    "matched_operations",
+    "mentions_root",
+    "params_unguarded",
+    "point_of",
+    "root_guarded",
+    "root_subjects",
+    "subject",
+    "type_path",
+]
+
+ALL_OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
+_MUTATING_OPERATIONS = frozenset({"CREATE", "UPDATE", "CONNECT"})  # MAPs cannot match DELETE
+
+STORED_ROOTS = frozenset({"oldObject", "params"})
+"""Roots holding an object as stored: defaulted and validated when it was written."""
+
+
+def matched_operations(spec: Mapping[str, Any], policy: PolicyKind = PolicyKind.VAP) -> frozenset[str]:
+    """The operations `matchConstraints.resourceRules` match (`*` is every one the policy kind
+    can match)."""
+    constraints = spec.get("matchConstraints")
+    rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
+    every = _MUTATING_OPERATIONS if policy is PolicyKind.MAP else ALL_OPERATIONS
+    ops: set[str] = set()
+    for rule in rules if isinstance(rules, list) else []:
+        if isinstance(rule, Mapping) and isinstance(rule.get("operations"), list):
+            for op in rule["operations"]:
+                if op == "*":
+                    ops |= every
+                elif isinstance(op, str):
+                    ops.add(op)
+    return frozenset(ops)
+
+
+@dataclass(frozen=True)
+class Point:
+    """Where a policy's expressions run: mutating or validating admission, for these operations."""
+
+    policy: PolicyKind
+    operations: frozenset[str]
+
+    @property
+    def mutating(self) -> bool:
+        return self.policy is PolicyKind.MAP
+
+    @property
+    def writes(self) -> frozenset[str]:
+        """The matched operations that carry an `object` (CREATE, UPDATE; CONNECT carries its
+        options, DELETE none)."""
+        return self.operations & {"CREATE", "UPDATE"}
+
+
+@dataclass(frozen=True)
+class Subject:
+    """The kind of the object a root holds: its identity, where its schema came from, its scope."""
+
+    group: str
+    version: str
+    kind: str
+    custom: bool
+    """A custom resource (its `required` fields are the CRD schema's, checked by validation)."""
+    namespaced: bool | None
+    """None: unknown."""
+    type_name: str
+    """The name of its root CEL type (nested types are `<name>.<field>…`, see `type_path`)."""
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """Whether a field is present whenever its parent is, at one point of admission, and why."""
+
+    present: bool
+    why: str
+    """The reason, as hover says it: "defaulted to 1", "required by the server's validation"."""
+    never: bool = False
+    """Certainly absent (`metadata.namespace` of a cluster-scoped kind)."""
+
+
+def type_path(owner: Type | None, field: str, root_type: str) -> tuple[str, ...] | None:
+    """The field path of `owner.field` from the root of the object typed `root_type`:
+    ("spec", "template", "spec", "containers", "@idx", "imagePullPolicy"). None when `owner` is
+    not a type inside that object."""
+    if not isinstance(owner, ObjectType):
+        return None
+    name = owner.name
+    if name == root_type:
+        return (field,)
+    if not name.startswith(root_type + "."):
+        return None
+    return (*name[len(root_type) + 1 :].split("."), field)
+
+
+def _server_defaults(subject: Subject, version: str) -> Mapping[tuple[str, ...], str]:
+    """Paths the API server's Go defaulters fill on every object of this kind, with the value as
+    JSON text. The defaulting package (issue #22) is the source; until it is there, none."""
+    return {}
+
+
+_TOP = {
+    "kind": "always set: every object at admission carries its kind",
+    "apiVersion": "always set: every object at admission carries its apiVersion",
+    "metadata": "always set: every object at admission has metadata",
+}
+_SYSTEM = frozenset({"uid", "creationTimestamp"})
+
+
+def field_guarantee(
+    root: str,
+    path: tuple[str, ...],
+    decl: FieldDecl | None,
+    subject: Subject | None,
+    point: Point,
+    version: str,
+) -> Guarantee:
+    """Whether `<root>.<path>` is present whenever its parent is, for every operation `point`
+    matches (the root being non-null: that is `root_null_cases`' concern)."""
+    stored = root in STORED_ROOTS
+    validated = stored or not point.mutating  # built-in validation ran before this point
+    if len(path) == 1 and path[0] in _TOP:
+        return Guarantee(True, _TOP[path[0]])
+    if len(path) == 2 and path[0] == "metadata":
+        special = _metadata_guarantee(path[1], subject, point, stored)
+        if special is not None:
+            return special
+    builtin = subject is not None and not subject.custom
+    if decl is not None and decl.required and builtin:
+        return Guarantee(True, "required: always serialized, and required by the server's validation")
+    if decl is not None and decl.has_default:
+        value = f" to {decl.default}" if decl.default else ""
+        return Guarantee(True, f"defaulted{value} (the schema's default, applied when the object is decoded)")
+    if subject is not None:
+        server = _server_defaults(subject, version).get(path)
+        if server is not None:
+            return Guarantee(True, f"defaulted to {server} by the API server when the object is decoded")
+    if decl is not None and decl.required:
+        if subject is None:
+            return Guarantee(True, "required by the schema")
+        if validated:
+            return Guarantee(True, "required by the CRD's schema, validated before this point")
+        return Guarantee(
+            False,
+            "required by the CRD's schema, but validated only after mutating admission: "
+            "absent in a request that validation will reject",
+        )
+    return Guarantee(False, "optional in the schema")
+
+
+def _metadata_guarantee(name: str, subject: Subject | None, point: Point, stored: bool) -> Guarantee | None:
+    if name == "namespace":
+        if subject is None or subject.namespaced is None:
+            return None
+        if subject.namespaced:
+            return Guarantee(True, "always set: the API server sets the request's namespace")
+        return Guarantee(False, f"never set: {subject.kind} is cluster-scoped", never=True)
+    if name == "name":
+        if stored or not point.mutating or "CREATE" not in point.writes:
+            return Guarantee(True, "always set: a name (or one generated from generateName) is required")
+        return Guarantee(
+            False,
+            "absent on CREATE when the object has metadata.generateName: the name is generated "
+            "after mutating admission",
+        )
+    if name in _SYSTEM:
+        if stored or not point.mutating:
+            return Guarantee(True, "always set by the API server before validating admission")
+        return Guarantee(False, "set by the API server after mutating admission")
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _builtin_namespaced(version: str, group: str, api_version: str, kind: str) -> bool | None:
+    resource = get_schema_set(version).resource_for_kind(group, api_version, kind)
+    return resource.namespaced if resource is not None else None
+
+
+def subject(kind: KindTyping, version: str, workspace: WorkspaceIndex | None) -> Subject | None:
+    """What the model needs to know of a matched (or param) kind; None without a schema."""
+    if not kind.has_schema or not isinstance(kind.object_type, ObjectType):
+        return None
+    gvk = kind.gvk
+    custom = kind.source != "built-in"
+    if custom:
+        crd = workspace.crd(gvk.group, gvk.version, gvk.kind, served_only=True) if workspace else None
+        scope = crd.namespaced if crd is not None else None
+    else:
+        scope = _builtin_namespaced(version, gvk.group, gvk.version, gvk.kind)
+    return Subject(gvk.group, gvk.version, gvk.kind, custom, scope, kind.object_type.name)
+
+
+def point_of(typing: PolicyTyping) -> Point:
+    """Where this policy's expressions run."""
+    return Point(typing.policy, matched_operations(typing.spec, typing.policy))
+
+
+def root_subjects(typing: PolicyTyping, kind: Subject | None) -> dict[str, Subject | None]:
+    """The kind each schema-typed root holds when `object` is `kind`."""
+    params = typing.params_kind
+    return {
+        "object": kind,
+        "oldObject": kind,
+        "params": subject(params, typing.version, typing.workspace) if params is not None else None,
+    }
+
+
+# --- null roots ------------------------------------------------------------------------------
+
+_NULL_TEST = r"\b{r}\s*[!=]=\s*null\b|\bnull\s*[!=]=\s*{r}\b|\bhas\(\s*{r}\b|\b{r}\s*\.\?"
+_EXTRA_GUARDS = {
+    "oldObject": r"|\brequest\.operation\b",
+    "object": r"|\brequest\.operation\b",
+    "namespaceObject": r"|\brequest\.namespace\b",
+}
+
+
+@functools.cache
+def _guard(root: str, by_request: bool) -> re.Pattern[str]:
+    extra = _EXTRA_GUARDS.get(root, "") if by_request else ""
+    return re.compile(_NULL_TEST.format(r=re.escape(root)) + extra)
+
+
+def root_guarded(root: str, texts: Iterable[str], *, by_request: bool = True) -> bool:
+    """Whether any of `texts` guards `root` against null: compares it with null, tests it with
+    `has()` or `.?`, or (with `by_request`) tests what decides it: `request.operation` for
+    `object`/`oldObject`, `request.namespace` for `namespaceObject`."""
+    pattern = _guard(root, by_request)
+    return any(pattern.search(text) for text in texts)
+
+
+@functools.cache
+def _mention(root: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.]){re.escape(root)}\s*(?:\.\s*[A-Za-z_]|\[)")
+
+
+def mentions_root(root: str, text: str) -> bool:
+    """Whether `text` reads a field or an index of `root` (`params.x`, `params['x']`)."""
+    return _mention(root).search(text) is not None
+
+
+def params_unguarded(sites: Iterable[ExpressionSite]) -> bool:
+    """Whether a policy reads `params` where it can be null without a guard: when a binding has
+    no `paramRef`, `params` is null for every request (`CollectParams`: "Validate with nil
+    params"). A guard in a matchCondition covers every expression; a messageExpression that
+    fails falls back to `message`."""
+    sites = list(sites)
+    conditions = [s.text for s in sites if s.kind is ExpressionKind.MATCH_CONDITION]
+    if root_guarded("params", conditions):
+        return False
+    return any(
+        site.kind is not ExpressionKind.MESSAGE_EXPRESSION
+        and mentions_root("params", site.text)
+        and not root_guarded("params", [site.text])
+        for site in sites
+    )
