@@ -96,7 +96,7 @@ def test_object_with_properties() -> None:
     assert obj.name == "R"
     assert set(obj.fields) == {"name", "replicas", "labels"}
     assert obj.fields["name"] == t.FieldDecl(t.STRING, "the name", required=True)
-    assert obj.fields["replicas"] == t.FieldDecl(t.INT, has_default=True)
+    assert obj.fields["replicas"] == t.FieldDecl(t.INT, has_default=True, default="1")
     assert obj.fields["labels"].type == t.map_of(t.STRING, t.STRING)
 
 
