@@ -162,7 +162,9 @@ def test_missing_file_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_no_object_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run([str(workdir / "policies")]) == 2
+    with pytest.raises(SystemExit) as exited:  # a required option: argparse's usage error
+        _run([str(workdir / "policies")])
+    assert exited.value.code == 2
     assert "--object" in capsys.readouterr().err
 
 

@@ -364,3 +364,90 @@ def test_check_dash_reads_standard_input(tmp_path: Path) -> None:
     )
     assert named.returncode == 1
     assert named.stdout.startswith("chart.yaml:")
+
+
+# ---------------------------------------------------------------------------- run and test
+
+MAX_REPLICAS = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+    - expression: object.spec.replicas <= 3
+    - expression: "authorizer.group('').resource('secrets').check('get').allowed()"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: max-replicas}
+spec: {policyName: max-replicas, validationActions: [Deny]}
+"""
+
+DEPLOYMENT = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: shop}\nspec: {replicas: 2}\n"
+)
+
+
+def test_authorizer_rules_with_a_misspelt_key_are_rejected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `resource:` instead of `resources:` used to leave the list out, which allows every resource.
+    policy = _write(tmp_path, "policy.yaml", MAX_REPLICAS)
+    obj = _write(tmp_path, "deploy.yaml", DEPLOYMENT)
+    rules = _write(
+        tmp_path, "rules.yaml", '- {user: alice, verbs: [get], apiGroups: [""], resource: [pods]}\n'
+    )
+    argv = ["run", str(policy), "--object", str(obj), "--user", "alice", "--authorizer-rules", str(rules)]
+    status, out, err = _run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert err == (
+        f"vap-lsp: {rules}: rule 0: unknown key 'resource' (did you mean 'resources'?) (a rule has user, "
+        "group, serviceAccount, verbs, apiGroups, resources, subresources, namespaces, names, paths)\n"
+    )
+    rules.write_text(
+        '- {user: alice, verbs: [get], apiGroups: [""], resources: [secrets]}\n', encoding="utf-8"
+    )
+    assert _run(capsys, *argv)[0] == 0
+
+
+def test_run_shows_object_as_required_and_explains_user_and_group(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "policy.yaml"])
+    assert exited.value.code == 2
+    assert "the following arguments are required: --object" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--object FILE [--old-object FILE]" in text  # not [--object FILE]: it is required
+    assert "--user NAME the requesting user: request.userInfo.username" in text
+    assert "--group NAME a group of the requesting user: request.userInfo.groups" in text
+
+
+def test_test_policy_that_selects_nothing_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write(
+        tmp_path,
+        "policy.yaml",
+        MAX_REPLICAS.split("  validations:")[0] + "  validations:\n"
+        "    - expression: object.spec.replicas <= 3\n---\n" + MAX_REPLICAS.split("---\n")[1],
+    )
+    _write(
+        tmp_path,
+        "max.vaptest.yaml",
+        "apiVersion: vap-lsp.io/v1alpha1\nkind: AdmissionTest\npolicies: [policy.yaml]\ncases:\n"
+        f"  - name: two replicas pass\n    object: {{{DEPLOYMENT.strip().replace(chr(10), ', ')}}}\n"
+        "    expect: admit\n",
+    )
+    status, out, err = _run(capsys, "test", str(tmp_path), "--policy", "max-replica")
+    assert (status, out) == (2, "")
+    assert err == (
+        "vap-lsp: --policy max-replica: no test case is about this policy (did you mean 'max-replicas'?) "
+        "(the test files test: max-replicas)\n"
+    )
+    status, out, _ = _run(capsys, "test", str(tmp_path), "--policy", "max-replicas")
+    assert status == 0 and out.rstrip().endswith("1 passed, 0 failed")

@@ -13,6 +13,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vap_lsp.cel.runtime.k8s import AuthzRequest, Decision
+from vap_lsp.suggest import did_you_mean
+
+SUBJECT_KEYS = ("user", "group", "serviceAccount")
+RULE_KEYS = (*SUBJECT_KEYS, "verbs", "apiGroups", "resources", "subresources", "namespaces", "names", "paths")
+
+
+def rule_problems(rules: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What is wrong in a rules file, by rule index: a key no rule has (a missing list matches
+    anything, so a misspelt `resources` would allow every resource) or no subject."""
+    problems: list[str] = []
+    for i, rule in enumerate(rules):
+        for key in rule:
+            if key not in RULE_KEYS:
+                problems.append(
+                    f"rule {i}: unknown key {key!r}{did_you_mean(str(key), RULE_KEYS)} "
+                    f"(a rule has {', '.join(RULE_KEYS)})"
+                )
+        if not any(key in rule for key in SUBJECT_KEYS):
+            problems.append(f"rule {i}: no subject: give user, group or serviceAccount")
+    return problems
 
 
 def _any(values: Any, value: str) -> bool:

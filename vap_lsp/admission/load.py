@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo, load_admission_review
+from vap_lsp.admission.authz import rule_problems
 from vap_lsp.analysis import files
 from vap_lsp.analysis.crds import list_items
 from vap_lsp.yaml.model import ExpansionLimit, ProblemKind, to_python
@@ -104,4 +105,7 @@ def load_authorizer_rules(path: Path) -> list[dict[str, Any]]:
         if not isinstance(doc, list) or not all(isinstance(r, dict) for r in doc):
             raise InputError(f"{path}: authorizer rules must be a list of mappings")
         rules.extend(doc)
+    problems = rule_problems(rules)
+    if problems:
+        raise InputError(f"{path}: {problems[0]}")
     return rules

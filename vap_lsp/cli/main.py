@@ -39,6 +39,7 @@ from vap_lsp.config import (
     split_codes,
 )
 from vap_lsp.schema.store import available_versions, default_version
+from vap_lsp.suggest import did_you_mean
 from vap_lsp.yaml.detect import decode_bytes
 
 STDIN = "-"
@@ -177,6 +178,18 @@ def _test(args: argparse.Namespace) -> int:
         return 2
     io_errors: list[str] = []
     suites = discover(args.paths or ["."], io_errors)
+    if args.policy:
+        tested = {c.policy for s in suites for c in s.cases if c.policy} | {
+            p for s in suites for p in s.policies
+        }
+        if args.policy not in tested:
+            listed = ", ".join(sorted(tested)) or "none"
+            return _stop(
+                [
+                    f"--policy {args.policy}: no test case is about this policy"
+                    f"{did_you_mean(args.policy, tested)} (the test files test: {listed})"
+                ]
+            )
     resolver = config_resolver(args)
     extra = load_external_crds(args.crd, io_errors)
     runs: list[SuiteRun] = []

@@ -35,13 +35,35 @@ def add_parser(sub: Any) -> None:
     )
     run.add_argument("paths", nargs="*", metavar="PATH", help="policies, bindings, params, namespaces, CRDs")
     run.add_argument(
-        "--object", action="append", default=[], metavar="FILE", help="object(s) under admission"
+        "--object",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="the object(s) under admission (required; repeatable; a file may hold several "
+        "objects or an AdmissionReview)",
     )
     run.add_argument("--old-object", metavar="FILE", help="the old object (UPDATE, DELETE)")
     run.add_argument("--operation", default=None, help="CREATE (default), UPDATE, DELETE or CONNECT")
-    run.add_argument("--user", default="system:anonymous", metavar="NAME")
-    run.add_argument("--group", action="append", default=[], metavar="NAME")
-    run.add_argument("--authorizer-rules", metavar="FILE", help="who may do what (see README)")
+    run.add_argument(
+        "--user",
+        default="system:anonymous",
+        metavar="NAME",
+        help="the requesting user: request.userInfo.username, and the subject of `authorizer` "
+        "checks (default system:anonymous)",
+    )
+    run.add_argument(
+        "--group",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a group of the requesting user: request.userInfo.groups (repeatable)",
+    )
+    run.add_argument(
+        "--authorizer-rules",
+        metavar="FILE",
+        help="who may do what, answering `authorizer` checks: a YAML list of rules (see README); "
+        "an unknown key is an error",
+    )
     run.add_argument(
         "--kubernetes-version",
         metavar="X.Y",
@@ -104,8 +126,6 @@ def run_command(args: argparse.Namespace) -> int:
     operation = (args.operation or ("UPDATE" if args.old_object else "CREATE")).upper()
     if operation not in OPERATIONS:
         return _fail(f"unknown operation {args.operation!r} (expected one of {', '.join(OPERATIONS)})")
-    if not args.object:
-        return _fail("no object to admit: give --object FILE")
     try:
         old: dict[str, Any] | None = None
         if args.old_object:
