@@ -1,0 +1,3 @@
+module vaplsp/golangdiff
+
+go 1.19
