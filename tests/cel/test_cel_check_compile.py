@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from vap_lsp.cel import types as t
-from vap_lsp.cel.compile import compile_expression, go_trim_space
+from vap_lsp.cel.compile import compile_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, build_environment, schema_to_type
+from vap_lsp.golang.strings import trim_space_offset as go_trim_space
 
 K = ExpressionKind
 

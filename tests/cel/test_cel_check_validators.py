@@ -7,7 +7,9 @@ import pytest
 
 from vap_lsp.cel.compile import compile_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, build_environment
-from vap_lsp.cel.validators import go_parse_duration, go_parse_rfc3339, go_regexp_ok
+from vap_lsp.cel.runtime.timefmt import parse_timestamp
+from vap_lsp.golang.regexp import compiles as go_regexp_ok
+from vap_lsp.golang.timefmt import parse_duration as go_parse_duration
 
 K = ExpressionKind
 
@@ -146,13 +148,16 @@ def test_go_parse_duration(text: str, expected: int | None) -> None:
         ("9999-12-31T23:59:59Z", True),
     ],
 )
-def test_go_parse_rfc3339(text: str, ok: bool) -> None:
-    assert (go_parse_rfc3339(text) is not None) == ok
+def test_cel_timestamp_literal(text: str, ok: bool) -> None:
+    """What the literal validator and `timestamp(string)` accept: Go's RFC 3339 parse, years 1–9999."""
+    assert (parse_timestamp(text) is not None) == ok
 
 
-def test_go_parse_rfc3339_value() -> None:
-    assert go_parse_rfc3339("1970-01-01T01:00:00+01:00") == 0
-    assert go_parse_rfc3339("2000-03-01T00:00:00Z") == 951868800
+def test_cel_timestamp_keeps_its_offset() -> None:
+    one = parse_timestamp("1970-01-01T01:00:00+01:00")
+    assert one is not None and (one.seconds, one.offset) == (0, 3600)
+    later = parse_timestamp("2000-03-01T00:00:00Z")
+    assert later is not None and later.seconds == 951868800
 
 
 def test_go_regexp() -> None:

@@ -58,7 +58,14 @@ VALUES: list[tuple[str, object]] = [
         "timestamp('2023-05-06T07:08:09.123456789Z') + duration('1ns') == timestamp('2023-05-06T07:08:09.12345679Z')",
         True,
     ),
-    ("string(timestamp('2023-05-06T07:08:09+02:00'))", "2023-05-06T05:08:09Z"),
+    # cel-go keeps the offset Go's time.Parse read (common/types/timestamp.go: ConvertToType
+    # formats t.Time with RFC3339Nano; the accessors read t.Hour() of that time.Time).
+    ("string(timestamp('2023-05-06T07:08:09+02:00'))", "2023-05-06T07:08:09+02:00"),
+    ("string(timestamp('2023-05-06T07:08:09+02:00') + duration('1h'))", "2023-05-06T08:08:09+02:00"),
+    ("timestamp('2023-05-06T07:08:09+02:00').getHours()", 7),
+    ("timestamp('2023-05-06T07:08:09+02:00').getHours('UTC')", 5),
+    ("timestamp('2023-05-06T07:08:09+02:00') == timestamp('2023-05-06T05:08:09Z')", True),
+    ("string(timestamp('2023-05-06T07:08:09+00:00'))", "2023-05-06T07:08:09Z"),
     ("string(timestamp('2023-05-06T07:08:09.120Z'))", "2023-05-06T07:08:09.12Z"),
     ("timestamp('2023-05-06T07:08:09Z').getFullYear()", 2023),
     ("timestamp('2023-05-06T07:08:09Z').getMonth()", 4),
@@ -109,7 +116,8 @@ ERRORS: list[tuple[str, str]] = [
     ),
     ("dyn('%q').format([1])", 'could not parse formatting clause: unrecognized formatting clause "q"'),
     ("'abc'.matches(dyn('('))", "error parsing regexp: missing closing ): `(`"),
-    ("'abc'.find(dyn('['))", "Illegal regex: missing closing ]: `[`"),
+    # apiserver pkg/cel/library/regex.go: types.NewErr("Illegal regex: %v", err.Error())
+    ("'abc'.find(dyn('['))", "Illegal regex: error parsing regexp: missing closing ]: `[`"),
     (
         "timestamp(dyn('2023-13-01T00:00:00Z'))",
         "type conversion error from 'string' to 'google.protobuf.Timestamp'",

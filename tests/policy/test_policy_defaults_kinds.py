@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from vap_lsp.golang.jsonenc import marshal_string as go_json_string
+from vap_lsp.golang.strconv import quote as go_quote
 from vap_lsp.policy.defaults import apply_defaults
 from vap_lsp.policy.field_errors import (
     FieldError,
     GoNamed,
     GoSlice,
     ValueStyle,
-    go_json_string,
-    go_quote,
     invalid,
     not_supported,
     render_value,

@@ -212,15 +212,3 @@ _CEL_IDENT_RE = re.compile("[_a-zA-Z][_a-zA-Z0-9]*")
 def is_cel_identifier(name: str) -> bool:
     """`isCELIdentifier` in admissionregistration validation.go: IDENT minus reserved words."""
     return bool(_CEL_IDENT_RE.fullmatch(name)) and name not in CEL_RESERVED
-
-
-# Go's unicode.IsSpace, used by strings.TrimSpace.
-_GO_SPACE = (
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-
-
-def go_trim_space(s: str) -> str:
-    """`strings.TrimSpace`."""
-    return s.strip(_GO_SPACE)

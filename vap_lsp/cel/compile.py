@@ -3,7 +3,10 @@
 `kubernetes/apiserver pkg/admission/plugin/cel/compile.go` `CompileCELExpression`:
 `env.Compile` (parse; check only if the parse succeeded; AST validators only if the check
 succeeded) → on issues the detail `compilation failed: <issues>`; otherwise the result type must
-be exactly one of the expression kind's return types (`must evaluate to bool but got dyn`).
+be exactly one of the expression kind's return types (`must evaluate to bool but got dyn`);
+then `env.Program`, where the Kubernetes regex library compiles the constant patterns of `find`
+and `findAll` (`FindRegexOptimization`): a bad one is `program instantiation failed: error
+parsing regexp: …`, an internal error rather than an invalid value.
 
 Offsets: the server compiles some expression kinds after `strings.TrimSpace`, so the columns
 in its messages count from the trimmed text. `CompileResult.issues` carry offsets into the
@@ -19,12 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal as TypingLiteral
 
-from vap_lsp.cel.ast import CelIssue, ParsedExpr
+from vap_lsp.cel.ast import Call, CelIssue, Expr, Literal, LiteralKind, ParsedExpr, children
 from vap_lsp.cel.checker import CheckedExpr, CheckIssue, check
 from vap_lsp.cel.environment import Environment
 from vap_lsp.cel.parser import parse
 from vap_lsp.cel.types import Type
 from vap_lsp.cel.validators import validate
+from vap_lsp.golang import regexp
+from vap_lsp.golang.strings import trim_space_offset
 from vap_lsp.lru import LruCache
 
 __all__ = [
@@ -32,11 +37,10 @@ __all__ = [
     "CompileResult",
     "clear_cache",
     "compile_expression",
-    "go_trim_space",
     "parse_expression",
 ]
 
-Phase = TypingLiteral["syntax", "check", "validator", "result"]
+Phase = TypingLiteral["syntax", "check", "validator", "result", "program"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +74,8 @@ class CompileResult:
     cel_issues: list[CelIssue] = field(default_factory=list)
     """The issues cel-go reports, offsets relative to `compiled_text` (empty on success)."""
     result_error: str | None = None
-    """`must evaluate to …` detail when compilation succeeded with a wrong result type."""
+    """`must evaluate to …` when compilation succeeded with a wrong result type, or the internal
+    error `program instantiation failed: …` of building the program."""
 
     @property
     def output_type(self) -> Type | None:
@@ -97,23 +102,6 @@ def _line_col(source: str, offset: int) -> tuple[int, int]:
         return (-1, 0)
     line_start = source.rfind("\n", 0, offset) + 1
     return source.count("\n", 0, line_start) + 1, offset - line_start
-
-
-# Go's unicode.IsSpace (strings.TrimSpace); Python's str.isspace also counts \x1c-\x1f.
-_GO_SPACE = frozenset(
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
-
-
-def go_trim_space(text: str) -> tuple[str, int]:
-    """`strings.TrimSpace` and the number of leading characters removed."""
-    start, end = 0, len(text)
-    while start < end and text[start] in _GO_SPACE:
-        start += 1
-    while end > start and text[end - 1] in _GO_SPACE:
-        end -= 1
-    return text[start:end], start
 
 
 def _macro_names(env: Environment) -> frozenset[str]:
@@ -152,7 +140,7 @@ def parse_expression(text: str, env: Environment) -> ParsedExpr:
 
 
 def _compile(text: str, env: Environment, trim: bool) -> CompileResult:
-    compiled, offset = go_trim_space(text) if trim else (text, 0)
+    compiled, offset = trim_space_offset(text) if trim else (text, 0)
     parsed = parse_expression(compiled, env)
     checked = check(parsed, env)
     result = CompileResult(text, compiled, offset, parsed, checked)
@@ -174,7 +162,52 @@ def _compile(text: str, env: Environment, trim: bool) -> CompileResult:
     if reason is not None:
         result.result_error = reason
         result.issues = [CompileIssue("result", reason, reason, offset, offset + len(compiled))]
+        return result
+    program = _program_issue(checked, env)
+    if program is not None:
+        message, node = program
+        start = parsed.location(node)
+        result.result_error = message
+        result.issues = [
+            CompileIssue("program", message, message, start + offset, max(node.end, start) + offset)
+        ]
     return result
+
+
+_REGEX_CONSTANTS = ("find", "findAll")
+"""Kubernetes' `library.Regex` program options: `cel.OptimizeRegex(FindRegexOptimization,
+FindAllRegexOptimization)`, each compiling its pattern argument when it is a constant."""
+
+
+def _program_issue(checked: CheckedExpr, env: Environment) -> tuple[str, Expr] | None:
+    """The first constant `find`/`findAll` pattern Go's `regexp.Compile` rejects, in the order the
+    planner meets calls (operands first), with the server's detail."""
+    root = checked.parsed.ast
+    if root is None or all(env.find_function(name) is None for name in _REGEX_CONSTANTS):
+        return None
+    stack: list[tuple[Expr, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((kid, False) for kid in reversed(children(node)))
+            continue
+        if not isinstance(node, Call) or node.function not in _REGEX_CONSTANTS or node.target is None:
+            continue
+        ref = checked.references.get(node.id)
+        if ref is not None and ref.kind == "function" and ref.name not in _REGEX_CONSTANTS:
+            continue
+        pattern = node.args[0] if node.args else None
+        if (
+            isinstance(pattern, Literal)
+            and pattern.kind is LiteralKind.STRING
+            and isinstance(pattern.value, str)
+        ):
+            try:
+                regexp.compile(pattern.value)
+            except regexp.RegexpError as exc:
+                return f"program instantiation failed: {exc}", pattern
+    return None
 
 
 _CACHE: LruCache[tuple[str, int, bool], tuple[Environment, CompileResult]] = LruCache(4096)

@@ -7,204 +7,54 @@ expression that type-checked without errors, and their messages are cel-go's:
 `invalid duration argument`, `invalid timestamp argument`, `invalid matches argument` (at the
 literal), `expected type 'int' but found 'string'` (at the first disagreeing element).
 
-Literal values are judged as Go judges them: durations with `time.ParseDuration`, timestamps
-with `time.Parse(time.RFC3339, …)` plus CEL's year 1–9999 range, regular expressions with Go's
-RE2 engine (approximated by the `google-re2` package: lookaround and backreferences fail in
-both). The string `format` function is exempt from the homogeneous-literal check, as
-`ext.Strings` (v1+) configures it.
+Literal values are judged as the runtime converts them (`vap_lsp.golang`): durations with
+`time.ParseDuration`, timestamps with `time.Parse(time.RFC3339, …)` plus CEL's year 1–9999
+range (the runtime's own `parse_timestamp`), regular expressions with Go's `regexp.Compile`.
+The string `format` function is exempt from the homogeneous-literal check, as `ext.Strings`
+(v1+) configures it.
 """
 
 from __future__ import annotations
 
-import calendar
-import re
 from collections.abc import Callable, Iterator
-from functools import lru_cache
-
-import re2
 
 from vap_lsp.cel import types as t
 from vap_lsp.cel.ast import Call, CelIssue, Expr, ListExpr, Literal, LiteralKind, MapExpr, children
 from vap_lsp.cel.checker import CheckedExpr, CheckIssue
 from vap_lsp.cel.environment import Environment
+from vap_lsp.cel.runtime.timefmt import parse_timestamp
+from vap_lsp.cel.runtime.values import MAX_UNIX, MIN_UNIX
 from vap_lsp.cel.types import Type
+from vap_lsp.golang import regexp
+from vap_lsp.golang.timefmt import parse_duration
 
 __all__ = [
-    "go_parse_duration",
-    "go_parse_rfc3339",
-    "go_regexp_ok",
     "validate",
 ]
 
 _HOMOGENEOUS_EXEMPT = frozenset({"format"})
-
-# --- Go time.ParseDuration --------------------------------------------------------------------
-
-_UNITS = {
-    "ns": 1,
-    "us": 1_000,
-    "\u00b5s": 1_000,  # µs (micro sign)
-    "\u03bcs": 1_000,  # μs (Greek mu)
-    "ms": 1_000_000,
-    "s": 1_000_000_000,
-    "m": 60_000_000_000,
-    "h": 3_600_000_000_000,
-}
-_MAX = 1 << 63
-
-
-def go_parse_duration(text: str) -> int | None:
-    """Nanoseconds, or None where Go's `time.ParseDuration` returns an error."""
-    s = text
-    neg = False
-    if s and s[0] in "+-":
-        neg = s[0] == "-"
-        s = s[1:]
-    if s == "0":
-        return 0
-    if not s:
-        return None
-    total = 0
-    while s:
-        if not (s[0] == "." or (s[0].isascii() and s[0].isdigit())):
-            return None
-        i = 0
-        while i < len(s) and "0" <= s[i] <= "9":
-            i += 1
-        pre = i > 0
-        whole = int(s[:i]) if pre else 0
-        if whole > _MAX:
-            return None
-        s = s[i:]
-        frac, scale, post = 0, 1.0, False
-        if s and s[0] == ".":
-            s = s[1:]
-            j = 0
-            overflow = False
-            while j < len(s) and "0" <= s[j] <= "9":
-                if not overflow:
-                    if frac > (_MAX - 1) // 10:
-                        overflow = True  # Go stops accumulating digits, like leadingFraction
-                    else:
-                        frac = frac * 10 + int(s[j])
-                        scale *= 10
-                j += 1
-            post = j > 0
-            s = s[j:]
-        if not pre and not post:
-            return None
-        k = 0
-        while k < len(s) and not (s[k] == "." or "0" <= s[k] <= "9"):
-            k += 1
-        if k == 0:
-            return None
-        unit = _UNITS.get(s[:k])
-        if unit is None:
-            return None
-        s = s[k:]
-        if whole > _MAX // unit:
-            return None
-        value = whole * unit
-        if frac > 0:
-            value += int(float(frac) * (float(unit) / scale))
-            if value > _MAX:
-                return None
-        total += value
-        if total > _MAX:
-            return None
-    if neg:
-        return -total
-    if total > _MAX - 1:
-        return None
-    return total
-
-
-# --- Go time.Parse(time.RFC3339, …) --------------------------------------------------------------
-
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d+))?(Z|[+-]\d{2}:\d{2})",
-    re.ASCII,
-)
-_MIN_UNIX = -62135596800  # 0001-01-01T00:00:00Z
-_MAX_UNIX = 253402300799  # 9999-12-31T23:59:59Z
-
-
-def go_parse_rfc3339(text: str) -> int | None:
-    """Unix seconds, or None where CEL's `timestamp(string)` fails (bad syntax or range)."""
-    m = _RFC3339.fullmatch(text)
-    if m is None:
-        return None
-    year, month, day, hour, minute, sec = (int(m.group(i)) for i in range(1, 7))
-    if not (1 <= month <= 12 and hour <= 23 and minute <= 59 and sec <= 59):
-        return None
-    days_in_month = calendar.monthrange(year if year > 0 else 2000, month)[1]
-    if year == 0 and month == 2:
-        days_in_month = 29  # year 0 is a leap year in the proleptic Gregorian calendar
-    if not 1 <= day <= days_in_month:
-        return None
-    offset = 0
-    zone = m.group(8)
-    if zone != "Z":
-        zh, zm = int(zone[1:3]), int(zone[4:6])
-        if zh > 24 or zm > 60:  # Go's fallback parser accepts 24:00 / xx:60 offsets
-            return None
-        offset = (zh * 3600 + zm * 60) * (-1 if zone[0] == "-" else 1)
-    days = _days_from_civil(year, month, day)
-    seconds = days * 86400 + hour * 3600 + minute * 60 + sec - offset
-    if seconds < _MIN_UNIX or seconds > _MAX_UNIX:
-        return None
-    return seconds
-
-
-def _days_from_civil(y: int, m: int, d: int) -> int:
-    """Days since 1970-01-01 in the proleptic Gregorian calendar (any year, incl. 0)."""
-    y -= m <= 2
-    era = (y if y >= 0 else y - 399) // 400
-    yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
-# --- Go regexp ------------------------------------------------------------------------------------
-
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False
-
-
-@lru_cache(maxsize=1024)
-def go_regexp_ok(pattern: str) -> bool:
-    """Whether Go's `regexp.Compile` accepts `pattern` (RE2 syntax; Go also rejects `\\C`)."""
-    if re.search(r"(?<!\\)(?:\\\\)*\\C", pattern):
-        return False
-    try:
-        re2.compile(pattern, _RE2_OPTIONS)
-    except Exception:
-        return False
-    return True
-
 
 # --- the validators ---------------------------------------------------------------------------------
 
 
 def _timestamp_ok(arg: Literal) -> bool:
     if arg.kind is LiteralKind.STRING and isinstance(arg.value, str):
-        return go_parse_rfc3339(arg.value) is not None
+        return parse_timestamp(arg.value) is not None
     if arg.kind is LiteralKind.INT and isinstance(arg.value, int):
-        return _MIN_UNIX <= arg.value <= _MAX_UNIX
+        return MIN_UNIX <= arg.value <= MAX_UNIX
     return arg.kind is not LiteralKind.NULL
 
 
 def _duration_ok(arg: Literal) -> bool:
     if arg.kind is LiteralKind.STRING and isinstance(arg.value, str):
-        return go_parse_duration(arg.value) is not None
+        return parse_duration(arg.value) is not None
     # `duration(int)` is declared but cannot be evaluated (no conversion from int).
     return arg.kind is not LiteralKind.INT
 
 
 def _matches_ok(arg: Literal) -> bool:
     if arg.kind is LiteralKind.STRING and isinstance(arg.value, str):
-        return go_regexp_ok(arg.value)
+        return regexp.compiles(arg.value)
     return True
 
 

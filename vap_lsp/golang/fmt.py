@@ -77,8 +77,8 @@ def format_e_width(x: float, width: int) -> str:
     and the fraction keeps its default six digits (`"%.3e".format([1.0])` is `1.000000e+00`).
     """
     special = _special(x)
-    if special is not None:
-        return special.rjust(width)
+    if special is not None:  # the printer writes NaN and ∞ without the width (cel-spec agrees)
+        return special
     mant, _, exp = f"{x:.6e}".partition("e")
     digits = exp[1:].lstrip("0").rjust(2, "0")
     return f"{mant}e{exp[0]}{digits}".rjust(width)

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vap_lsp.golang.jsonenc import marshal_string as go_json_string
+from vap_lsp.golang.strconv import quote as go_quote
 from vap_lsp.yaml.model import Path
 
 
@@ -122,59 +124,6 @@ def path_string(path: Path) -> str:
         else:
             out += ("." if out else "") + elem
     return out
-
-
-_GO_SHORT_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-}
-
-
-def go_quote(s: str) -> str:
-    """Go's `strconv.Quote` (what `%q` prints)."""
-    out = ['"']
-    for ch in s:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch == " " or (ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF):
-            out.append(ch)
-        elif ch in _GO_SHORT_ESCAPES:
-            out.append(_GO_SHORT_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        elif 0xD800 <= ord(ch) <= 0xDFFF:
-            out.append("\\ufffd")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    out.append('"')
-    return "".join(out)
-
-
-_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
-
-
-def go_json_string(s: str) -> str:
-    """A string as Go's `encoding/json` marshals it (HTML-safe escaping of `<`, `>`, `&`)."""
-    out = ['"']
-    for ch in s:
-        o = ord(ch)
-        if ch in _JSON_ESCAPES:
-            out.append(_JSON_ESCAPES[ch])
-        elif o < 0x20 or ch in "<>&" or o in (0x2028, 0x2029):
-            out.append(f"\\u{o:04x}")
-        elif 0xD800 <= o <= 0xDFFF:
-            out.append("\\ufffd")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def render_value(value: Any, style: ValueStyle = ValueStyle.JSON) -> str:

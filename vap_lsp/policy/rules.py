@@ -36,7 +36,6 @@ import re
 from typing import Any
 
 from vap_lsp.apimachinery.names import (
-    go_trim_space,
     is_cel_identifier,
     is_dns1035_label,
     is_dns1123_subdomain,
@@ -44,6 +43,7 @@ from vap_lsp.apimachinery.names import (
     is_qualified_name,
     name_is_dns_subdomain,
 )
+from vap_lsp.golang.strings import trim_space as go_trim_space
 from vap_lsp.policy.field_errors import (
     ErrorType,
     FieldError,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import re
 
-from vap_lsp.cel.runtime.strings import go_format_g
 from vap_lsp.cel.runtime.timefmt import format_duration, format_timestamp, parse_duration, parse_timestamp
 from vap_lsp.cel.runtime.values import (
     INT64_MAX,
@@ -24,6 +23,7 @@ from vap_lsp.cel.runtime.values import (
     no_such_overload,
     type_name,
 )
+from vap_lsp.golang.fmt import format_g as go_format_g
 
 __all__ = [
     "to_bool",

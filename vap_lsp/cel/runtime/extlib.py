@@ -23,6 +23,7 @@ from vap_lsp.cel.runtime.values import (
     map_get,
     type_name,
 )
+from vap_lsp.golang.strings import trim_space
 
 __all__ = ["IMPLS", "PRE_CHECKS", "MutableMap"]
 
@@ -95,7 +96,7 @@ IMPLS["string_split_string"] = s.split
 IMPLS["string_split_string_int"] = s.split
 IMPLS["string_substring_int"] = s.substring
 IMPLS["string_substring_int_int"] = s.substring
-IMPLS["string_trim"] = s.go_trim_space
+IMPLS["string_trim"] = trim_space
 IMPLS["list_join"] = s.join
 IMPLS["list_join_string"] = s.join
 IMPLS["string_format"] = s.format_string

@@ -14,9 +14,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import cmp_to_key
 from typing import Any, Protocol
-from urllib.parse import parse_qs, urlsplit
 
-from vap_lsp.cel.runtime.stdlib import compare, compile_regex
+from vap_lsp.cel.runtime.stdlib import compare
 from vap_lsp.cel.runtime.timefmt import parse_timestamp
 from vap_lsp.cel.runtime.values import (
     INT64_MAX,
@@ -32,6 +31,8 @@ from vap_lsp.cel.runtime.values import (
     normalize,
     type_name,
 )
+from vap_lsp.golang import netip, neturl, regexp
+from vap_lsp.golang.strconv import quote as go_quote
 
 __all__ = [
     "IMPLS",
@@ -186,86 +187,46 @@ IMPLS["quantity_sub_int"] = lambda a, b: Quantity(a.value - b)
 
 
 class URL(LibraryValue):
-    __slots__ = ("netloc", "path", "query", "raw", "scheme")
+    """`apiservercel.URL`: Go's `*url.URL` as `url.Parse` read it (after `ParseRequestURI`
+    accepted the text); two URLs are equal when Go writes them the same (`URL.String()`)."""
+
+    __slots__ = ("parsed",)
     cel_type = "kubernetes.URL"
 
-    def __init__(self, raw: str) -> None:
-        parts = urlsplit(raw)
-        self.raw = raw
-        self.scheme = parts.scheme
-        self.netloc = parts.netloc.rpartition("@")[2]
-        self.path = parts.path
-        self.query = parts.query
+    def __init__(self, parsed: neturl.URL) -> None:
+        self.parsed = parsed
 
     def equals(self, other: object) -> bool:
-        return isinstance(other, URL) and other.raw == self.raw
+        return isinstance(other, URL) and str(other.parsed) == str(self.parsed)
 
     def __str__(self) -> str:
-        return self.raw
-
-    def hostname(self) -> str:
-        host = self.netloc
-        if host.startswith("["):
-            return host[1 : host.find("]")] if "]" in host else host[1:]
-        return host.rpartition(":")[0] if ":" in host else host
-
-    def port(self) -> str:
-        host = self.netloc
-        if host.startswith("["):
-            rest = host[host.find("]") + 1 :] if "]" in host else ""
-            return rest[1:] if rest.startswith(":") else ""
-        return host.rpartition(":")[2] if ":" in host else ""
-
-
-_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*\Z")
-
-
-def _parse_request_uri(text: str) -> str | None:
-    """Go `url.ParseRequestURI`: an absolute URI or an absolute path; the error text or None."""
-    prefix = f'parse "{text}": '
-    if text == "":
-        return prefix + "empty url"
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
-        return prefix + "net/url: invalid control character in URL"
-    if text.startswith("/"):
-        return None
-    scheme, colon, _ = text.partition(":")
-    if not colon or not scheme:
-        return prefix + ("missing protocol scheme" if not scheme and colon else "invalid URI for request")
-    if not _SCHEME_RE.match(scheme):
-        return prefix + "first path segment in URL cannot contain colon"
-    rest = text[len(scheme) + 1 :]
-    if not rest.startswith("/"):
-        return prefix + "invalid URI for request"
-    if rest.startswith("//"):
-        authority = rest[2:].split("/", 1)[0].split("?", 1)[0]
-        host = authority.rpartition("@")[2]
-        if ":" in host and not host.startswith("["):
-            port = host.rpartition(":")[2]
-            if port and not port.isdigit():
-                return prefix + f'invalid port ":{port}" after host'
-    return None
+        return str(self.parsed)
 
 
 def _url(text: str) -> URL:
-    err = _parse_request_uri(text)
-    if err is not None:
-        raise CelError(f"URL parse error during conversion from string: {err}")
-    return URL(text)
+    try:
+        neturl.parse_request_uri(text)
+        return URL(neturl.parse(text))
+    except neturl.URLError as exc:
+        raise CelError(f"URL parse error during conversion from string: {exc}") from exc
 
 
-def _get_query(u: URL) -> dict[str, list[str]]:
-    return {k: list(v) for k, v in parse_qs(u.query, keep_blank_values=True).items()}
+def _is_url(text: str) -> bool:
+    try:
+        neturl.parse_request_uri(text)
+    except neturl.URLError:
+        return False
+    return True
 
 
 IMPLS["string_to_url"] = _url
-IMPLS["is_url_string"] = lambda s: _parse_request_uri(s) is None
-IMPLS["url_get_scheme"] = lambda u: u.scheme
-IMPLS["url_get_host"] = lambda u: u.netloc
-IMPLS["url_get_hostname"] = lambda u: u.hostname()
-IMPLS["url_get_port"] = lambda u: u.port()
-IMPLS["url_get_escaped_path"] = lambda u: u.path
-IMPLS["url_get_query"] = _get_query
+IMPLS["is_url_string"] = _is_url
+IMPLS["url_get_scheme"] = lambda u: u.parsed.scheme
+IMPLS["url_get_host"] = lambda u: u.parsed.host
+IMPLS["url_get_hostname"] = lambda u: u.parsed.hostname()
+IMPLS["url_get_port"] = lambda u: u.parsed.port()
+IMPLS["url_get_escaped_path"] = lambda u: u.parsed.escaped_path()
+IMPLS["url_get_query"] = lambda u: u.parsed.query()
 
 # --- IP and CIDR ----------------------------------------------------------------------------------
 
@@ -273,17 +234,17 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def _parse_addr(raw: str) -> Address:
-    if "%" in raw:
-        raise CelError(f'IP address "{raw}" with zone value is not allowed')
+    """`parseIPAddr` of the library: Go's `netip.ParseAddr`, then no zone, no IPv4-mapped form."""
     try:
-        addr = ipaddress.ip_address(raw)
-    except ValueError as exc:
+        addr, zone = netip.parse_addr(raw)
+    except netip.NetipError as exc:
         raise CelError(
-            f'IP Address "{raw}" parse error during conversion from string: '
-            f'ParseAddr("{raw}"): unable to parse IP'
+            f"IP Address {go_quote(raw)} parse error during conversion from string: {exc}"
         ) from exc
+    if zone:
+        raise CelError(f"IP address {go_quote(raw)} with zone value is not allowed")
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        raise CelError(f'IPv4-mapped IPv6 address "{raw}" is not allowed')
+        raise CelError(f"IPv4-mapped IPv6 address {go_quote(raw)} is not allowed")
     return addr
 
 
@@ -361,26 +322,14 @@ class CIDR(LibraryValue):
 
 
 def _parse_cidr(raw: str) -> CIDR:
-    addr_text, slash, bits = raw.partition("/")
-    err = f"network address parse error during conversion from string: netip.ParsePrefix({_q(raw)}): "
-    if not slash:
-        raise CelError(err + "no '/'")
-    if "%" in addr_text:
-        raise CelError(err + "IPv6 zones cannot be present in a prefix")
+    """`parseCIDR` of the library: Go's `netip.ParsePrefix`, then no IPv4-mapped address."""
     try:
-        addr = ipaddress.ip_address(addr_text)
-    except ValueError as exc:
-        raise CelError(err + f"ParseAddr({_q(addr_text)}): unable to parse IP") from exc
+        addr, bits = netip.parse_prefix(raw)
+    except netip.NetipError as exc:
+        raise CelError(f"network address parse error during conversion from string: {exc}") from exc
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        raise CelError(f"IPv4-mapped IPv6 address {_q(raw)} is not allowed")
-    max_bits = 32 if addr.version == 4 else 128
-    if not bits.isdigit() or (len(bits) > 1 and bits.startswith("0")) or int(bits) > max_bits:
-        raise CelError(err + f"bad bits after slash: {_q(bits)}")
-    return CIDR(addr, int(bits))
-
-
-def _q(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        raise CelError(f"IPv4-mapped IPv6 address {go_quote(raw)} is not allowed")
+    return CIDR(addr, bits)
 
 
 def _is_cidr(raw: str) -> bool:
@@ -547,8 +496,11 @@ def _policy_names() -> Any:  # apimachinery validators, shared with the policy r
 
 
 def _uri_errors(s: str) -> list[str]:
-    err = _parse_request_uri(s)
-    return [err] if err is not None else []
+    try:
+        neturl.parse_request_uri(s)
+    except neturl.URLError as exc:
+        return [str(exc)]
+    return []
 
 
 def _byte_errors(s: str) -> list[str]:
@@ -718,10 +670,11 @@ IMPLS["list_includes_dyn_dyn"] = _includes
 
 
 def _regex(pattern: str) -> Any:
+    """`regexp.Compile` as the library calls it: `Illegal regex: <Go's error>`."""
     try:
-        return compile_regex(pattern)
-    except CelError as exc:
-        raise CelError(f"Illegal regex: {exc.message.removeprefix('error parsing regexp: ')}") from exc
+        return regexp.compile(pattern)
+    except regexp.RegexpError as exc:
+        raise CelError(f"Illegal regex: {exc}") from exc
 
 
 def _find(s: str, pattern: str) -> str:
@@ -730,10 +683,7 @@ def _find(s: str, pattern: str) -> str:
 
 
 def _find_all(s: str, pattern: str, n: int = -1) -> list[str]:
-    if n == 0:
-        return []
-    out = [m.group(0) for m in _regex(pattern).finditer(s)]
-    return out if n < 0 else out[:n]
+    return regexp.find_all(_regex(pattern), s, n)
 
 
 IMPLS["string_find_string"] = _find

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-
-import re2
+from typing import Any
 
 from vap_lsp.cel.runtime import conversions as conv
 from vap_lsp.cel.runtime.timefmt import local_time
@@ -24,6 +23,7 @@ from vap_lsp.cel.runtime.values import (
     no_such_overload,
     num_compare,
 )
+from vap_lsp.golang import regexp
 
 __all__ = ["IMPLS", "compare", "compile_regex"]
 
@@ -66,13 +66,13 @@ IMPLS["add_double"] = lambda a, b: a + b
 IMPLS["add_string"] = lambda a, b: a + b
 IMPLS["add_bytes"] = lambda a, b: a + b
 IMPLS["add_duration_duration"] = lambda a, b: _dur(a.nanos + b.nanos)
-IMPLS["add_timestamp_duration"] = lambda a, b: Timestamp(a.nanos + b.nanos)
-IMPLS["add_duration_timestamp"] = lambda a, b: Timestamp(a.nanos + b.nanos)
+IMPLS["add_timestamp_duration"] = lambda a, b: Timestamp(a.nanos + b.nanos, a.offset)
+IMPLS["add_duration_timestamp"] = lambda a, b: Timestamp(a.nanos + b.nanos, b.offset)
 IMPLS["subtract_int64"] = lambda a, b: _int(a - b)
 IMPLS["subtract_uint64"] = lambda a, b: _uint(int(a) - int(b))
 IMPLS["subtract_double"] = lambda a, b: a - b
 IMPLS["subtract_duration_duration"] = lambda a, b: _dur(a.nanos - b.nanos)
-IMPLS["subtract_timestamp_duration"] = lambda a, b: Timestamp(a.nanos - b.nanos)
+IMPLS["subtract_timestamp_duration"] = lambda a, b: Timestamp(a.nanos - b.nanos, a.offset)
 IMPLS["subtract_timestamp_timestamp"] = lambda a, b: _dur(a.nanos - b.nanos)
 IMPLS["multiply_int64"] = lambda a, b: _int(a * b)
 IMPLS["multiply_uint64"] = lambda a, b: _uint(int(a) * int(b))
@@ -239,45 +239,13 @@ IMPLS["contains_string"] = lambda s, sub: sub in s
 IMPLS["ends_with_string"] = lambda s, suf: s.endswith(suf)
 IMPLS["starts_with_string"] = lambda s, pre: s.startswith(pre)
 
-_REGEX_CACHE: dict[str, object] = {}
 
-
-def compile_regex(pattern: str) -> re2._Regexp:
-    """RE2 (linear time, no backreferences) as cel-go's `regexp.Compile`; errors read like Go's."""
-    found = _REGEX_CACHE.get(pattern)
-    if found is None:
-        try:
-            options = re2.Options()
-            options.log_errors = False
-            found = re2.compile(pattern, options)
-        except Exception as exc:  # re2.error
-            found = CelError(_go_regexp_error(pattern, exc))
-        if len(_REGEX_CACHE) > 512:
-            _REGEX_CACHE.clear()
-        _REGEX_CACHE[pattern] = found
-    if isinstance(found, CelError):
-        raise found
-    return found
-
-
-_RE2_TO_GO = {
-    "missing )": "missing closing )",
-    "missing ]": "missing closing ]",
-    "no argument for repetition operator": "missing argument to repetition operator",
-    "bad repetition operator": "invalid nested repetition operator",
-    "invalid perl operator": "invalid or unsupported Perl syntax",
-    "trailing \\": "trailing backslash at end of expression",
-}
-
-
-def _go_regexp_error(pattern: str, exc: Exception) -> str:
-    """Go's `error parsing regexp: <code>: `<fragment>`` from RE2's C++ message."""
-    text = exc.args[0] if exc.args else str(exc)
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
-    code, _, fragment = str(text).partition(": ")
-    code = _RE2_TO_GO.get(code, code)
-    return f"error parsing regexp: {code}: `{fragment or pattern}`"
+def compile_regex(pattern: str) -> Any:
+    """Go's `regexp.Compile` for `matches`; its error is the call's error, in Go's words."""
+    try:
+        return regexp.compile(pattern)
+    except regexp.RegexpError as exc:
+        raise CelError(str(exc)) from exc
 
 
 @_reg("matches", "matches_string")

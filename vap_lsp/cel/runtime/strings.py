@@ -1,11 +1,10 @@
-"""String functions: cel-go `ext.Strings` (v2, `ext/strings.go`, `ext/formatting.go`) and the
-Go number formatting they rely on. Indices count code points, as Go's `[]rune` does."""
+"""String functions: cel-go `ext.Strings` (v2, `ext/strings.go`, `ext/formatting.go`), over Go's
+quoting and number formatting (`vap_lsp.golang`). Indices count code points, as Go's `[]rune` does."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from decimal import Decimal
 
 from vap_lsp.cel.runtime.values import (
     CelError,
@@ -17,13 +16,13 @@ from vap_lsp.cel.runtime.values import (
     Value,
     type_name,
 )
+from vap_lsp.golang.fmt import format_e_width, format_fixed_grouped
+from vap_lsp.golang.fmt import format_g as go_format_g
+from vap_lsp.golang.strconv import quote as go_quote
 
 __all__ = [
     "char_at",
     "format_string",
-    "go_format_g",
-    "go_quote",
-    "go_trim_space",
     "index_of",
     "last_index_of",
     "lower_ascii",
@@ -32,53 +31,6 @@ __all__ = [
     "substring",
     "upper_ascii",
 ]
-
-_GO_SPACE = frozenset(
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
-
-
-def go_trim_space(s: str) -> str:
-    """Go `strings.TrimSpace` (Python's `strip` also removes \\x1c-\\x1f)."""
-    start, end = 0, len(s)
-    while start < end and s[start] in _GO_SPACE:
-        start += 1
-    while end > start and s[end - 1] in _GO_SPACE:
-        end -= 1
-    return s[start:end]
-
-
-def go_format_g(x: float) -> str:
-    """Go `fmt.Sprintf("%g", x)`: shortest digits, exponent form when exp < -4 or >= 6."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "+Inf" if x > 0 else "-Inf"
-    if x == 0:
-        return "-0" if math.copysign(1.0, x) < 0 else "0"
-    r = repr(x)
-    mantissa, _, exp_text = r.partition("e")
-    sign = ""
-    if mantissa.startswith("-"):
-        sign, mantissa = "-", mantissa[1:]
-    digits_part = mantissa.replace(".", "")
-    int_len = mantissa.index(".") if "." in mantissa else len(mantissa)
-    exp10 = int(exp_text) if exp_text else 0
-    digits = digits_part.lstrip("0")
-    lead_zeros = len(digits_part) - len(digits)
-    digits = digits.rstrip("0") or "0"
-    # decimal point position relative to the first significant digit
-    dp = int_len - lead_zeros + exp10
-    exp = dp - 1
-    if exp < -4 or exp >= 6:
-        mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mant}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    if dp <= 0:
-        return f"{sign}0.{'0' * -dp}{digits}"
-    if dp >= len(digits):
-        return f"{sign}{digits}{'0' * (dp - len(digits))}"
-    return f"{sign}{digits[:dp]}.{digits[dp:]}"
 
 
 def char_at(s: str, i: int) -> str:
@@ -178,26 +130,6 @@ def quote(s: str) -> str:
     return '"' + "".join(_QUOTE_ESCAPES.get(c, c) for c in s) + '"'
 
 
-def go_quote(s: str) -> str:
-    """Go `%q` / `strconv.Quote`: non-printable characters escaped."""
-    out = ['"']
-    for c in s:
-        if c in _QUOTE_ESCAPES:
-            out.append(_QUOTE_ESCAPES[c])
-        elif c.isprintable():
-            out.append(c)
-        else:
-            code = ord(c)
-            if code < 0x80:
-                out.append(f"\\x{code:02x}")
-            elif code < 0x10000:
-                out.append(f"\\u{code:04x}")
-            else:
-                out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
-
-
 def _go_v(v: Value) -> str:
     """Go `%v` of a CEL value (error messages)."""
     if type(v) is bool:
@@ -212,48 +144,6 @@ def _go_v(v: Value) -> str:
 
 
 # --- string.format ---------------------------------------------------------------------------
-
-
-def _with_commas(int_part: str) -> str:
-    sign = ""
-    if int_part.startswith("-"):
-        sign, int_part = "-", int_part[1:]
-    groups = []
-    while len(int_part) > 3:
-        groups.append(int_part[-3:])
-        int_part = int_part[:-3]
-    groups.append(int_part)
-    return sign + ",".join(reversed(groups))
-
-
-def _special_float(x: float) -> str | None:
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    return None
-
-
-def _fixed(x: float, precision: int) -> str:
-    """`message.NewPrinter(en_US).Sprintf("%.<p>f")`: grouped thousands."""
-    special = _special_float(x)
-    if special is not None:
-        return special
-    text = format(Decimal(x), f".{precision}f") if abs(x) >= 1e16 else f"{x:.{precision}f}"
-    int_part, dot, frac = text.partition(".")
-    return _with_commas(int_part) + dot + frac
-
-
-def _scientific(x: float, precision: int) -> str:
-    special = _special_float(x)
-    if special is not None:
-        return special
-    text = f"{x:.6e}"
-    mant, _, exp = text.partition("e")
-    sign = exp[0]
-    digits = exp[1:].lstrip("0").rjust(2, "0")
-    out = f"{mant}e{sign}{digits}"
-    return out.rjust(precision)
 
 
 def _float_arg(arg: Value, clause: str) -> float:
@@ -340,9 +230,9 @@ def _format_clause(verb: str, precision: int | None, arg: Value) -> str:
             + type_name(arg)
         )
     if verb == "f":
-        return _fixed(_float_arg(arg, "fixed-point"), 6 if precision is None else precision)
+        return format_fixed_grouped(_float_arg(arg, "fixed-point"), 6 if precision is None else precision)
     if verb == "e":
-        return _scientific(_float_arg(arg, "scientific"), 6 if precision is None else precision)
+        return format_e_width(_float_arg(arg, "scientific"), 6 if precision is None else precision)
     if verb == "b":
         if type(arg) is bool:
             return "1" if arg else "0"

@@ -150,14 +150,17 @@ class Duration:
 
 
 class Timestamp:
-    """Nanoseconds since the Unix epoch, UTC, in [0001-01-01, 9999-12-31T23:59:59.999999999]."""
+    """Nanoseconds since the Unix epoch in [0001-01-01, 9999-12-31T23:59:59.999999999] UTC, and
+    the zone offset (seconds east) it was parsed with: Go's `time.Time` keeps it, so cel-go
+    prints it and reads the wall clock there. Equal instants are equal whatever their offsets."""
 
-    __slots__ = ("nanos",)
+    __slots__ = ("nanos", "offset")
 
-    def __init__(self, nanos: int) -> None:
+    def __init__(self, nanos: int, offset: int = 0) -> None:
         if not MIN_UNIX * _NANOS <= nanos < (MAX_UNIX + 1) * _NANOS:
             raise CelError("timestamp overflow")
         self.nanos = nanos
+        self.offset = offset
 
     @property
     def seconds(self) -> int:
@@ -327,9 +330,9 @@ def format_key(key: Value) -> str:
     if type(key) is bool:
         return "true" if key else "false"
     if type(key) is float:
-        from vap_lsp.cel.runtime.strings import go_format_g
+        from vap_lsp.golang.fmt import format_g
 
-        return go_format_g(key)
+        return format_g(key)
     if isinstance(key, bytes):
         return key.decode("utf-8", "replace")
     if key is None:
