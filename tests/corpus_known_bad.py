@@ -110,31 +110,31 @@ KNOWN_BAD: dict[str, list[str]] = {
 CEL_KNOWN_BAD: dict[str, list[str]] = {
     # Intentionally broken expressions (`x > y`, `!!!`).
     "jpbetz__validation-admission-policy-examples/policyvalidationerrors/vap.yaml": [
-        "spec.validations[2].expression: compilation failed: ERROR: <input>:1:1: undeclared reference to 'x'",
-        "spec.validations[2].expression: compilation failed: ERROR: <input>:1:5: undeclared reference to 'y'",
-        "spec.validations[4].expression: compilation failed: ERROR: <input>:1:4: Syntax error: mismatched input '<EOF>'",
+        "spec.validations[2].expression: Invalid value: \"x > y\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'x'",
+        "spec.validations[2].expression: Invalid value: \"x > y\": compilation failed: ERROR: <input>:1:5: undeclared reference to 'y'",
+        "spec.validations[4].expression: Invalid value: \"!!!\": compilation failed: ERROR: <input>:1:4: Syntax error: mismatched input '<EOF>'",
     ],
     # Typo `object,spec` (comma for dot) in both validations; the server rejects the policy.
     "gnunn1__validating-admission-policies/configuration/deployments/probes-must-be-defined.yaml": [
-        "spec.validations[0].expression: compilation failed: ERROR: <input>:1:7: Syntax error: mismatched input ','",
-        "spec.validations[1].expression: compilation failed: ERROR: <input>:1:7: Syntax error: mismatched input ','",
+        "spec.validations[0].expression: Invalid value: \"object,spec.template.spec.containers.all(container,has(container.readinessProbe))\": compilation failed: ERROR: <input>:1:7: Syntax error: mismatched input ','",
+        "spec.validations[1].expression: Invalid value: \"object,spec.template.spec.containers.all(container,has(container.livenessProbe))\": compilation failed: ERROR: <input>:1:7: Syntax error: mismatched input ','",
     ],
     # Calls `startWith`, which does not exist (startsWith).
     "kubernetes__website/content/en/examples/access/validating-admission-policy-match-conditions.yaml": [
-        "spec.validations[0].expression: compilation failed: ERROR: <input>:1:31: undeclared reference to 'startWith'",
+        "spec.validations[0].expression: Invalid value: \"object.metadata.name.startWith('demo')\": compilation failed: ERROR: <input>:1:31: undeclared reference to 'startWith'",
     ],
     # `'…' + variables.maxReplicas` where the variable is inferred as int: no `string + int` overload.
     "pfnet__kaptest/examples/complicated/complicated-policy.yaml": [
-        "spec.validations[0].messageExpression: compilation failed: ERROR: <input>:1:31: found no matching overload for '_+_' applied to '(string, int)'",
+        "spec.validations[0].messageExpression: Invalid value: \"'replicas must be less than ' + variables.maxReplicas\": compilation failed: ERROR: <input>:1:31: found no matching overload for '_+_' applied to '(string, int)'",
     ],
     "pfnet__kaptest/internal/tester/testdata/vap-with-namespaces.yaml": [
-        "spec.validations[0].messageExpression: compilation failed: ERROR: <input>:1:40: found no matching overload for '_+_' applied to '(string, int)'",
+        "spec.validations[0].messageExpression: Invalid value: \"'replicas must be equal or less than ' + variables.maxReplicas\": compilation failed: ERROR: <input>:1:40: found no matching overload for '_+_' applied to '(string, int)'",
     ],
     # JSONPatch entries written as plain maps with string values where JSONPatch{} is needed.
     "soulwhisper__homelab-ops/kubernetes/apps/database-system/dragonfly-operator/app/policy.yaml": [
-        "spec.mutations[0].jsonPatch.expression: compilation failed: ERROR: <input>:5:14: expected type 'string' but found 'map(string, string)'",
-        "spec.mutations[0].jsonPatch.expression: compilation failed: ERROR: <input>:13:14: expected type 'string' but found 'map(string, string)'",
-        "spec.mutations[0].jsonPatch.expression: compilation failed: ERROR: <input>:21:14: expected type 'string' but found 'map(string, string)'",
+        'spec.mutations[0].jsonPatch.expression: Invalid value: "[\\n  {\\n    \\"op\\": \\"add\\",\\n    \\"path\\": \\"/spec/template/spec/containers/[name=manager]/env/-\\",\\n    \\"value\\": {\\n      \\"name\\": \\"HTTP_PROXY\\",\\n      \\"value\\": \\"http://172.19.82.10:1080\\"\\n    }\\n  },\\n  {\\n    \\"op\\": \\"add\\",\\n    \\"path\\": \\"/spec/template/spec/containers/[name=manager]/env/-\\",\\n    \\"value\\": {\\n      \\"name\\": \\"HTTPS_PROXY\\",\\n      \\"value\\": \\"http://172.19.82.10:1080\\"\\n    }\\n  },\\n  {\\n    \\"op\\": \\"add\\",\\n    \\"path\\": \\"/spec/template/spec/containers/[name=manager]/env/-\\",\\n    \\"value\\": {\\n      \\"name\\": \\"NO_PROXY\\",\\n      \\"value\\": \\".cluster.local.,.cluster.local,.svc,localhost,127.0.0.1,10.100.0.0/16\\"\\n    }\\n  }\\n]\\n": compilation failed: ERROR: <input>:5:14: expected type \'string\' but found \'map(string, string)\'',
+        'spec.mutations[0].jsonPatch.expression: Invalid value: "[\\n  {\\n    \\"op\\": \\"add\\",\\n    \\"path\\": \\"/spec/template/spec/containers/[name=manager]/env/-\\",\\n    \\"value\\": {\\n      \\"name\\": \\"HTTP_PROXY\\",\\n      \\"value\\": \\"http://172.19.82.10:1080\\"\\n    }\\n  },\\n  {\\n    \\"op\\": \\"add\\",\\n    \\"path\\": \\"/spec/template/spec/containers/[name=manager]/env/-\\",\\n    \\"value\\": {\\n      \\"name\\": \\"HTTPS_PROXY\\",\\n      \\"value\\": \\"http://172.19.82.10:1080\\"\\n    }\\n  },\\n  {\\n    \\"op\\": \\"add\\",\\n    \\"path\\": \\"/spec/template/spec/containers/[name=manager]/env/-\\",\\n    \\"value\\": {\\n      \\"name\\": \\"NO_PROXY\\",\\n      \\"value\\": \\".cluster.local.,.cluster.local,.svc,localhost,127.0.0.1,10.100.0.0/16\\"\\n    }\\n  }\\n]\\n": compilation failed: ERROR: <input>:13:14: expected type \'string\' but found \'map(string, string)\'',
+        'spec.mutations[0].jsonPatch.expression: Invalid value: "[\\n  {\\n    \\"op\\": \\"add\\",\\n    \\"path\\": \\"/spec/template/spec/containers/[name=manager]/env/-\\",\\n    \\"value\\": {\\n      \\"name\\": \\"HTTP_PROXY\\",\\n      \\"value\\": \\"http://172.19.82.10:1080\\"\\n    }\\n  },\\n  {\\n    \\"op\\": \\"add\\",\\n    \\"path\\": \\"/spec/template/spec/containers/[name=manager]/env/-\\",\\n    \\"value\\": {\\n      \\"name\\": \\"HTTPS_PROXY\\",\\n      \\"value\\": \\"http://172.19.82.10:1080\\"\\n    }\\n  },\\n  {\\n    \\"op\\": \\"add\\",\\n    \\"path\\": \\"/spec/template/spec/containers/[name=manager]/env/-\\",\\n    \\"value\\": {\\n      \\"name\\": \\"NO_PROXY\\",\\n      \\"value\\": \\".cluster.local.,.cluster.local,.svc,localhost,127.0.0.1,10.100.0.0/16\\"\\n    }\\n  }\\n]\\n": compilation failed: ERROR: <input>:21:14: expected type \'string\' but found \'map(string, string)\'',
     ],
 }
 

@@ -56,7 +56,10 @@ def test_dyn_result_is_an_error_because_object_is_dyn_at_create_time() -> None:
     text, diags = _vap("- expression: object.spec.paused\n")
     (d,) = diags
     assert d.severity is Severity.ERROR
-    assert d.message == "spec.validations[0].expression: must evaluate to bool but got dyn"
+    assert d.message == (
+        'spec.validations[0].expression: Invalid value: "object.spec.paused": '
+        "must evaluate to bool but got dyn"
+    )
     assert _at(text, d) == "object.spec.paused"
 
 
@@ -71,7 +74,8 @@ def test_overload_error_in_a_folded_scalar_is_placed_on_its_source_line() -> Non
     (d,) = diags
     assert d.severity is Severity.ERROR
     assert d.message == (
-        "spec.validations[0].expression: compilation failed: ERROR: <input>:1:33: "
+        "spec.validations[0].expression: Invalid value: \"object.spec.replicas > 1 && 'a' + 1 == 'a1'\": "
+        "compilation failed: ERROR: <input>:1:33: "
         "found no matching overload for '_+_' applied to '(string, int)'"
     )
     line = text.count("\n", 0, d.span.start)
@@ -84,8 +88,8 @@ def test_syntax_error_in_a_double_quoted_scalar_with_escapes() -> None:
     (d,) = diags
     assert d.code == "cel-syntax"
     assert d.message.startswith(
-        "spec.validations[0].expression: compilation failed: ERROR: <input>:1:31: "
-        "Syntax error: mismatched input '<EOF>'"
+        'spec.validations[0].expression: Invalid value: "\\"é\\" == object.metadata.name &&": '
+        "compilation failed: ERROR: <input>:1:31: Syntax error: mismatched input '<EOF>'"
     )
     # Decoded column 31 is past the content: in the file, the closing quote after `&&`.
     assert text[d.span.start - 2 : d.span.start + 1] == '&&"'
@@ -102,7 +106,8 @@ def test_message_expression_has_no_authorizer() -> None:
 def test_params_only_with_param_kind() -> None:
     _, diags = _vap('- expression: "params.max > 1"\n')
     assert [d.message for d in diags] == [
-        "spec.validations[0].expression: compilation failed: ERROR: <input>:1:1: "
+        'spec.validations[0].expression: Invalid value: "params.max > 1": '
+        "compilation failed: ERROR: <input>:1:1: "
         "undeclared reference to 'params' (in container '')"
     ]
     _, diags = _vap(
@@ -124,7 +129,9 @@ def test_variables_see_only_earlier_variables_and_are_typed() -> None:
     """
     _, diags = _vap('- expression: "variables.replicas > 1 && variables.late + 1 > 2"\n', extra=extra)
     assert [d.message for d in diags] == [
-        "spec.variables[1].expression: compilation failed: ERROR: <input>:1:10: undefined field 'late'"
+        'spec.variables[1].expression: Invalid value: "variables.late": '
+        "compilation failed: ERROR: <input>:1:10: "
+        "undefined field 'late'"
     ]
 
 
@@ -139,9 +146,11 @@ def test_match_conditions_are_trimmed_and_have_no_variables() -> None:
     """
     text, diags = _vap("- expression: 'true'\n", extra=extra)
     (d,) = diags
-    # Columns count from the trimmed text, as the server compiles it.
+    # Columns count from the trimmed text, as the server compiles it, and it shows that text
+    # (validation.go validateMatchCondition passes the trimmed expression to the compiler).
     assert d.message == (
-        "spec.matchConditions[0].expression: compilation failed: ERROR: <input>:1:1: "
+        'spec.matchConditions[0].expression: Invalid value: "variables.x": '
+        "compilation failed: ERROR: <input>:1:1: "
         "undeclared reference to 'variables' (in container '')"
     )
     assert _at(text, d) == "variables"
@@ -192,7 +201,8 @@ def test_mutating_policy_result_types() -> None:
     )
     diags = analyse_text(text, AnalysisSettings("1.34")).diagnostics
     assert [d.message for d in diags] == [
-        "spec.mutations[2].applyConfiguration.expression: must evaluate to Object but got string"
+        "spec.mutations[2].applyConfiguration.expression: Invalid value: \"'not an object'\": "
+        "must evaluate to Object but got string"
     ]
 
 

@@ -40,6 +40,7 @@ from vap_lsp.cel.types import (
     maybe_unwrap_optional,
     substitute,
 )
+from vap_lsp.policy.field_errors import ErrorType, invalid
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import MappingNode, Path
@@ -63,9 +64,18 @@ def _position_text(result: CompileResult, issue: CompileIssue) -> str:
 
 
 def _message(site: ExpressionSite, result: CompileResult, issue: CompileIssue) -> str:
+    """The server's `convertCELErrorToValidationError`: an invalid expression is
+    `field.Invalid(path, expression, detail)` — the expression quoted as Go's `%q` prints it
+    (trimmed where the server compiled it trimmed: matchConditions) — and a failure to build
+    the program is `field.InternalError`. One message per issue, each with the server's text."""
+    if issue.phase == "program":
+        return f"{site.field}: {ErrorType.INTERNAL.label}: {issue.message}"  # no value, as ErrorBody
     if issue.phase == "result":
-        return f"{site.field}: {issue.message}"
-    return f"{site.field}: compilation failed: ERROR: {_position_text(result, issue)}: {issue.message}"
+        detail = issue.message
+    else:
+        detail = f"compilation failed: ERROR: {_position_text(result, issue)}: {issue.message}"
+    shown = result.compiled_text if site.kind is ExpressionKind.MATCH_CONDITION else result.text
+    return invalid(site.path, shown, detail).message()
 
 
 def check_cel(

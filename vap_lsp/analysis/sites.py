@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.cel.environment import ExpressionKind
+from vap_lsp.golang.strings import trim_space
+from vap_lsp.policy.field_errors import path_string
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.yaml.model import MappingNode, Path, ScalarNode, lookup
 
@@ -30,10 +32,7 @@ class ExpressionSite:
 
     @property
     def field(self) -> str:
-        out = ""
-        for elem in self.path:
-            out += f"[{elem}]" if isinstance(elem, int) else ("." if out else "") + elem
-        return out
+        return path_string(self.path)
 
     @property
     def text(self) -> str:
@@ -52,7 +51,7 @@ def _site(
     root: MappingNode, kind: ExpressionKind, path: Path, name: str | None = None
 ) -> ExpressionSite | None:
     node, _, found = lookup(root, path)
-    if len(found) != len(path) or not isinstance(node, ScalarNode) or not node.value.strip():
+    if len(found) != len(path) or not isinstance(node, ScalarNode) or not trim_space(node.value):
         return None  # blank or missing: the validation rules report it
     return ExpressionSite(kind, path, node, name)
 

@@ -73,8 +73,8 @@ _WIDGET_POLICY = _vap(
 _CEL_COMPILE = """
     On create and update the API server compiles every CEL expression of the policy (with
     `object`, `oldObject` and `params` typed `dyn`) and rejects the object with
-    `Invalid value: ...: compilation failed: ERROR: <input>:line:column: ...`. vap-lsp
-    reports cel-go's message at the offending sub-expression.
+    `<field>: Invalid value: "<expression>": compilation failed: ERROR: <input>:line:column: ...`.
+    vap-lsp reports that text, one message per error, at the offending sub-expression.
 """
 
 RULES: tuple[Rule, ...] = (
@@ -430,11 +430,26 @@ RULES: tuple[Rule, ...] = (
         server="""
             The server requires validations and matchConditions to evaluate to `bool` and
             messageExpressions to `string`; anything else (including `dyn`) is rejected on create:
-            `must evaluate to bool but got dyn`.
+            `Invalid value: "<expression>": must evaluate to bool but got dyn`.
         """,
         example=_validation('"object.spec.replicas"'),
         fix="Compare or convert so the expression has the required type.",
         fixed=_validation('"has(object.spec.replicas) && object.spec.replicas <= 5"'),
+    ),
+    Rule(
+        code="cel-program",
+        title="A constant regular expression the server cannot compile when it builds the program",
+        severity="error",
+        group="cel",
+        server="""
+            After compiling an expression the server builds its program, and the Kubernetes regex
+            library compiles every constant pattern of `find` and `findAll` then
+            (`FindRegexOptimization`). A pattern Go's `regexp` rejects fails the create or update
+            with `Internal error: program instantiation failed: error parsing regexp: ...`.
+        """,
+        example=_validation("\"object.metadata.name.find('(a') == ''\""),
+        fix="Fix the pattern (here close the group).",
+        fixed=_validation("\"object.metadata.name.find('(a)') == ''\""),
     ),
     Rule(
         code="cel-type-check",
