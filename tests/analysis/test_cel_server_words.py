@@ -56,7 +56,7 @@ def test_an_unclosed_list_literal() -> None:
     `missing ']' at '<EOF>'`; no Kubernetes version vap-lsp supports pins one of those.)"""
     errors = _errors("validations:\n  - expression: '[1, 2'\n")
     assert errors == [
-        "spec.validations[0].expression: Invalid value: \"[1, 2\": compilation failed: "
+        'spec.validations[0].expression: Invalid value: "[1, 2": compilation failed: '
         "ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting {']', ','}"
     ]
 
