@@ -6,6 +6,7 @@ Why a separate module: other features build on these types; the evaluation itsel
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,8 @@ from vap_lsp.policy.kinds import recognise
 
 if TYPE_CHECKING:
     from vap_lsp.admission.engine import PreparedInputs
+    from vap_lsp.cel.interpreter import LazyVariables
+    from vap_lsp.cel.trace import Trace
 
 __all__ = [
     "AdmissionRequestInput",
@@ -22,6 +25,7 @@ __all__ = [
     "Evaluation",
     "ExpressionEvaluation",
     "Failure",
+    "MutationStep",
     "PolicyInputs",
     "UserInfo",
     "admit",
@@ -139,6 +143,9 @@ class ExpressionEvaluation:
     expression: str
     result: object
     error: str | None
+    cost: int = 0
+    trace: Trace | None = dataclasses.field(default=None, repr=False, compare=False)
+    """Every evaluated node's value (only with `admit(..., explain=True)`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -147,6 +154,19 @@ class ExpressionEvaluation:
             "result": self.result,
             "error": self.error,
         }
+
+
+@dataclass
+class MutationStep:
+    """One mutation as dispatched (`--explain`): its patch (the applyConfiguration object or the
+    JSON Patch operations; None when it failed), the object after it, and whether it changed it.
+    `round` 1 is the reinvocation (reinvocationPolicy IfNeeded)."""
+
+    field: str
+    round: int
+    patch: Any
+    object: dict[str, Any] | None
+    changed: bool
 
 
 @dataclass
@@ -171,6 +191,10 @@ class Evaluation:
     why_not: str | None
     expressions: list[ExpressionEvaluation]
     failures: list[Failure] = field(default_factory=list)
+    variables: LazyVariables | None = field(default=None, repr=False, compare=False)
+    """With `explain=True`: the policy's variables, with the traces of those that were read."""
+    mutations: list[MutationStep] = field(default_factory=list)
+    """With `explain=True` (MAP): each mutation applied, in order, both rounds."""
 
     def to_json(self) -> dict[str, Any]:
         return {

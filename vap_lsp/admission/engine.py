@@ -26,6 +26,7 @@ from vap_lsp.admission.api import (
     Evaluation,
     ExpressionEvaluation,
     Failure,
+    MutationStep,
     PolicyInputs,
 )
 from vap_lsp.admission.authz import RulesAuthorizer
@@ -246,6 +247,8 @@ class _Context:
     namespace_object: dict[str, Any] | None
     authorizer: RulesAuthorizer
     identity: dict[str, Any]
+    explain: bool = False
+    """Trace every evaluation (`admit(..., explain=True)`, `vap_lsp.admission.explain`)."""
 
 
 def _crds(inputs: PolicyInputs) -> list[CRDVersion]:
@@ -312,8 +315,14 @@ class PreparedInputs:
                 self._equivalents[key] = hit
         return list(hit)
 
-    def admit(self, request: AdmissionRequestInput) -> AdmissionResult:
-        return _admit(request, self)
+    def admit(self, request: AdmissionRequestInput, *, explain: bool = False) -> AdmissionResult:
+        """The verdict on `request`; with `explain`, every evaluation is traced and the result
+        carries what `vap_lsp.admission.explain` reads (verdicts are the same either way)."""
+        return _admit(request, self, explain)
+
+    def request_attributes(self, request: AdmissionRequestInput) -> RequestAttrs:
+        """What matching sees of `request` (namespace labels, resource, kind): for `--explain`."""
+        return _context(request, self).attrs
 
 
 def prepare(inputs: PolicyInputs, version: str) -> PreparedInputs:
@@ -578,30 +587,40 @@ class _Run:
             ),
         }
         self.full = {**self.base, **self.authz}
-        self.variables = _Vars(policy.variables, self.full, cost_limit=PER_CALL_LIMIT)
+        self.trace = ctx.explain
+        self.variables = _Vars(policy.variables, self.full, cost_limit=PER_CALL_LIMIT, trace=ctx.explain)
         self.full_with_vars = {**self.full, "variables": self.variables}
 
-    def eval(self, e: _Expr, activation: Mapping[str, Any]) -> EvalResult:
-        """One expression; errors worded as `condition.go`/`activation.go` words them."""
+    def eval(self, e: _Expr, activation: Mapping[str, Any], *, report: bool = True) -> EvalResult:
+        """One expression; errors worded as `condition.go`/`activation.go` words them. `report`:
+        listed among the evaluation's expressions (a messageExpression only where its
+        validation failed: the only place the server uses its value)."""
         err = e.compile_error()
         if err is not None:
             result = EvalResult(error=f"compilation error: {err}")
         elif e.compiled is None:
             result = EvalResult(error="unexpected internal error compiling expression")
         else:
-            result = evaluate(e.compiled, activation, env=e.env, cost_limit=PER_CALL_LIMIT)
+            result = evaluate(e.compiled, activation, env=e.env, cost_limit=PER_CALL_LIMIT, trace=self.trace)
             if result.error is not None:
                 result = EvalResult(
                     value=None,
                     error=f"expression '{e.text}' resulted in error: {result.error}",
                     cost=result.cost,
                     cost_limit_exceeded=result.cost_limit_exceeded,
+                    trace=result.trace,
                 )
-        self.expressions.append(
-            ExpressionEvaluation(
-                e.field, e.text, _report_value(result.value) if result.ok else None, result.error
+        if report:
+            self.expressions.append(
+                ExpressionEvaluation(
+                    e.field,
+                    e.text,
+                    _report_value(result.value) if result.ok else None,
+                    result.error,
+                    cost=result.cost,
+                    trace=result.trace,
+                )
             )
-        )
         return result
 
     def report_variables(self) -> None:
@@ -610,7 +629,9 @@ class _Run:
             if e is None:
                 continue
             self.expressions.append(
-                ExpressionEvaluation(e.field, e.text, _report_value(r.value) if r.ok else None, r.error)
+                ExpressionEvaluation(
+                    e.field, e.text, _report_value(r.value) if r.ok else None, r.error, r.cost, r.trace
+                )
             )
 
     def match_conditions(self) -> tuple[bool, str | None, str | None]:
@@ -679,11 +700,11 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
     msg_activation = {**run.base, "variables": run.variables}
     messages: list[EvalResult | None] = []
     msg_budget_error: str | None = None
-    for _v, _e, m in p.validations:
+    for (_v, _e, m), vr in zip(p.validations, results, strict=True):
         if m is None or msg_budget_error is not None:
             messages.append(None)
             continue
-        r = run.eval(m, msg_activation)
+        r = run.eval(m, msg_activation, report=vr.error is None and vr.value is not True)
         if r.cost > remaining:
             msg_budget_error = OUT_OF_BUDGET
             messages.append(None)
@@ -907,6 +928,8 @@ def _validating_phase(ctx: _Context, obj: dict[str, Any] | None, out: _Outcome) 
         collected: dict[str, list[str]] = {}
         for inv in _invocations(ctx, [p], out, _VAP):
             run = _Run(ctx, p, obj, ctx.request.old_object, inv.param, inv.gvr, inv.gvk)
+            if ctx.explain:
+                inv.evaluation.variables = run.variables
             decisions, audits, why = _validate(run)
             run.report_variables()
             inv.evaluation.expressions = run.expressions
@@ -970,8 +993,11 @@ def _object_schema(
     return None, identity
 
 
-def _mutate_once(ctx: _Context, run: _Run, kind: str, e: _Expr, obj: dict[str, Any]) -> dict[str, Any]:
-    """dispatchOne for one mutation; raises patching.PatchError with the server's text."""
+def _mutate_once(
+    ctx: _Context, run: _Run, kind: str, e: _Expr, obj: dict[str, Any], patches: list[Any] | None = None
+) -> dict[str, Any]:
+    """dispatchOne for one mutation; raises patching.PatchError with the server's text. The patch
+    it applies is appended to `patches` (for `--explain`)."""
     err = e.compile_error()
     if err is not None:
         run.expressions.append(ExpressionEvaluation(e.field, e.text, None, err))
@@ -989,6 +1015,8 @@ def _mutate_once(ctx: _Context, run: _Run, kind: str, e: _Expr, obj: dict[str, A
             )
         patching.check_type_names(r.value)
         patch = patching.to_json(r.value)
+        if patches is not None:
+            patches.append(patch)
         schema, resolve = _object_schema(ctx, obj)
         result = patching.apply_configuration(obj, patch, schema, resolve)
         return result if isinstance(result, dict) else obj
@@ -1014,6 +1042,8 @@ def _mutate_once(ctx: _Context, run: _Run, kind: str, e: _Expr, obj: dict[str, A
                     raise patching.PatchError("type mismatch: " + "\n".join(errs))
             op["value"] = patching.to_json(value)
         ops.append(op)
+    if patches is not None:
+        patches.append(ops)
     result, _applied = patching.apply_json_patch(obj, ops)
     return result if isinstance(result, dict) else obj
 
@@ -1047,13 +1077,27 @@ def _mutating_phase(ctx: _Context, out: _Outcome) -> dict[str, Any] | None:
                 inv.evaluation.expressions.extend(run.expressions)
                 continue
             before = copy.deepcopy(obj)
-            for kind, e in p.mutations:
+            if ctx.explain:
+                inv.evaluation.variables = run.variables
+            for index, (kind, e) in enumerate(p.mutations):
                 if obj is None or e is None:
                     continue
+                patches: list[Any] | None = [] if ctx.explain else None
+                step_from = copy.deepcopy(obj) if ctx.explain else None
                 try:
-                    obj = _mutate_once(ctx, run, kind, e, obj)
+                    obj = _mutate_once(ctx, run, kind, e, obj, patches)
                 except patching.PatchError as exc:
                     _map_error(out, inv, str(exc))
+                if patches is not None:
+                    inv.evaluation.mutations.append(
+                        MutationStep(
+                            f"spec.mutations[{index}]",
+                            round_,
+                            patches[0] if patches else None,
+                            copy.deepcopy(obj),
+                            obj != step_from,
+                        )
+                    )
             run.report_variables()
             inv.evaluation.expressions.extend(run.expressions)
             if obj != before:
@@ -1086,8 +1130,11 @@ def run_admission(request: AdmissionRequestInput, inputs: PolicyInputs, version:
     return prepare(inputs, version).admit(request)
 
 
-def _admit(request: AdmissionRequestInput, prepared: PreparedInputs) -> AdmissionResult:
+def _admit(
+    request: AdmissionRequestInput, prepared: PreparedInputs, explain: bool = False
+) -> AdmissionResult:
     ctx = _context(request, prepared)
+    ctx.explain = explain
     out = _Outcome()
     patched = _mutating_phase(ctx, out)
     diff: str | None = None

@@ -148,21 +148,30 @@ def _names_match(rule: Mapping[str, Any], name: str) -> bool:
 
 def rules_match(rules: Sequence[Any], match_policy: Any, attrs: RequestAttrs) -> tuple[bool, GVR, GVKey]:
     """matchesResourceRules: exact first, then (Equivalent) the other GVRs of the resource."""
-    for rule in rules:
+    index, gvr, gvk = matching_rule(rules, match_policy, attrs)
+    return index is not None, gvr, gvk
+
+
+def matching_rule(
+    rules: Sequence[Any], match_policy: Any, attrs: RequestAttrs
+) -> tuple[int | None, GVR, GVKey]:
+    """The index of the rule that matches (exact GVR first, then Equivalent ones), with the
+    resource and kind it matched as; None when none does."""
+    for i, rule in enumerate(rules):
         matched = isinstance(rule, Mapping) and rule_matches(rule, attrs, attrs.resource)
         if matched and _names_match(rule, attrs.name):
-            return True, attrs.resource, attrs.kind
+            return i, attrs.resource, attrs.kind
     if match_policy == "Exact" or match_policy is None:
-        return False, attrs.resource, attrs.kind
-    for rule in rules:
+        return None, attrs.resource, attrs.kind
+    for i, rule in enumerate(rules):
         if not isinstance(rule, Mapping):
             continue
         for gvr, gvk in attrs.equivalents:
             if (gvr.group, gvr.version) == (attrs.resource.group, attrs.resource.version):
                 continue
             if rule_matches(rule, attrs, gvr) and _names_match(rule, attrs.name):
-                return True, gvr, gvk
-    return False, attrs.resource, attrs.kind
+                return i, gvr, gvk
+    return None, attrs.resource, attrs.kind
 
 
 @dataclass

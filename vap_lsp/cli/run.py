@@ -70,6 +70,12 @@ def add_parser(sub: Any) -> None:
         help=f"({', '.join(available_versions())}; default {default_version()})",
     )
     run.add_argument("--format", choices=("text", "json"), default="text")
+    run.add_argument(
+        "--explain",
+        action="store_true",
+        help="explain every verdict: scope, each validation's failing sub-expressions with their "
+        "values and elements, messages, audit annotations, costs, mutations",
+    )
     add_crd_option(run)
     add_config_options(run)
     run.set_defaults(func=run_command)
@@ -141,11 +147,27 @@ def run_command(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     inputs.add_namespaces(r.object for r in requests)
     prepared = prepare(inputs, kubernetes_version=version)
-    results = [prepared.admit(r) for r in requests]
+    results = [prepared.admit(r, explain=args.explain) for r in requests]
+    if not args.explain:
+        if args.format == "json":
+            sys.stdout.write(json.dumps({"results": [r.to_json() for r in results]}, indent=2) + "\n")
+        else:
+            sys.stdout.write("".join(format_text(r) for r in results))
+        return 0 if all(r.allowed for r in results) else 1
+    from vap_lsp.admission.explain import explain_result
+    from vap_lsp.cli.explain import format_explanation
+
+    explained = [explain_result(res, prepared, req) for res, req in zip(results, requests, strict=True)]
     if args.format == "json":
-        sys.stdout.write(json.dumps({"results": [r.to_json() for r in results]}, indent=2) + "\n")
+        payload = [
+            {**res.to_json(), "explain": [e.to_json() for e in ex]}
+            for res, ex in zip(results, explained, strict=True)
+        ]
+        sys.stdout.write(json.dumps({"results": payload}, indent=2, default=str) + "\n")
     else:
-        sys.stdout.write("".join(format_text(r) for r in results))
+        sys.stdout.write(
+            "".join(format_explanation(res, ex) for res, ex in zip(results, explained, strict=True))
+        )
     return 0 if all(r.allowed for r in results) else 1
 
 
