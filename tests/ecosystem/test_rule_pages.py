@@ -149,7 +149,7 @@ ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
     ("vap_lsp/analysis/cel_checks.py", "PRECISE_CODE"): lambda: {"vap-lsp-type-check"},
     # A root that is null where the policy reads it: one code per case.
     ("vap_lsp/analysis/advice.py", "case.code"): lambda: _module_constants(
-        PACKAGE / "analysis" / "advice.py", "CODE_"
+        PACKAGE / "analysis" / "guarantees.py", "CODE_"
     ),
     ("vap_lsp/analysis/cel_checks.py", "'cel-' + issue.phase"): _cel_phases,
     # A CRD in the checked files or given with --crd: strict decoding, then the server's CRD checks.

@@ -105,3 +105,12 @@ def test_field_of_a_comprehension_variable_and_of_a_mutating_policy() -> None:
         "name}]", 1, "|\n          [JSONPatch{op: 'add', path: '/x', value: object.metadata.name}]", MAP
     )
     assert "may be absent (absent on CREATE when the object has metadata.generateName" in md
+
+
+def test_a_root_says_where_admission_makes_it_null_for_this_policy() -> None:
+    _, md = _hover(
+        "oldObject", 1, "|\n        oldObject == null || object.spec.replicas >= oldObject.spec.replicas"
+    )
+    assert "**At admission**: null on CREATE, which this policy matches." in md
+    _, md = _hover("object.spec", 1)
+    assert "**At admission**" not in md  # the policy matches CREATE only: object is never null

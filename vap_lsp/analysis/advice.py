@@ -15,8 +15,7 @@ What admission guarantees (a root that is null, a field that is present) comes f
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
@@ -24,10 +23,9 @@ from vap_lsp.analysis.guarantees import (
     Point,
     Subject,
     field_guarantee,
-    matched_operations,
     mentions_root,
+    null_cases,
     root_guarded,
-    subject,
     type_path,
 )
 from vap_lsp.analysis.sites import ExpressionSite
@@ -36,12 +34,7 @@ from vap_lsp.cel.ast import Call, Expr, Ident, Select, children
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileResult
 from vap_lsp.cel.environment import ExpressionKind
-from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.yaml.model import MappingNode, ScalarNode, lookup
-
-CODE_OLD_OBJECT_ON_CREATE = "old-object-on-create"
-CODE_OBJECT_ON_DELETE = "object-on-delete"
-CODE_NAMESPACE_OBJECT_NULL = "namespace-object-null"
 
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
 _CEL_LOOKING = re.compile(r"\b(object|oldObject|params|request|variables)\.[A-Za-z_]")
@@ -55,58 +48,6 @@ def _walk(node: Expr | None) -> Iterator[Expr]:
         stack.extend(reversed(children(current)))
 
 
-@dataclass(frozen=True)
-class _NullCase:
-    """A root that is null in some requests the policy sees, and how to say so."""
-
-    root: str
-    code: str
-    case: str
-    """"on DELETE, which this policy matches" — completes "<root> is null …"."""
-    fix: str
-    sites: Callable[[ExpressionSite], bool] = lambda site: True
-    """Which sites it concerns."""
-    conditions_guard: bool = True
-    """Whether a guard in a matchCondition keeps those requests out, and a test of the request
-    guards too (not when the case is the matchConditions themselves: null whatever the request)."""
-
-
-def _null_cases(typing: PolicyTyping) -> list[_NullCase]:
-    """The roots that can be null where this policy's expressions run (`guarantees`)."""
-    ops = matched_operations(typing.spec, typing.policy)
-    cases: list[_NullCase] = []
-    if "CREATE" in ops:
-        fix = "guard with `oldObject == null || ...` or `request.operation == 'UPDATE'`"
-        case = "on CREATE, which this policy matches"
-        cases.append(_NullCase("oldObject", CODE_OLD_OBJECT_ON_CREATE, case, fix))
-    if "DELETE" in ops and typing.policy is PolicyKind.VAP:
-        fix = "guard with `object == null || ...` or `request.operation != 'DELETE'`"
-        cases.append(_NullCase("object", CODE_OBJECT_ON_DELETE, "on DELETE, which this policy matches", fix))
-    fix = "guard with `namespaceObject == null || ...` or `has(namespaceObject.metadata)`"
-    cluster = [
-        k.gvk
-        for k in typing.kinds
-        if (found := subject(k, typing.version, typing.workspace)) is not None and found.namespaced is False
-    ]
-    if cluster:
-        kinds = ", ".join(f"{g.api_version} {g.kind}" for g in cluster)
-        case = f"for cluster-scoped {kinds}, which this policy matches"
-        cases.append(
-            _NullCase(
-                "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix,
-                lambda site: site.kind is not ExpressionKind.MATCH_CONDITION,
-            )
-        )  # fmt: skip
-    case = "in matchConditions (the server evaluates them without the namespace)"
-    cases.append(
-        _NullCase(
-            "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix.split(" or ")[0],
-            lambda site: site.kind is ExpressionKind.MATCH_CONDITION, False,
-        )
-    )  # fmt: skip
-    return cases
-
-
 def null_roots(typing: PolicyTyping, results: list[tuple[ExpressionSite, CompileResult]]) -> list[Diagnostic]:
     """Roots read without a null guard where they can be null (warnings: the expression fails
     for every such request). A guard in a matchCondition keeps those requests out of every
@@ -114,7 +55,7 @@ def null_roots(typing: PolicyTyping, results: list[tuple[ExpressionSite, Compile
     conditions = [s.text for s, _ in results if s.kind is ExpressionKind.MATCH_CONDITION]
     readers = _variable_readers(results)
     diagnostics: list[Diagnostic] = []
-    for case in _null_cases(typing):
+    for case in null_cases(typing):
         if case.conditions_guard and root_guarded(case.root, conditions):
             continue  # a match condition already keeps those requests out
         for site, result in results:

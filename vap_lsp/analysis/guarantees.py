@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -48,11 +48,13 @@ if TYPE_CHECKING:  # the workspace index reads `params_unguarded`: no import cyc
 __all__ = [
     "ALL_OPERATIONS",
     "Guarantee",
+    "NullCase",
     "Point",
     "Subject",
     "field_guarantee",
     "matched_operations",
     "mentions_root",
+    "null_cases",
     "params_unguarded",
     "point_of",
     "root_guarded",
@@ -255,7 +257,66 @@ def root_subjects(typing: PolicyTyping, kind: Subject | None) -> dict[str, Subje
     }
 
 
-# --- null roots ------------------------------------------------------------------------------
+# --- null roots ---
+
+CODE_OLD_OBJECT_ON_CREATE = "old-object-on-create"
+CODE_OBJECT_ON_DELETE = "object-on-delete"
+CODE_NAMESPACE_OBJECT_NULL = "namespace-object-null"
+
+
+@dataclass(frozen=True)
+class NullCase:
+    """A root that is null in some requests the policy sees, and how to say so."""
+
+    root: str
+    code: str
+    case: str
+    """"on DELETE, which this policy matches" — completes "<root> is null …"."""
+    fix: str
+    sites: Callable[[ExpressionSite], bool] = lambda site: True
+    """Which sites it concerns."""
+    conditions_guard: bool = True
+    """Whether a guard in a matchCondition keeps those requests out, and a test of the request
+    guards too (not when the case is the matchConditions themselves: null whatever the request)."""
+
+
+def null_cases(typing: PolicyTyping) -> list[NullCase]:
+    """The roots that can be null where this policy's expressions run."""
+    ops = matched_operations(typing.spec, typing.policy)
+    cases: list[NullCase] = []
+    if "CREATE" in ops:
+        fix = "guard with `oldObject == null || ...` or `request.operation == 'UPDATE'`"
+        case = "on CREATE, which this policy matches"
+        cases.append(NullCase("oldObject", CODE_OLD_OBJECT_ON_CREATE, case, fix))
+    if "DELETE" in ops and typing.policy is PolicyKind.VAP:
+        fix = "guard with `object == null || ...` or `request.operation != 'DELETE'`"
+        cases.append(NullCase("object", CODE_OBJECT_ON_DELETE, "on DELETE, which this policy matches", fix))
+    fix = "guard with `namespaceObject == null || ...` or `has(namespaceObject.metadata)`"
+    cluster = [
+        k.gvk
+        for k in typing.kinds
+        if (found := subject(k, typing.version, typing.workspace)) is not None and found.namespaced is False
+    ]
+    if cluster:
+        kinds = ", ".join(f"{g.api_version} {g.kind}" for g in cluster)
+        case = f"for cluster-scoped {kinds}, which this policy matches"
+        cases.append(
+            NullCase(
+                "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix,
+                lambda site: site.kind is not ExpressionKind.MATCH_CONDITION,
+            )
+        )  # fmt: skip
+    case = "in matchConditions (the server evaluates them without the namespace)"
+    cases.append(
+        NullCase(
+            "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix.split(" or ")[0],
+            lambda site: site.kind is ExpressionKind.MATCH_CONDITION, False,
+        )
+    )  # fmt: skip
+    return cases
+
+
+# --- guards ------------------------------------------------------------------------------
 
 _NULL_TEST = r"\b{r}\s*[!=]=\s*null\b|\bnull\s*[!=]=\s*{r}\b|\bhas\(\s*{r}\b|\b{r}\s*\.\?"
 _EXTRA_GUARDS = {

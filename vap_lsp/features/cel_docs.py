@@ -17,8 +17,10 @@ ROOT_DOCS: dict[str, str] = {
     "object": "The object of the admission request (`null` for DELETE).",
     "oldObject": "The existing object before the request (`null` for CREATE).",
     "request": "Attributes of the admission request (`kubernetes.AdmissionRequest`).",
-    "params": "The parameter resource the binding's `paramRef` selects (`null` when none is used).",
-    "namespaceObject": "The namespace the object is in (`null` for cluster-scoped resources).",
+    "params": "The parameter resource the binding's `paramRef` selects (`null` when the binding has "
+    "no `paramRef`; with `parameterNotFoundAction: Allow` and no param object the policy is not evaluated).",
+    "namespaceObject": "The namespace the object is in (`null` for cluster-scoped resources and in "
+    "matchConditions).",
     "authorizer": "Authorization checks for the principal (user or service account) of the request.",
     "authorizer.requestResource": "An authorization check preconfigured with the request's resource.",
     "variables": "The policy's `spec.variables`, evaluated lazily by name: `variables.<name>`.",

@@ -7,7 +7,14 @@ expression, a function its overloads and the Kubernetes version that introduced 
 
 from __future__ import annotations
 
-from vap_lsp.analysis.guarantees import field_guarantee, point_of, root_subjects, subject, type_path
+from vap_lsp.analysis.guarantees import (
+    field_guarantee,
+    null_cases,
+    point_of,
+    root_subjects,
+    subject,
+    type_path,
+)
 from vap_lsp.analysis.typing import KindTyping
 from vap_lsp.analysis.typing_coverage import typing_note
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, Literal, Select, StructExpr
@@ -63,6 +70,9 @@ def _root_markdown(ctx: CelContext, name: str, typ: Type | None) -> str:
         lines.append("Typed from `spec.paramKind`." if ctx.policy.has_params else "")
         params = ctx.policy.typing.params_kind
         lines.append(_schema_sources((params,) if params is not None else ()))
+    null = [c.case for c in null_cases(ctx.policy.typing) if c.root == name and c.sites(ctx.site)]
+    if null:
+        lines.append(f"**At admission**: null {'; null '.join(null)}.")
     if name in ("object", "oldObject", "params"):
         # Where typing is lost, as the `typing-unavailable` diagnostic says.
         note = typing_note(ctx.policy.typing, name)
