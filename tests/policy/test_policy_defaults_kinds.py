@@ -62,6 +62,16 @@ def test_policy_defaults() -> None:
     assert "failurePolicy" not in obj["spec"]  # input untouched
 
 
+def test_a_policy_without_spec_is_defaulted_like_an_empty_one() -> None:
+    """`Spec` is a struct value in the Go types (`ValidatingAdmissionPolicySpec`, not a pointer), so
+    zz_generated.defaults.go runs SetDefaults_ValidatingAdmissionPolicySpec on it: the server never
+    says `spec.failurePolicy: Required value`, whatever the object lacks."""
+    for kind in (PolicyKind.VAP, PolicyKind.MAP):
+        for obj in ({"metadata": {"name": "p"}}, {"spec": None}):
+            assert apply_defaults(kind, "v1", obj)["spec"] == {"failurePolicy": "Fail"}
+    assert apply_defaults(PolicyKind.VAPB, "v1", {"metadata": {}}) == {"metadata": {}}
+
+
 def test_binding_defaults() -> None:
     obj = {"spec": {"matchResources": {"matchPolicy": "Exact"}, "paramRef": {"name": "x"}}}
     out = apply_defaults(PolicyKind.VAPB, "v1", obj)

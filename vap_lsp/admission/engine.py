@@ -48,6 +48,8 @@ from vap_lsp.cel.runtime import k8s
 from vap_lsp.cel.runtime.k8s import StructValue
 from vap_lsp.cel.runtime.values import to_python, type_name
 from vap_lsp.cel.types import DYN, Type
+from vap_lsp.golang.jsonenc import marshal
+from vap_lsp.golang.strings import trim_space
 from vap_lsp.policy.defaults import apply_defaults
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.schema.store import SchemaSet, get_schema_set
@@ -730,13 +732,13 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
         message = ""
         mr = messages[i]
         if mr is not None and mr.error is None and isinstance(mr.value, str):
-            message = mr.value.strip()
+            message = trim_space(mr.value)
             if len(message.encode()) > MAX_MESSAGE_BYTES or "\n" in message:
                 message = ""
-        if not message and _text(v.get("message")).strip():
-            message = _text(v.get("message")).strip()
+        if not message and trim_space(_text(v.get("message"))):
+            message = trim_space(_text(v.get("message")))
         if not message:
-            message = f"failed expression: {expr.text.strip()}"
+            message = f"failed expression: {trim_space(expr.text)}"
         run.failures.append(Failure(f"spec.validations[{i}]", message))
         decisions.append(_Decision(True, message, reason, i))
     audits: list[tuple[str, str | None, str | None]] = []
@@ -752,8 +754,8 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
             if fail:
                 audits.append((key, None, r.error))
         elif isinstance(r.value, str):
-            if r.value.strip():
-                audits.append((key, r.value.strip()[:MAX_AUDIT_VALUE], None))
+            if trim_space(r.value):
+                audits.append((key, trim_space(r.value)[:MAX_AUDIT_VALUE], None))
         elif r.value is not None:
             audits.append(
                 (
@@ -765,11 +767,6 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
                 )
             )
     return decisions, audits, None
-
-
-def _go_json(value: Any) -> str:
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 # --- the admission chain ----------------------------------------------------------------------------
@@ -968,7 +965,7 @@ def _validating_phase(ctx: _Context, obj: dict[str, Any] | None, out: _Outcome) 
         for key, values in collected.items():
             out.audit[f"{p.name}/{key}"] = ", ".join(values)
     if failures:
-        out.audit[VALIDATION_FAILURE_KEY] = _go_json(failures[:50])
+        out.audit[VALIDATION_FAILURE_KEY] = marshal(failures[:50], sort_keys=False)
 
 
 def _object_schema(

@@ -12,7 +12,8 @@ and the generated `zz_generated.defaults.go` that calls them:
   (v1beta1 and v1 do not default it).
 
 MAP `reinvocationPolicy` is not defaulted. Only present mappings are defaulted (a nil pointer
-stays nil); values of the wrong type are left alone.
+stays nil) — except a policy's `spec`, a struct value in Go, which is defaulted even when absent
+or null; values of the wrong type are left alone.
 """
 
 from __future__ import annotations
@@ -44,7 +45,13 @@ def _default_match_resources(mr: Any) -> None:
 def apply_defaults(kind: PolicyKind, api_version: str, obj: dict[str, Any]) -> dict[str, Any]:
     """A defaulted deep copy of `obj` (plain data as decoded from YAML/JSON)."""
     out = copy.deepcopy(obj)
-    spec = out.get("spec") if isinstance(out, dict) else None
+    if not isinstance(out, dict):
+        return out
+    if out.get("spec") is None and kind in (PolicyKind.VAP, PolicyKind.MAP):
+        # `Spec` is a struct value, not a pointer: the generated defaulter runs
+        # SetDefaults_…PolicySpec on it even when the object has no (or a null) `spec`.
+        out["spec"] = {}
+    spec = out.get("spec")
     if not isinstance(spec, dict):
         return out
     if kind in (PolicyKind.VAP, PolicyKind.MAP):
