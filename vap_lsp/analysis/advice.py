@@ -28,6 +28,7 @@ from vap_lsp.analysis.guarantees import (
     root_guarded,
     type_path,
 )
+from vap_lsp.analysis.narrowing import Reachability
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import PolicyTyping
 from vap_lsp.cel.ast import Call, Expr, Ident, Select, children
@@ -165,9 +166,11 @@ def unguarded_optional_fields(
     subjects: Mapping[str, Subject | None],
     point: Point,
     version: str,
+    reach: Reachability | None = None,
 ) -> list[Diagnostic]:
     """Fields read without `has()`/`.?` that can be absent where the expression runs
-    (`guarantees.field_guarantee`, with the kind each root holds)."""
+    (`guarantees.field_guarantee`, with the kind each root holds). `reach`: the kind's narrowing
+    (a node in a branch that cannot run for the kind is not read for it)."""
     parsed = result.parsed
     if parsed.ast is None:
         return []
@@ -185,6 +188,8 @@ def unguarded_optional_fields(
     diagnostics: list[Diagnostic] = []
     seen: set[str] = set()
     for node in selects:
+        if reach is not None and reach.guard_of(node) is not None:
+            continue  # a branch that cannot run for this kind
         ref = checked.references.get(node.id)
         decl = ref.field if ref is not None else None
         if decl is None or ref is None:

@@ -16,7 +16,7 @@ Every finding is placed on the sub-expression through the scalar's decoded→sou
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vap_lsp.analysis import advice, mutations
@@ -140,57 +140,98 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
     for the other expression kinds (and all MAP expressions, which the server never
     type-checks) it is the same check, said as vap-lsp's own. One warning per problem, naming
     the kinds it fails for; hints for optional fields read without a guard.
+
+    Narrowing by guards (`analysis.narrowing`): a problem in a branch that cannot run for a kind
+    (`object.kind != 'Pod' || …` for a Deployment) is still the server's warning, labelled
+    `cel-type-check-guarded` (information) with the guard; vap-lsp's own checks are silent there.
     """
     out = _TypedFindings([], {})
     if not typing.kinds:
         return out
-    found: dict[_Key, tuple[ExpressionSite, CompileResult, CompileIssue, list[GVK]]] = {}
+    found: dict[_Key, _Found] = {}
     hints: dict[tuple[Path, int], Diagnostic] = {}
     point = point_of(typing)
     # A kind whose schema is not found is skipped, as the server skips it (reference §4.1).
     for kind in (k for k in typing.kinds if k.has_schema):
         subjects = root_subjects(typing, subject(kind, typing.version, typing.workspace))
         keys = out.issues.setdefault(kind.gvk, set())
-        for site, result in typing.type_check(kind).results():
+        view = typing.type_check(kind)
+        for site, result in view.results():
+            reach = view.reachability(site)
+            runs = False
             for issue in result.issues:
                 if issue.phase == "result":
                     continue  # the type checker does not check result types
                 key = _key(site, issue)
                 keys.add(key)
+                guard = reach.guard_at(issue.start - result.offset) if issue.start >= 0 else None
+                runs = runs or guard is None
                 if key not in reported:
-                    found.setdefault(key, (site, result, issue, []))[3].append(kind.gvk)
-            if result.checked is not None and not result.issues:
+                    entry = found.setdefault(key, _Found(site, result, issue))
+                    if guard is None:
+                        entry.unguarded.append(kind.gvk)
+                    else:
+                        entry.guarded.setdefault(guard.text, []).append(kind.gvk)
+            if result.checked is not None and not runs and result.result_error is None:
                 found_hints = advice.unguarded_optional_fields(
-                    site, result, result.checked, subjects, point, typing.version
+                    site, result, result.checked, subjects, point, typing.version, reach
                 )
                 for hint in found_hints:
                     hints.setdefault((site.path, hint.span.start), hint)
-    for site, result, issue, gvks in found.values():
-        where = "; ".join(str(g) for g in gvks)
+    for entry in found.values():
+        site, result, issue = entry.site, entry.result, entry.issue
         position = f"ERROR: {_position_text(result, issue)}: {issue.message}"
         span = _issue_span(site, issue)
         if typing.policy is PolicyKind.VAP and site.kind in _SERVER_TYPE_CHECKED:
-            text = f"{site.field}: type checking against {where}: {position}"
-            out.diagnostics.append(
-                Diagnostic(span, Severity.WARNING, "cel-type-check", text, field=site.field)
-            )
+            if entry.unguarded:
+                text = f"{site.field}: type checking against {_kinds(entry.unguarded)}: {position}"
+                out.diagnostics.append(
+                    Diagnostic(span, Severity.WARNING, "cel-type-check", text, field=site.field)
+                )
+            for guard_text, gvks in entry.guarded.items():
+                where = _kinds(gvks)
+                text = (
+                    f"{site.field}: type checking against {where}: {position}; "
+                    f"unreachable for {where}: guarded by {guard_text}"
+                )
+                out.diagnostics.append(
+                    Diagnostic(span, Severity.INFORMATION, "cel-type-check-guarded", text, field=site.field)
+                )
             continue
         # Our own check of expressions the server never type-checks. Only a field the schema
         # lacks is a finding: typed overload errors (list(A.@idx) + list(B.@idx)) do not fail on
         # JSON-shaped runtime values. With several kinds the expression may dispatch on
-        # object.kind, so the finding is only a hint then.
+        # object.kind, so the finding is only a hint then. Never in a branch a guard rules out.
+        if not entry.unguarded:
+            continue
         if not issue.cel_message.startswith("undefined field") or _selects_from_open_data(
             result, _select_at(result, issue)
         ):
             continue
         severity = Severity.WARNING if len(typing.kinds) == 1 else Severity.HINT
         text = (
-            f"{site.field}: type checking against {where} (vap-lsp's own check: the API server "
-            f"does not type-check this expression): {position}"
+            f"{site.field}: type checking against {_kinds(entry.unguarded)} (vap-lsp's own check: the API "
+            f"server does not type-check this expression): {position}"
         )
         out.diagnostics.append(Diagnostic(span, severity, "cel-type-check-extra", text, field=site.field))
     out.diagnostics.extend(hints.values())
     return out
+
+
+@dataclass
+class _Found:
+    """One type-check problem: the kinds it is reachable for, and those a guard rules it out for."""
+
+    site: ExpressionSite
+    result: CompileResult
+    issue: CompileIssue
+    unguarded: list[GVK] = field(default_factory=list)
+    guarded: dict[str, list[GVK]] = field(default_factory=dict)
+    """Guard text → the kinds it makes the problem unreachable for."""
+
+
+def _kinds(gvks: list[GVK]) -> str:
+    return "; ".join(str(g) for g in gvks)
 
 
 PRECISE_CODE = "vap-lsp-type-check"
@@ -223,9 +264,12 @@ def _precise_checks(
             if "variables" not in site.text:
                 continue
             result = view.result(site)
+            reach = view.reachability(site)
             for issue in result.issues:
                 if issue.phase != "check" or _key(site, issue) in server_keys:
                     continue
+                if reach.guard_at(issue.start - result.offset) is not None:
+                    continue  # a branch that cannot run for this kind
                 through = _certain_finding(view.environment(site), result, issue, by_name)
                 if through:
                     entry = found.setdefault(_key(site, issue), (site, issue, [], through))
@@ -240,7 +284,9 @@ def _precise_checks(
             f"{site.field}: {issue.message} (vap-lsp's own type check through {names}{where}; the API "
             f"server reads object types as dyn through variables and does not report this)"
         )
-        severity = Severity.WARNING if len(gvks) == typed_passes else Severity.HINT
+        severity = (
+            Severity.WARNING if len(gvks) == _runs_for(typing, site, issue, typed_passes) else Severity.HINT
+        )
         related = tuple(
             Related(v.site.node.span, f"`variables.{v.name}` is defined here; vap-lsp types it as `{v.type}`")
             for v in through
@@ -248,6 +294,16 @@ def _precise_checks(
         span = _issue_span(site, issue)
         diagnostics.append(Diagnostic(span, severity, PRECISE_CODE, text, field=site.field, related=related))
     return diagnostics
+
+
+def _runs_for(typing: PolicyTyping, site: ExpressionSite, issue: CompileIssue, passes: int) -> int:
+    """For how many typed kinds the place of `issue` can run (not ruled out by a guard)."""
+    count = 0
+    for kind in (k for k in typing.kinds if k.has_schema):
+        view = typing.precise(kind)
+        if view.reachability(site).guard_at(issue.start - view.result(site).offset) is None:
+            count += 1
+    return count if passes else 0
 
 
 def _precise_variables(typing: PolicyTyping, view: View) -> dict[str, VariableTyping]:

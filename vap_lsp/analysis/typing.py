@@ -30,10 +30,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, crd_type, object_type
+from vap_lsp.analysis.narrowing import (
+    ALL_OPERATIONS,
+    Facts,
+    Guard,
+    Reachability,
+    decide,
+    everything_reachable,
+    reachability,
+)
 from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
 from vap_lsp.analysis.workspace import CRDVersion, Read, WorkspaceIndex, recording, replay
-from vap_lsp.cel import ast as cel_ast
-from vap_lsp.cel.ast import Call, Expr, Ident, ListExpr, Select
+from vap_lsp.cel.ast import Call, Expr, ParsedExpr
 from vap_lsp.cel.compile import CompileResult, compile_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, Mode, build_environment, variable_field_type
 from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
@@ -115,6 +123,8 @@ class RuleTyping:
     """As written (the diagnostic names them in this order)."""
     typed: tuple[GVK, ...]
     untyped: tuple[UntypedResource, ...]
+    typed_resources: tuple[str, ...] = ()
+    """The resource each `typed` kind was found for (same order)."""
 
 
 @dataclass(frozen=True)
@@ -183,6 +193,7 @@ class View:
     variables: list[tuple[ExpressionSite, str, Type | None]] = field(default_factory=list)
     """Each named variable's site, name and inferred type in this view (None: does not compile)."""
     _results: dict[int, tuple[ExpressionSite, CompileResult]] = field(default_factory=dict)
+    _reach: dict[int, tuple[ExpressionSite, Reachability]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -221,6 +232,33 @@ class View:
         with self._lock:
             self._results[id(site)] = (site, result)
         return result
+
+    def reachability(self, site: ExpressionSite) -> Reachability:
+        """Which nodes of `site`'s compile result in this view can run for the view's kind
+        (`narrowing`); everything, without a kind. Cached."""
+        with self._lock:
+            hit = self._reach.get(id(site))
+        if hit is not None and hit[0] is site:
+            return hit[1]
+        result = self.result(site)
+        if self.kind is None:
+            found = everything_reachable(result.parsed)
+        else:
+            checked = result.checked
+            found = reachability(
+                result.parsed,
+                self.typing.facts(self.kind),
+                self.typing.variable_asts(site),
+                checked.type_of if checked is not None else None,
+            )
+        with self._lock:
+            self._reach[id(site)] = (site, found)
+        return found
+
+    def guard(self, site: ExpressionSite, node: Expr) -> Guard | None:
+        """The guard that keeps `node` (of `site`'s compile result in this view) from running
+        for this view's kind, or None when it can run. What a check skips for this kind."""
+        return self.reachability(site).guard_of(node)
 
     def results(self) -> list[tuple[ExpressionSite, CompileResult]]:
         """Every site with its result: variables first (in order), then the others."""
@@ -277,47 +315,6 @@ def _unified(result: CompileResult) -> Type | None:
     # Only the root may fail: an issue anywhere else leaves the variable untyped.
     loc = result.parsed.location(ast) + result.offset
     return first if all(i.start == loc for i in result.issues) else None
-
-
-def _is_object_kind(e: Expr) -> bool:
-    return (
-        isinstance(e, Select)
-        and e.field == "kind"
-        and isinstance(e.operand, Ident)
-        and e.operand.name == "object"
-    )
-
-
-def _string(e: Expr) -> str | None:
-    return e.value if isinstance(e, cel_ast.Literal) and isinstance(e.value, str) else None
-
-
-def _kind_test(e: Expr, kind: str) -> bool | None:
-    """The value of a condition on `object.kind` alone (`==`, `!=`, `in [...]`, `!`, `&&`, `||`)
-    for objects of `kind`; None when it depends on anything else."""
-    if not isinstance(e, Call):
-        return None
-    args = e.args
-    if e.function in ("_==_", "_!=_") and len(args) == 2:
-        if _is_object_kind(args[0]):
-            literal = _string(args[1])
-        else:
-            literal = _string(args[0]) if _is_object_kind(args[1]) else None
-        if literal is None:
-            return None
-        return (literal == kind) == (e.function == "_==_")
-    if e.function == "@in" and len(args) == 2 and _is_object_kind(args[0]) and isinstance(args[1], ListExpr):
-        names = [_string(x) for x in args[1].elements]
-        return None if any(n is None for n in names) else kind in names
-    if e.function == "!_" and len(args) == 1:
-        inner = _kind_test(args[0], kind)
-        return None if inner is None else not inner
-    if e.function in ("_&&_", "_||_") and len(args) == 2:
-        left, right = _kind_test(args[0], kind), _kind_test(args[1], kind)
-        if left is None or right is None:
-            return None
-        return (left and right) if e.function == "_&&_" else (left or right)
-    return None
 
 
 def _variable_index(site: ExpressionSite) -> int:
@@ -426,6 +423,7 @@ def _walk_rules(
             continue
         out: list[UntypedResource] = []
         typed: list[GVK] = []
+        typed_names: list[str] = []
         count = 0
         for group, ver, resource in combos:
             if "*" in resource.split("/")[0]:
@@ -456,15 +454,22 @@ def _walk_rules(
                     out.append(UntypedResource(group, ver, resource, "no-schema", index, gvk))
                 else:
                     typed.append(gvk)
+                    typed_names.append(resource.lower())
                     typed_resources[(group, ver, resource.lower())] = gvk
                 count += 1
                 if count >= MAX_TYPES_PER_RULE:
                     limit_reached = True
-        walked.append(RuleTyping(index, *written, tuple(typed), tuple(out)))
+        walked.append(RuleTyping(index, *written, tuple(typed), tuple(out), tuple(typed_names)))
     covered = functools.partial(_typed_subresource, schema_set, typed_resources)
     walked = [
         RuleTyping(
-            r.index, r.groups, r.versions, r.resources, r.typed, tuple(u for u in r.untyped if not covered(u))
+            r.index,
+            r.groups,
+            r.versions,
+            r.resources,
+            r.typed,
+            tuple(u for u in r.untyped if not covered(u)),
+            r.typed_resources,
         )
         for r in walked
     ]
@@ -535,6 +540,7 @@ class PolicyTyping:
         """`paramKind` when its kind has no schema (`params` is `dyn`), with why."""
         self.params_type: Type = self.params_kind.object_type if self.params_kind is not None else DYN
         self._views: dict[tuple[ViewName, GVK | None], View] = {}
+        self._facts: dict[GVK, Facts] = {}
         self._lock = threading.Lock()
         self._variables: list[VariableTyping] | None = None
 
@@ -608,8 +614,9 @@ class PolicyTyping:
         for a Deployment its value is the second branch, so the branch is typed alone."""
         ast = result.parsed.ast
         node = ast
+        facts, variables = self.facts(kind), self.variable_asts(site)
         while isinstance(node, Call) and node.function == "_?_:_" and len(node.args) == 3:
-            verdict = _kind_test(node.args[0], kind.gvk.kind)
+            verdict = decide(node.args[0], facts, variables)
             if verdict is None:
                 return None
             node = node.args[1] if verdict else node.args[2]
@@ -620,6 +627,64 @@ class PolicyTyping:
 
     def create_time(self) -> View:
         return self.view("create-time")
+
+    # --- narrowing by guards ------------------------------------------------------------------
+
+    def facts(self, kind: KindTyping) -> Facts:
+        """What a request whose `object` is of `kind` is known to be (`narrowing.Facts`): the
+        resources the rules type as that kind, and the operations of every rule that can match
+        it (a rule with a wildcard, a subresource or an untyped entry may match it too)."""
+        with self._lock:
+            hit = self._facts.get(kind.gvk)
+        if hit is not None:
+            return hit
+        rules = self.spec.get("matchConstraints")
+        written = rules.get("resourceRules") if isinstance(rules, Mapping) else None
+        resources: set[str] = set()
+        operations: set[str] = set()
+        for rule in self.rules:
+            pairs = zip(rule.typed_resources, rule.typed, strict=False)
+            resources.update(r for r, g in pairs if g == kind.gvk)
+            if kind.gvk not in rule.typed and not rule.untyped and not any("/" in r for r in rule.resources):
+                continue
+            raw = written[rule.index] if isinstance(written, list) and rule.index < len(written) else None
+            ops = _strings(raw.get("operations")) if isinstance(raw, Mapping) else []
+            operations.update(ALL_OPERATIONS if not ops or "*" in ops else ops)
+        built = Facts(
+            kind.gvk, frozenset(resources), frozenset(operations or ALL_OPERATIONS), self.has_params
+        )
+        with self._lock:
+            return self._facts.setdefault(kind.gvk, built)
+
+    def variable_asts(self, site: ExpressionSite) -> dict[str, ParsedExpr]:
+        """The parsed expression of each variable `site` may read (by name; a later one wins)."""
+        out: dict[str, ParsedExpr] = {}
+        limit = _variable_index(site) if site.kind is ExpressionKind.VARIABLE else 1 << 30
+        create_time = self.create_time()
+        for s in self.sites:
+            if s.kind is ExpressionKind.VARIABLE and s.name is not None and _variable_index(s) < limit:
+                out[s.name] = create_time.result(s).parsed
+        return out
+
+    def reachability(self, kind: KindTyping | None, site: ExpressionSite) -> Reachability:
+        """Which nodes of `site` can run for `kind`, in its type-check view (`View.reachability`)."""
+        return self.server_view(kind).reachability(site)
+
+    def kind_at(self, site: ExpressionSite, parsed: ParsedExpr, offset: int) -> KindTyping | None:
+        """The kind editor features type `object` as at `offset` of `parsed` (an expression of
+        `site`, maybe repaired text being typed): the first kind with a schema for which the
+        node there can run (`object.kind != 'Pod' || object.spec.te|` types a Deployment), else
+        the primary kind."""
+        path = parsed.node_at(offset)
+        if not path:
+            return self.primary
+        variables = self.variable_asts(site)
+        for kind in self.kinds:
+            if not kind.has_schema:
+                continue
+            if reachability(parsed, self.facts(kind), variables).guard_of(path[-1]) is None:
+                return kind
+        return self.primary
 
     def server_view(self, kind: KindTyping | None) -> View:
         """What the server's compiler sees for `kind`: its type check, or create time without one."""

@@ -45,6 +45,20 @@ _DEPLOYMENTS = """\
 """
 
 
+_PODS_AND_DEPLOYMENTS = """\
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [""]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["pods"]
+      - apiGroups: ["apps"]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["deployments"]
+"""
+
+
 def _validation(expression: str, extra: str = "", *, head: str = "", name: str = "demo") -> str:
     """A policy on Deployments with one validation; `head` goes before `matchConstraints`."""
     return _vap(head + _DEPLOYMENTS + f"  validations:\n    - expression: {expression}\n" + extra, name)
@@ -465,6 +479,44 @@ RULES: tuple[Rule, ...] = (
         example=_validation('"object.spec.replica <= 5"'),
         fix="Use the field the schema declares (the quick fix suggests it).",
         fixed=_validation('"has(object.spec.replicas) && object.spec.replicas <= 5"'),
+    ),
+    Rule(
+        code="cel-type-check-guarded",
+        title="The server's type checker warns about a branch that cannot run for that kind",
+        severity="information",
+        group="cel",
+        server="""
+            The type-check controller checks each validation and messageExpression once per
+            matched kind, branches and all: in `object.kind != 'Pod' || object.spec.containers…`
+            it warns for a Deployment that `containers` is no field of its spec, although that
+            branch never runs for a Deployment. The warning is real (it is in
+            `status.typeChecking`) but harmless. vap-lsp decides the guards it can for each kind
+            (`object.kind`, `object.apiVersion`, `request.kind`, `request.resource`,
+            `request.operation`, `has()` of a field the kind lacks, `oldObject`/`params` against
+            null, through `!`, `&&`, `||`, `?:`, lists of kinds and variables holding such a test)
+            and reports a problem that lies only in branches unreachable for a kind with this code
+            instead of `cel-type-check`, with the server's text and the guard. A problem that can
+            run for some kinds stays a `cel-type-check` warning naming those kinds.
+        """,
+        example=_vap(
+            _PODS_AND_DEPLOYMENTS
+            + "  validations:\n"
+            + "    - expression: \"object.kind != 'Pod' || object.spec.containers.all(c, c.name != '')\"\n"
+        ),
+        fix="""
+            Nothing fails at admission. To silence the server's warning as well, read the branch
+            through a variable that dispatches on the kind (the server types variables holding
+            objects as `dyn`), or match each kind in its own policy; or re-grade the code
+            (`--severity cel-type-check-guarded=off`).
+        """,
+        fixed=_vap(
+            _PODS_AND_DEPLOYMENTS
+            + "  variables:\n    - name: containers\n"
+            + "      expression: >-\n"
+            + "        object.kind == 'Pod' ? object.spec.containers : object.spec.template.spec.containers\n"
+            + "  validations:\n"
+            + "    - expression: \"variables.containers.all(c, c.name != '')\"\n"
+        ),
     ),
     Rule(
         code="vap-lsp-type-check",

@@ -1,0 +1,341 @@
+"""Narrowing by guards: a branch that cannot run for a matched kind is not a problem of that kind.
+
+The API server's type-check controller (`plugin/policy/validating/typechecking.go`,
+`TypeChecker.CheckExpression`) compiles each validation and messageExpression once per matched
+kind and warns about every issue, in branches the kind can never reach too. vap-lsp keeps those
+warnings faithful but labels the ones that lie only in unreachable branches
+(`cel-type-check-guarded`, information, with the guard); a problem that can run stays a
+`cel-type-check` warning for the kinds it can run for. vap-lsp's own checks
+(`cel-type-check-extra`, `vap-lsp-type-check`, `optional-field`) are silent where a guard rules
+the branch out.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
+from vap_lsp.analysis.suppress import CodeRules
+
+WORKLOADS = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: workloads
+spec:
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [""]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["pods"]
+      - apiGroups: ["apps"]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["deployments"]
+      - apiGroups: ["batch"]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["cronjobs"]
+"""
+
+POD = "/v1, Kind=Pod"
+DEPLOYMENT = "apps/v1, Kind=Deployment"
+CRONJOB = "batch/v1, Kind=CronJob"
+
+
+def _findings(spec_tail: str, head: str = WORKLOADS, *, codes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(code, message) of every CEL type finding, in order, for `head` + the indented tail."""
+    text = head + textwrap.indent(textwrap.dedent(spec_tail), "  ")
+    wanted = codes or (
+        "cel-type-check",
+        "cel-type-check-guarded",
+        "cel-type-check-extra",
+        "vap-lsp-type-check",
+    )
+    diagnostics: list[Diagnostic] = analyse_text(text, AnalysisSettings("1.34")).diagnostics
+    return [(d.code, d.message) for d in diagnostics if d.code in wanted]
+
+
+def _col(expression: str, needle: str) -> int:
+    """The 1-based column cel-go reports an issue at: the first `needle` (`.field`, `+`)."""
+    return expression.index(needle) + 1
+
+
+def _guarded(field: str, kinds: str, column: int, message: str, guard: str) -> tuple[str, str]:
+    return (
+        "cel-type-check-guarded",
+        f"{field}: type checking against {kinds}: ERROR: <input>:1:{column}: {message}; "
+        f"unreachable for {kinds}: guarded by {guard}",
+    )
+
+
+def _warning(field: str, kinds: str, column: int, message: str) -> tuple[str, str]:
+    return ("cel-type-check", f"{field}: type checking against {kinds}: ERROR: <input>:1:{column}: {message}")
+
+
+V0 = "spec.validations[0].expression"
+
+
+# --- each guard form --------------------------------------------------------------------------
+
+
+def _one(expression: str) -> str:
+    return f'validations:\n  - expression: "{expression}"\n'
+
+
+def test_kind_inequality_or_guards_the_branch_for_the_other_kinds() -> None:
+    # The kubescape cel-admission-library pattern (C-0044 and most controls).
+    e = "object.kind != 'Pod' || object.spec.containers.all(c, c.name != '')"
+    assert _findings(_one(e)) == [
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'",
+            "object.kind != 'Pod' || …",
+        )
+    ]  # fmt: skip
+
+
+def test_kind_equality_and_guards_the_branch() -> None:
+    e = "!(object.kind == 'CronJob' && object.spec.jobTemplate.spec.suspend == true)"
+    assert _findings(_one(e)) == [
+        _guarded(
+            V0, f"{POD}; {DEPLOYMENT}", _col(e, ".jobTemplate"), "undefined field 'jobTemplate'",
+            "object.kind == 'CronJob' && …",
+        )
+    ]  # fmt: skip
+
+
+def test_a_list_of_kinds_through_all_guards_the_branch() -> None:
+    # kubescape C-0044: ['Deployment', ...].all(kind, object.kind != kind) || …
+    e = "['Deployment','Job'].all(k, object.kind != k) || object.spec.template.spec.hostPID != true"
+    assert _findings(_one(e)) == [
+        _guarded(
+            V0, f"{POD}; {CRONJOB}", _col(e, ".template"), "undefined field 'template'",
+            "['Deployment','Job'].all(k, object.kind != k) || …",
+        )
+    ]  # fmt: skip
+
+
+def test_kind_in_a_list_and_the_conditional_operator() -> None:
+    e = (
+        "object.kind in ['Deployment'] ? object.spec.template.spec.hostNetwork != true"
+        " : object.kind == 'Pod' ? object.spec.hostNetwork != true : true"
+    )
+    assert _findings(_one(e)) == [
+        _guarded(
+            V0, f"{POD}; {CRONJOB}", _col(e, ".template"), "undefined field 'template'",
+            "object.kind in ['Deployment'] ? … : …",
+        ),
+        # One problem, two guards: the outer condition for a Deployment, the inner for a CronJob.
+        _guarded(
+            V0, DEPLOYMENT, _col(e, "object.spec.hostNetwork") + 11, "undefined field 'hostNetwork'",
+            "object.kind in ['Deployment'] ? … : …",
+        ),
+        _guarded(
+            V0, CRONJOB, _col(e, "object.spec.hostNetwork") + 11, "undefined field 'hostNetwork'",
+            "object.kind == 'Pod' ? … : …",
+        ),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "object.apiVersion != 'v1'",
+        "request.kind.kind != 'Pod'",
+        "request.kind.group != ''",
+        "request.resource.resource != 'pods'",
+        "!(oldObject.kind == 'Pod')",
+        "!object.apiVersion.startsWith('v')",
+    ],
+)
+def test_other_kind_facts_guard_the_branch(guard: str) -> None:
+    e = f"{guard} || object.spec.hostPID != true"
+    assert _findings(_one(e)) == [
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".hostPID"), "undefined field 'hostPID'", f"{guard} || …"
+        )
+    ]  # fmt: skip
+
+
+def test_an_operation_the_rules_never_match_guards_the_branch() -> None:
+    # The rules match CREATE and UPDATE only: a DELETE branch never runs, for any kind.
+    e = "request.operation != 'DELETE' || object.spec.replicaz > 0"
+    assert _findings(_one(e)) == [
+        _guarded(
+            V0, f"{POD}; {DEPLOYMENT}; {CRONJOB}", _col(e, ".replicaz"), "undefined field 'replicaz'",
+            "request.operation != 'DELETE' || …",
+        )
+    ]  # fmt: skip
+
+
+def test_has_of_a_field_the_kind_lacks_guards_the_rest_but_is_still_the_servers_warning() -> None:
+    # has(object.spec.jobTemplate) is itself a type-check issue for a Pod (the server warns), and
+    # false at run time: what it guards is unreachable for a Pod.
+    e = "has(object.spec.jobTemplate) && object.spec.jobTemplate.spec.suspend == true"
+    assert _findings(_one(e)) == [
+        _warning(V0, f"{POD}; {DEPLOYMENT}", _col(e, "("), "undefined field 'jobTemplate'"),
+        _guarded(
+            V0, f"{POD}; {DEPLOYMENT}", _col(e, "spec.jobTemplate.spec") + 4, "undefined field 'jobTemplate'",
+            "has(object.spec.jobTemplate) && …",
+        ),
+    ]  # fmt: skip
+
+
+def test_a_variable_holding_a_kind_test_guards_the_branch() -> None:
+    e = "!variables.isPod || object.spec.hostPID != true"
+    tail = "variables:\n  - name: isPod\n    expression: \"object.kind == 'Pod'\"\n" + _one(e)
+    assert _findings(tail) == [
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".hostPID"), "undefined field 'hostPID'",
+            "!variables.isPod || … (variables.isPod: object.kind == 'Pod')",
+        )
+    ]  # fmt: skip
+
+
+def test_a_kind_dispatching_variable_has_no_finding_for_any_kind() -> None:
+    # kubescape C-0194: the variable's other branches are unreachable for each kind, and the
+    # validation reads the one that runs.
+    assert _findings("""\
+        variables:
+          - name: podSpec
+            expression: >-
+              object.kind == 'Pod' ? object.spec
+              : object.kind == 'CronJob' ? object.spec.jobTemplate.spec.template.spec
+              : object.spec.template.spec
+        validations:
+          - expression: "!has(variables.podSpec.hostPID) || variables.podSpec.hostPID == false"
+          - expression: "variables.podSpec.hostPIDz == false"
+        """) == [
+        (
+            "vap-lsp-type-check",
+            "spec.validations[1].expression: undefined field 'hostPIDz' (vap-lsp's own type check through "
+            f"`variables.podSpec`, typed from {POD}; {DEPLOYMENT}; {CRONJOB}; the API server reads object "
+            "types as dyn through variables and does not report this)",
+        )
+    ]
+
+
+# --- what still runs is still reported ---------------------------------------------------------
+
+
+def test_a_problem_in_the_branch_that_runs_stays_a_warning() -> None:
+    # kubescape C-0016: the concatenation does not type-check for the Pod, whose branch runs.
+    e = "object.kind != 'Pod' || (object.spec.containers + object.spec.initContainers).all(c, c.name != '')"
+    assert _findings(_one(e)) == [
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'",
+            "object.kind != 'Pod' || …",
+        ),
+        _warning(
+            V0, POD, _col(e, "+"),
+            "found no matching overload for '_+_' applied to '(list(Pod.spec.containers.@idx), "
+            "list(Pod.spec.initContainers.@idx))'",
+        ),
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".initContainers"), "undefined field 'initContainers'",
+            "object.kind != 'Pod' || …",
+        ),
+    ]  # fmt: skip
+
+
+def test_and_is_not_or_a_kind_test_in_the_wrong_polarity_guards_nothing() -> None:
+    # `object.kind == 'Pod' || …` runs the right side exactly for the other kinds.
+    e = "object.kind == 'Pod' || object.spec.hostPID != true"
+    assert _findings(_one(e)) == [
+        _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".hostPID"), "undefined field 'hostPID'")
+    ]
+    e = "object.kind != 'Pod' && object.spec.hostPID != true"
+    assert _findings(_one(e)) == [
+        _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".hostPID"), "undefined field 'hostPID'")
+    ]
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "object.metadata.name != 'Pod'",  # not the kind
+        "params.kind != 'Pod'",  # another root
+        "[object].all(object, object.kind != 'Pod')",  # `object` is the comprehension's variable
+        "true",  # a literal is no guard
+        "request.operation != 'UPDATE'",  # an operation the rules match
+        "has(object.metadata.labels)",  # a field every kind may have
+    ],
+)
+def test_a_guard_that_does_not_decide_guards_nothing(guard: str) -> None:
+    e = f"{guard} || object.spec.hostPIDz != true"
+    assert _findings(_one(e)) == [
+        _warning(V0, f"{POD}; {DEPLOYMENT}; {CRONJOB}", _col(e, ".hostPIDz"), "undefined field 'hostPIDz'")
+    ]
+
+
+def test_a_variable_that_is_not_a_plain_test_guards_nothing() -> None:
+    e = "!variables.isPod || object.spec.hostPIDz != true"
+    test = "object.kind == 'Pod' || object.metadata.name == 'x'"
+    tail = f'variables:\n  - name: isPod\n    expression: "{test}"\n'
+    assert _findings(tail + _one(e)) == [
+        _warning(V0, f"{POD}; {DEPLOYMENT}; {CRONJOB}", _col(e, ".hostPIDz"), "undefined field 'hostPIDz'")
+    ]
+
+
+def test_a_wildcard_rule_may_match_any_operation() -> None:
+    head = WORKLOADS + '      - apiGroups: ["*"]\n        apiVersions: ["*"]\n'
+    head += '        operations: ["DELETE"]\n        resources: ["*"]\n'
+    e = "request.operation != 'DELETE' || object.spec.replicaz > 0"
+    assert _findings(_one(e), head) == [
+        _warning(V0, f"{POD}; {DEPLOYMENT}; {CRONJOB}", _col(e, ".replicaz"), "undefined field 'replicaz'")
+    ]
+
+
+# --- vap-lsp's own checks -----------------------------------------------------------------------
+
+
+def test_own_check_of_a_match_condition_is_silent_in_a_guarded_branch() -> None:
+    assert _findings("""\
+        matchConditions:
+          - name: spec
+            expression: "object.kind != 'Pod' || object.spec.containers.size() > 0"
+          - name: typo
+            expression: "object.kind != 'Pod' || object.spec.containerz.size() > 0"
+        validations:
+          - expression: "true"
+        """) == [
+        (
+            "cel-type-check-extra",
+            f"spec.matchConditions[1].expression: type checking against {POD} (vap-lsp's own check: the API "
+            "server does not type-check this expression): ERROR: <input>:1:36: undefined field 'containerz'",
+        )
+    ]
+
+
+def test_optional_field_hints_only_in_the_branch_that_runs() -> None:
+    found = _findings(
+        """\
+        validations:
+          - expression: "object.kind != 'Deployment' || object.spec.minReadySeconds > 0"
+        """,
+        codes=("optional-field",),
+    )
+    assert [m for _, m in found if "minReadySeconds" in m] == [
+        f"{V0}: object.spec.minReadySeconds is optional in the schema; without has() or `.?` the expression "
+        "fails when it is absent"
+    ]
+
+
+def test_the_guarded_code_can_be_regraded_like_any_other() -> None:
+    text = WORKLOADS + textwrap.indent(
+        textwrap.dedent("""\
+        validations:
+          - expression: "object.kind != 'Pod' || object.spec.containers.all(c, c.name != '')"
+        """),
+        "  ",
+    )
+    regraded = AnalysisSettings("1.34", CodeRules(severity=(("cel-type-check-guarded", Severity.WARNING),)))
+    assert [
+        (d.code, d.severity) for d in analyse_text(text, regraded).diagnostics if d.code.startswith("cel-")
+    ] == [("cel-type-check-guarded", Severity.WARNING)]
+    ignored = AnalysisSettings("1.34", CodeRules(ignore=frozenset({"cel-type-check-guarded"})))
+    assert [d.code for d in analyse_text(text, ignored).diagnostics if d.code.startswith("cel-")] == []

@@ -1,0 +1,463 @@
+"""Narrowing by guards: which parts of an expression can affect its value when `object` is one kind.
+
+Multi-kind policies dispatch on the kind: `object.kind != 'Pod' || object.spec.containers.all(…)`.
+The server's type checker checks each expression once per matched kind and warns about the
+branch that cannot run for that kind. For one kind (and the operations its rules match) a
+small three-valued evaluator decides the conditions it can: `object.kind` / `oldObject.kind`,
+`object.apiVersion`, `request.kind.{group,version,kind}`, `request.resource.{group,version,
+resource}`, `request.operation`, `has()` of a field the kind's schema does not have,
+`oldObject`/`object`/`params` against `null`, through `==`, `!=`, `in [...]`, `!`, `&&`, `||`,
+`?:`, comprehensions over literal lists (`['Deployment', 'Job'].all(k, object.kind != k)`) and
+variables whose value is such a test (`variables.isPod`).
+
+A sub-expression is *unreachable* for the kind when a decided condition makes its value
+irrelevant: the other side of `||` is true, of `&&` false, or the other branch of `?:` was
+chosen. CEL's `&&`/`||` are commutative (an error on one side is absorbed when the other
+decides), so a guard on either side counts. Anything the evaluator cannot decide keeps its
+branches reachable: narrowing never hides a problem in a branch that can run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from vap_lsp.analysis.matching import GVK
+from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, ListExpr, Literal, ParsedExpr, Select, children
+from vap_lsp.cel.types import ObjectType, Type
+
+__all__ = [
+    "ALL_OPERATIONS",
+    "Facts",
+    "Guard",
+    "Reachability",
+    "decide",
+    "everything_reachable",
+    "reachability",
+]
+
+ALL_OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What is known of an admission request when `object` is of kind `gvk`."""
+
+    gvk: GVK
+    resources: frozenset[str] = frozenset()
+    """The resources (plural) the rules type as this kind (empty: not known)."""
+    operations: frozenset[str] = ALL_OPERATIONS
+    """The operations any rule that can match this kind matches."""
+    has_params: bool = True
+    """Whether the policy has a `paramKind` (without one, `params` is null)."""
+
+
+class _Unknown:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+
+@dataclass(frozen=True)
+class _OneOf:
+    """A string known to be one of a set (`request.operation`, `request.resource.resource`)."""
+
+    values: frozenset[str]
+
+
+Value = str | bool | int | float | None | tuple["Value", ...] | _OneOf | _Unknown
+
+_MAX_LIST = 64
+_MAX_GUARD_TEXT = 120
+
+
+@dataclass(frozen=True)
+class Guard:
+    """Why a sub-expression cannot affect the value: `text` is the deciding condition as written,
+    with the connective (`object.kind != 'Pod' || …`), and `variables` what the variables it
+    reads hold (`variables.isPod: object.kind == 'Pod'`)."""
+
+    condition: Expr
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass
+class _Variable:
+    parsed: ParsedExpr
+    value: Value = UNKNOWN
+    factual: bool = False
+    """Its value depends on the request (not on literals alone)."""
+    state: int = 0
+    """0: not evaluated, 1: being evaluated (a cycle reads UNKNOWN), 2: done."""
+
+
+@dataclass
+class Reachability:
+    """Which nodes of one expression can affect its value for one kind (see the module docstring)."""
+
+    parsed: ParsedExpr | None
+    facts: Facts | None
+    _guards: dict[int, Guard] = field(default_factory=dict)
+
+    def guard_of(self, node: Expr) -> Guard | None:
+        """The guard that makes `node` unreachable for this kind (None: it can run)."""
+        return self._guards.get(node.id)
+
+    def guard_at(self, location: int) -> Guard | None:
+        """The guard of an issue the checker reports at `location` (cel-go's position, relative to
+        the compiled text): every node reported there must be unreachable."""
+        if self.parsed is None or not self._guards:
+            return None
+        found: Guard | None = None
+        for node in self.parsed.walk():
+            if isinstance(node, Expr) and self.parsed.location(node) == location:
+                guard = self._guards.get(node.id)
+                if guard is None:
+                    return None
+                found = found or guard
+        return found
+
+    def guard_at_offset(self, offset: int) -> Guard | None:
+        """The guard of the innermost node spanning `offset` (relative to the compiled text)."""
+        if self.parsed is None or not self._guards:
+            return None
+        path = self.parsed.node_at(offset)
+        return self._guards.get(path[-1].id) if path else None
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether any part of the expression is unreachable for this kind."""
+        return bool(self._guards)
+
+
+def everything_reachable(parsed: ParsedExpr | None = None) -> Reachability:
+    """No facts (create time, or a view without a kind): every node can run."""
+    return Reachability(parsed, None)
+
+
+_Env = Mapping[str, Value]
+TypeOf = Callable[[Expr], Type | None]
+
+
+class _Evaluator:
+    def __init__(
+        self,
+        facts: Facts,
+        variables: Mapping[str, ParsedExpr],
+        type_of: TypeOf | None,
+    ) -> None:
+        self.facts = facts
+        self.variables = {name: _Variable(parsed) for name, parsed in variables.items()}
+        self.type_of = type_of
+        self.read: dict[str, str] = {}
+        """Variables whose value a guard used: name → their text (for the guard's message)."""
+        self.facts_read = 0
+        """How many times a fact was read (a condition of literals alone is no guard)."""
+
+    def decided(self, node: Expr, env: _Env) -> bool | None:
+        """The value of a condition that depends on the request (`x || true` is no guard)."""
+        before = self.facts_read
+        value = self.eval(node, env)
+        return value if isinstance(value, bool) and self.facts_read > before else None
+
+    # --- roots --------------------------------------------------------------------------------
+
+    def _root(self, name: str, env: _Env) -> bool:
+        return name not in env
+
+    def _select(self, node: Select, env: _Env) -> Value:
+        operand = node.operand
+        if isinstance(operand, Ident) and operand.name == "variables" and self._root("variables", env):
+            return self._variable(node.field)
+        value = self._fact(node, env)
+        if not isinstance(value, _Unknown):
+            self.facts_read += 1
+        return value
+
+    def _fact(self, node: Select, env: _Env) -> Value:
+        facts, gvk = self.facts, self.facts.gvk
+        if node.test_only:
+            return self._has(node)
+        operand = node.operand
+        if isinstance(operand, Ident) and self._root(operand.name, env):
+            if operand.name in ("object", "oldObject"):
+                if node.field == "kind":
+                    return gvk.kind
+                if node.field == "apiVersion":
+                    return gvk.api_version
+            if operand.name == "request" and node.field == "operation":
+                return _one_of(facts.operations)
+            return UNKNOWN
+        if isinstance(operand, Select) and isinstance(operand.operand, Ident):
+            root = operand.operand
+            if root.name != "request" or not self._root("request", env):
+                return UNKNOWN
+            if operand.field == "kind":
+                return {"group": gvk.group, "version": gvk.version, "kind": gvk.kind}.get(node.field, UNKNOWN)
+            if operand.field == "resource":
+                if node.field == "group":
+                    return gvk.group
+                if node.field == "version":
+                    return gvk.version
+                if node.field == "resource" and facts.resources:
+                    return _one_of(facts.resources)
+        return UNKNOWN
+
+    def _has(self, node: Select) -> Value:
+        """`has(x.f)` is false when `x`'s schema cannot hold `f` (built-in objects are decoded
+        with their schema, unknown fields dropped)."""
+        if self.type_of is None:
+            return UNKNOWN
+        owner = self.type_of(node.operand)
+        if (
+            isinstance(owner, ObjectType)
+            and owner.fields
+            and owner.open_field_type is None
+            and not owner.preserves_unknown_fields
+            and node.field not in owner.fields
+        ):
+            return False
+        return UNKNOWN
+
+    def _variable(self, name: str) -> Value:
+        var = self.variables.get(name)
+        if var is None or var.state == 1 or var.parsed.ast is None:
+            return UNKNOWN
+        if var.state == 0:
+            var.state = 1
+            # A variable's own expression was typed in another compile: no types for has().
+            saved, self.type_of = self.type_of, None
+            before = self.facts_read
+            try:
+                var.value = self.eval(var.parsed.ast, {})
+                var.factual = self.facts_read > before
+            finally:
+                self.type_of = saved
+                var.state = 2
+        if not isinstance(var.value, _Unknown) and var.factual:
+            self.facts_read += 1
+            self.read.setdefault(name, _squash(var.parsed.source))
+        return var.value
+
+    # --- evaluation ---------------------------------------------------------------------------
+
+    def eval(self, node: Expr, env: _Env) -> Value:
+        if isinstance(node, Literal):
+            value = node.value
+            return value if isinstance(value, (str, bool, int, float)) or value is None else UNKNOWN
+        if isinstance(node, Ident):
+            if node.name in env:
+                return env[node.name]
+            if node.name == "params" and not self.facts.has_params:
+                self.facts_read += 1
+                return None
+            return UNKNOWN
+        if isinstance(node, Select):
+            return self._select(node, env)
+        if isinstance(node, ListExpr):
+            if node.optional_indices or len(node.elements) > _MAX_LIST:
+                return UNKNOWN
+            return tuple(self.eval(e, env) for e in node.elements)
+        if isinstance(node, Comprehension):
+            return self._comprehension(node, env)
+        if isinstance(node, Call):
+            return self._call(node, env)
+        return UNKNOWN
+
+    def _comprehension(self, node: Comprehension, env: _Env) -> Value:
+        if node.iter_var2 is not None:
+            return UNKNOWN
+        items = self.eval(node.iter_range, env)
+        if not isinstance(items, tuple):
+            return UNKNOWN
+        accu = self.eval(node.accu_init, env)
+        for item in items:
+            scope = {**env, node.iter_var: item, node.accu_var: accu}
+            if self.eval(node.loop_condition, scope) is False:
+                break
+            accu = self.eval(node.loop_step, scope)
+        return self.eval(node.result, {**env, node.accu_var: accu})
+
+    def _call(self, node: Call, env: _Env) -> Value:
+        fn, args = node.function, node.args
+        if fn in ("_&&_", "_||_") and len(args) == 2:
+            stop = fn == "_||_"
+            left, right = self.eval(args[0], env), self.eval(args[1], env)
+            if left is stop or right is stop:
+                return stop
+            if left is (not stop) and right is (not stop):
+                return not stop
+            return UNKNOWN
+        if fn == "!_" and len(args) == 1:
+            inner = self.eval(args[0], env)
+            return (not inner) if isinstance(inner, bool) else UNKNOWN
+        if fn == "@not_strictly_false" and len(args) == 1:
+            inner = self.eval(args[0], env)
+            return inner if isinstance(inner, bool) else UNKNOWN
+        if fn == "_?_:_" and len(args) == 3:
+            cond = self.eval(args[0], env)
+            if isinstance(cond, bool):
+                return self.eval(args[1] if cond else args[2], env)
+            return UNKNOWN
+        if fn in ("_==_", "_!=_") and len(args) == 2:
+            equal = _equal(self.eval(args[0], env), self.eval(args[1], env))
+            return equal if fn == "_==_" or not isinstance(equal, bool) else not equal
+        if fn == "@in" and len(args) == 2:
+            return _contains(self.eval(args[1], env), self.eval(args[0], env))
+        if node.target is not None and fn in ("startsWith", "endsWith", "contains") and len(args) == 1:
+            target, arg = self.eval(node.target, env), self.eval(args[0], env)
+            if isinstance(target, str) and isinstance(arg, str):
+                if fn == "startsWith":
+                    return target.startswith(arg)
+                return target.endswith(arg) if fn == "endsWith" else arg in target
+        return UNKNOWN
+
+
+def _one_of(values: frozenset[str]) -> Value:
+    if len(values) == 1:
+        return next(iter(values))
+    return _OneOf(values) if values else UNKNOWN
+
+
+def _equal(a: Value, b: Value) -> Value:
+    if isinstance(a, (_Unknown, tuple)) or isinstance(b, (_Unknown, tuple)):
+        return UNKNOWN
+    if isinstance(a, _OneOf) or isinstance(b, _OneOf):
+        one, other = (a, b) if isinstance(a, _OneOf) else (b, a)
+        assert isinstance(one, _OneOf)
+        if not isinstance(other, str):
+            return UNKNOWN
+        return False if other not in one.values else (True if one.values == {other} else UNKNOWN)
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    if isinstance(a, bool) and isinstance(b, bool):
+        return a == b
+    if isinstance(a, str) != isinstance(b, str) or isinstance(a, bool) != isinstance(b, bool):
+        return False  # CEL's heterogeneous equality: values of different types are not equal
+    return UNKNOWN
+
+
+def _contains(items: Value, item: Value) -> Value:
+    if not isinstance(items, tuple):
+        return UNKNOWN
+    verdicts = [_equal(item, x) for x in items]
+    if any(v is True for v in verdicts):
+        return True
+    if all(v is False for v in verdicts):
+        return False
+    if isinstance(item, _OneOf) and all(isinstance(x, str) for x in items):
+        return True if item.values <= frozenset(x for x in items if isinstance(x, str)) else UNKNOWN
+    return UNKNOWN
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _squash(text: str) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    return text if len(text) <= _MAX_GUARD_TEXT else text[: _MAX_GUARD_TEXT - 1] + "…"
+
+
+def _text(parsed: ParsedExpr, node: Expr) -> str:
+    """`node` as written, with the closing parentheses its span leaves out (`!(a == b)`)."""
+    source, end = parsed.source, node.end
+    text = source[node.start : end]
+    while text.count("(") > text.count(")"):
+        close = source.find(")", end)
+        if close < 0:
+            break
+        end = close + 1
+        text = source[node.start : end]
+    return _squash(text)
+
+
+class _Walker:
+    def __init__(self, parsed: ParsedExpr, evaluator: _Evaluator) -> None:
+        self.parsed = parsed
+        self.evaluator = evaluator
+        self.guards: dict[int, Guard] = {}
+
+    def _guard(self, condition: Expr, text: str) -> Guard:
+        read = self.evaluator.read
+        names = [n for n in read if f"variables.{n}" in text]
+        if names:
+            text += " (" + "; ".join(f"variables.{n}: {read[n]}" for n in names) + ")"
+        return Guard(condition, text)
+
+    def walk(self, node: Expr, env: _Env, guard: Guard | None) -> None:
+        if guard is not None:
+            for inner in _subtree(node):
+                self.guards.setdefault(inner.id, guard)
+            return
+        ev = self.evaluator
+        if isinstance(node, Call) and node.function in ("_&&_", "_||_") and len(node.args) == 2:
+            stop = node.function == "_||_"
+            op = " || " if stop else " && "
+            left, right = node.args
+            if ev.decided(left, env) is stop:
+                self.walk(left, env, None)
+                self.walk(right, env, self._guard(left, _text(self.parsed, left) + op + "…"))
+                return
+            if ev.decided(right, env) is stop:
+                self.walk(left, env, self._guard(right, "…" + op + _text(self.parsed, right)))
+                self.walk(right, env, None)
+                return
+        elif isinstance(node, Call) and node.function == "_?_:_" and len(node.args) == 3:
+            cond = ev.decided(node.args[0], env)
+            if cond is not None:
+                text = _text(self.parsed, node.args[0]) + " ? … : …"
+                self.walk(node.args[0], env, None)
+                self.walk(node.args[1], env, None if cond else self._guard(node.args[0], text))
+                self.walk(node.args[2], env, self._guard(node.args[0], text) if cond else None)
+                return
+        elif isinstance(node, Comprehension):
+            self.walk(node.iter_range, env, None)
+            self.walk(node.accu_init, env, None)
+            hidden = {node.iter_var: UNKNOWN, node.accu_var: UNKNOWN}
+            if node.iter_var2 is not None:
+                hidden[node.iter_var2] = UNKNOWN
+            scope = {**env, **hidden}
+            for part in (node.loop_condition, node.loop_step, node.result):
+                self.walk(part, scope, None)
+            return
+        for child in children(node):
+            self.walk(child, env, None)
+
+
+def _subtree(node: Expr) -> Iterator[Expr]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
+
+
+def reachability(
+    parsed: ParsedExpr,
+    facts: Facts,
+    variables: Mapping[str, ParsedExpr],
+    type_of: TypeOf | None = None,
+) -> Reachability:
+    """Which nodes of `parsed` can affect its value for `facts`' kind. `variables`: the parsed
+    expression of each variable (by name) the expression may read; `type_of`: the types of
+    `parsed`'s nodes in this kind's compile (for `has()` of a field the schema lacks)."""
+    if parsed.ast is None:
+        return Reachability(parsed, facts)
+    walker = _Walker(parsed, _Evaluator(facts, variables, type_of))
+    walker.walk(parsed.ast, {}, None)
+    return Reachability(parsed, facts, walker.guards)
+
+
+def decide(condition: Expr, facts: Facts, variables: Mapping[str, ParsedExpr]) -> bool | None:
+    """The value of `condition` for `facts`' kind, when the evaluator can decide it."""
+    return _Evaluator(facts, variables, None).decided(condition, {})
