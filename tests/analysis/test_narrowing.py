@@ -339,3 +339,15 @@ def test_the_guarded_code_can_be_regraded_like_any_other() -> None:
     ] == [("cel-type-check-guarded", Severity.WARNING)]
     ignored = AnalysisSettings("1.34", CodeRules(ignore=frozenset({"cel-type-check-guarded"})))
     assert [d.code for d in analyse_text(text, ignored).diagnostics if d.code.startswith("cel-")] == []
+
+
+def test_old_object_is_null_when_every_matched_operation_is_create() -> None:
+    head = WORKLOADS.replace('["CREATE", "UPDATE"]', '["CREATE"]')
+    e = "oldObject != null && oldObject.spec.replicaz != object.spec.replicas"
+    found = _findings(_one(e), head, codes=("cel-type-check", "cel-type-check-guarded"))
+    assert [(code, m.split("; unreachable")[-1]) for code, m in found if "replicaz" in m] == [
+        ("cel-type-check-guarded", f" for {POD}; {DEPLOYMENT}; {CRONJOB}: guarded by oldObject != null && …")
+    ]
+    # With UPDATE matched too, oldObject may be there: the problem can run.
+    found = _findings(_one(e), codes=("cel-type-check", "cel-type-check-guarded"))
+    assert [code for code, m in found if "replicaz" in m] == ["cel-type-check"]

@@ -63,6 +63,15 @@ class _Unknown:
 UNKNOWN = _Unknown()
 
 
+class _Present:
+    """A value known not to be null (`oldObject` when no matched operation is CREATE)."""
+
+    __slots__ = ()
+
+
+PRESENT = _Present()
+
+
 @dataclass(frozen=True)
 class _OneOf:
     """A string known to be one of a set (`request.operation`, `request.resource.resource`)."""
@@ -70,7 +79,7 @@ class _OneOf:
     values: frozenset[str]
 
 
-Value = str | bool | int | float | None | tuple["Value", ...] | _OneOf | _Unknown
+Value = str | bool | int | float | None | tuple["Value", ...] | _OneOf | _Present | _Unknown
 
 _MAX_LIST = 64
 _MAX_GUARD_TEXT = 120
@@ -211,6 +220,20 @@ class _Evaluator:
                     return _one_of(facts.resources)
         return UNKNOWN
 
+    def _root_value(self, name: str) -> Value:
+        """Whether a root is null: `oldObject` on CREATE (and CONNECT), `object` on DELETE,
+        `params` without a `paramKind`."""
+        ops = self.facts.operations
+        if name == "oldObject":
+            if ops <= {"CREATE", "CONNECT"}:
+                return None
+            return PRESENT if ops <= {"UPDATE", "DELETE"} else UNKNOWN
+        if name == "object":
+            return None if ops <= {"DELETE"} else (PRESENT if "DELETE" not in ops else UNKNOWN)
+        if name == "params" and not self.facts.has_params:
+            return None
+        return UNKNOWN
+
     def _has(self, node: Select) -> Value:
         """`has(x.f)` is false when `x`'s schema cannot hold `f` (built-in objects are decoded
         with their schema, unknown fields dropped)."""
@@ -256,10 +279,10 @@ class _Evaluator:
         if isinstance(node, Ident):
             if node.name in env:
                 return env[node.name]
-            if node.name == "params" and not self.facts.has_params:
+            value = self._root_value(node.name)
+            if not isinstance(value, _Unknown):
                 self.facts_read += 1
-                return None
-            return UNKNOWN
+            return value
         if isinstance(node, Select):
             return self._select(node, env)
         if isinstance(node, ListExpr):
@@ -328,6 +351,8 @@ def _one_of(values: frozenset[str]) -> Value:
 
 
 def _equal(a: Value, b: Value) -> Value:
+    if isinstance(a, _Present) or isinstance(b, _Present):
+        return False if a is None or b is None else UNKNOWN
     if isinstance(a, (_Unknown, tuple)) or isinstance(b, (_Unknown, tuple)):
         return UNKNOWN
     if isinstance(a, _OneOf) or isinstance(b, _OneOf):
