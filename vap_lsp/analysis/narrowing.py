@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from vap_lsp.analysis.guarantees import ALL_OPERATIONS
 from vap_lsp.analysis.matching import GVK
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, ListExpr, Literal, ParsedExpr, Select, children
 from vap_lsp.cel.types import ObjectType, Type
@@ -37,7 +38,6 @@ __all__ = [
     "reachability",
 ]
 
-ALL_OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
 
 
 @dataclass(frozen=True)
