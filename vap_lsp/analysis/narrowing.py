@@ -39,7 +39,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True)
 class Facts:
     """What is known of an admission request when `object` is of kind `gvk`."""
