@@ -317,3 +317,21 @@ def test_hints_and_warnings_are_advice() -> None:
         ("object-on-delete", Severity.WARNING),
         ("optional-field", Severity.HINT),
     }
+
+
+def test_fields_the_api_server_defaults_are_trusted() -> None:
+    # vap_lsp.defaulting: SetDefaults_Deployment (replicas: 1), SetDefaults_PodSpec (securityContext: {}).
+    deployments = """\
+  matchConstraints:
+    resourceRules:
+      - {{apiGroups: [apps], apiVersions: [v1], operations: [{ops}], resources: [deployments]}}
+"""
+    text = _vap(
+        """\
+        validations:
+          - expression: "object.spec.replicas <= 5"
+          - expression: "object.spec.template.spec.securityContext.runAsNonRoot == true"
+        """,
+        rules=deployments,
+    )
+    assert [covered for covered, _ in _found(text, "optional-field")] == ["runAsNonRoot"]

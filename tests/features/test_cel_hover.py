@@ -114,3 +114,14 @@ def test_a_root_says_where_admission_makes_it_null_for_this_policy() -> None:
     assert "**At admission**: null on CREATE, which this policy matches." in md
     _, md = _hover("object.spec", 1)
     assert "**At admission**" not in md  # the policy matches CREATE only: object is never null
+
+
+def test_a_field_the_api_server_defaults_says_to_what_and_which_defaulter() -> None:
+    _, md = _hover("replicas <=", 2)
+    assert "always present (defaulted to 1 by the API server (SetDefaults_Deployment (apps/v1)))" in md
+    _, md = _hover(
+        "imagePullPolicy",
+        1,
+        "|\n        object.spec.template.spec.containers.all(c, c.imagePullPolicy != '')",
+    )
+    assert "always present (defaulted to " in md and "SetDefaults_Container (core/v1)" in md

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.cel.environment import ExpressionKind
-from vap_lsp.cel.types import FieldDecl, ObjectType, Type
+from vap_lsp.cel.types import RESERVED_WORDS, FieldDecl, ObjectType, Type
+from vap_lsp.defaulting import ITEM, VALUE, DefaultedField, defaulted_fields
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
 
@@ -145,10 +146,29 @@ def type_path(owner: Type | None, field: str, root_type: str) -> tuple[str, ...]
     return (*name[len(root_type) + 1 :].split("."), field)
 
 
-def _server_defaults(subject: Subject, version: str) -> Mapping[tuple[str, ...], str]:
-    """Paths the API server's Go defaulters fill on every object of this kind, with the value as
-    JSON text. The defaulting package (issue #22) is the source; until it is there, none."""
-    return {}
+_SEGMENTS = {"@idx": ITEM, "@elem": VALUE}
+_UNESCAPES = (("__underscores__", "__"), ("__dot__", "."), ("__dash__", "-"), ("__slash__", "/"))
+
+
+def _raw(segment: str) -> str:
+    """A CEL type-path segment as the property it names (`pkg/cel/escaping.go` undone)."""
+    if segment in _SEGMENTS:
+        return _SEGMENTS[segment]
+    if segment.startswith("__") and segment.endswith("__") and segment[2:-2] in RESERVED_WORDS:
+        return segment[2:-2]
+    for escaped, raw in _UNESCAPES:
+        segment = segment.replace(escaped, raw)
+    return segment
+
+
+def _server_default(subject: Subject, path: tuple[str, ...], version: str) -> DefaultedField | None:
+    """What the API server's defaulting (`vap_lsp.defaulting`: the Go defaulters of built-in
+    kinds) sets at `path` whenever its parent exists. A custom resource's defaults are its
+    schema's, already on the field (`FieldDecl.default`)."""
+    if subject.custom:
+        return None
+    fields = defaulted_fields((subject.group, subject.version, subject.kind), version)
+    return fields.get(tuple(_raw(s) for s in path))
 
 
 _TOP = {
@@ -183,10 +203,9 @@ def field_guarantee(
     if decl is not None and decl.has_default:
         value = f" to {decl.default}" if decl.default else ""
         return Guarantee(True, f"defaulted{value} (the schema's default, applied when the object is decoded)")
-    if subject is not None:
-        server = _server_defaults(subject, version).get(path)
-        if server is not None:
-            return Guarantee(True, f"defaulted to {server} by the API server when the object is decoded")
+    server = _server_default(subject, path, version) if subject is not None else None
+    if server is not None:
+        return Guarantee(True, f"defaulted to {server.description} by the API server ({server.source})")
     if decl is not None and decl.required:
         if subject is None:
             return Guarantee(True, "required by the schema")
