@@ -55,9 +55,9 @@ def test_example_suite_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     junit = tmp_path / "junit.xml"
     assert main(["test", "-v", str(EXAMPLES), "--junit", str(junit)]) == 0
     out = capsys.readouterr().out
-    assert out.count("PASS ") == 5 and out.rstrip().endswith("5 passed, 0 failed")
+    assert out.count("PASS ") == 7 and out.rstrip().endswith("7 passed, 0 failed")
     root = ET.parse(junit).getroot()
-    assert root.get("tests") == "5" and root.get("failures") == "0"
+    assert root.get("tests") == "7" and root.get("failures") == "0"
 
 
 def test_failures_are_reported_with_line_and_exit_1(

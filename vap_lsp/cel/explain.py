@@ -29,6 +29,7 @@ __all__ = [
     "Witness",
     "compact",
     "explain",
+    "predicate",
     "skipped",
     "witnesses",
 ]
@@ -253,7 +254,7 @@ def _text(parsed: ParsedExpr, e: Expr) -> str:
     return parsed.source[e.start : e.end]
 
 
-def _predicate(parsed: ParsedExpr, e: Comprehension) -> Expr | None:
+def predicate(parsed: ParsedExpr, e: Comprehension) -> Expr | None:
     """The user's predicate of a quantifier or filter (the last argument; map's filter is the
     middle one of three)."""
     name, args = _macro(parsed, e)
@@ -278,7 +279,7 @@ def _deciding(parsed: ParsedExpr, e: Comprehension, frame: Frame) -> list[Iterat
     """The iterations that decided `e`'s value: all's false (or failing) element, exists's true
     one, exists_one's and filter's selected ones."""
     name, _args = _macro(parsed, e)
-    pred = _predicate(parsed, e)
+    pred = predicate(parsed, e)
     iterations = frame.loops.get(e.id, [])
     if pred is None:
         return []
@@ -383,7 +384,7 @@ class _Walk:
         self, e: Comprehension, v: object, frame: Frame, scope: _Scope, via: list[Witness]
     ) -> bool:
         name, _ = _macro(self.parsed, e)
-        pred = _predicate(self.parsed, e)
+        pred = predicate(self.parsed, e)
         if isinstance(self.value(frame, e.iter_range), TracedError):
             self.walk(e.iter_range, frame, scope, via)
             return True

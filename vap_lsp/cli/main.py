@@ -177,6 +177,8 @@ def _test(args: argparse.Namespace) -> int:
         print(f"vap-lsp: {exc}", file=sys.stderr)
         return 2
     io_errors: list[str] = []
+    wants_coverage = bool(args.coverage or args.coverage_lcov or args.coverage_xml)
+    traced = args.explain or wants_coverage
     suites = discover(args.paths or ["."], io_errors)
     if args.policy:
         tested = {c.policy for s in suites for c in s.cases if c.policy} | {
@@ -209,10 +211,36 @@ def _test(args: argparse.Namespace) -> int:
                 seen.add(id(case.inputs))
                 case.inputs.crds.extend(given)  # after the suite's own: those win
         suite_version = version or (None if suite.kubernetes_version else first_kubernetes_version(configs))
-        runs.append(SuiteRun(suite, run_suite(suite, suite_version, args.policy)))
+        runs.append(SuiteRun(suite, run_suite(suite, suite_version, args.policy, explain=traced)))
     config_errors = sorted({e for c in resolver.loaded() for e in c.errors})
     io_errors = config_errors + io_errors
-    sys.stdout.write(text_report(runs, verbose=args.verbose))
+    coverage = None
+    if wants_coverage:
+        from vap_lsp.testfiles.coverage import collect
+
+        coverage = collect(
+            (r.result for run in runs for r in run.results if r.result is not None),
+            (source for run in runs for source in run.suite.policy_sources),
+        )
+    if args.format == "json":
+        from vap_lsp.testfiles.report import json_report
+
+        sys.stdout.write(json_report(runs, coverage))
+    else:
+        sys.stdout.write(text_report(runs, verbose=args.verbose, explain=args.explain))
+        if coverage is not None and args.coverage:
+            from vap_lsp.testfiles.coverage import table
+
+            sys.stdout.write(table(coverage))
+    if coverage is not None:
+        from vap_lsp.testfiles.coverage import cobertura, lcov
+
+        for target, render in ((args.coverage_lcov, lcov), (args.coverage_xml, cobertura)):
+            if target:
+                try:
+                    Path(target).write_text(render(coverage), encoding="utf-8")
+                except OSError as exc:
+                    io_errors.append(f"{target}: {exc.strerror or exc}")
     if args.junit:
         try:
             Path(args.junit).write_text(junit_report(runs), encoding="utf-8")
@@ -294,6 +322,20 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     test.add_argument("--policy", metavar="NAME", help="only cases about this policy")
     test.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
+    test.add_argument(
+        "--explain",
+        action="store_true",
+        help="explain every case's verdict (as `run --explain`): scope, failing sub-expressions "
+        "with their values and elements, messages, costs",
+    )
+    test.add_argument("--format", choices=("text", "json"), default="text", help="report format (stdout)")
+    test.add_argument(
+        "--coverage",
+        action="store_true",
+        help="print per policy which expressions and branches the cases cover",
+    )
+    test.add_argument("--coverage-lcov", metavar="FILE", help="write the coverage as an LCOV tracefile")
+    test.add_argument("--coverage-xml", metavar="FILE", help="write the coverage as Cobertura XML")
     test.add_argument(
         "--kubernetes-version",
         metavar="X.Y",

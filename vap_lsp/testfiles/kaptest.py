@@ -67,6 +67,7 @@ def read_kaptest(doc: TestDocument) -> TestSuite:
             crds.extend(o.data for o in load_objects(resolve(path, rel), problems))
     policies = {policy_name(o.data): o.data for o in policy_objects if policy_kind(o.data) is not None}
     suite.policies = tuple(policies)
+    suite.policy_sources = [(o.data, o.path) for o in policy_objects if policy_kind(o.data) is not None]
     namespaces = [o.data for o in resources if o.kind == "Namespace" and o.api_version == "v1"]
     for key in _SUITE_KEYS:
         for s, raw_suite in enumerate(_list(data.get(key))):

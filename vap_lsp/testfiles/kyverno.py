@@ -66,6 +66,7 @@ def read_kyverno(doc: TestDocument) -> TestSuite:
     base = PolicyInputs.from_objects(o.data for o in policy_objects)
     params = [in_default_namespace(o.data, base.crds) for o in objects("paramResources")]
     suite.policies = tuple(policy_name(p) for p in base.policies)
+    suite.policy_sources = [(o.data, o.path) for o in policy_objects if policy_kind(o.data) is not None]
     user = UserInfo()
     for o in objects("userinfo"):
         if o.kind == "UserInfo":

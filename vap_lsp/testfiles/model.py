@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs
+
+if TYPE_CHECKING:
+    from vap_lsp.admission.explain import EvaluationExplanation
 
 
 class Decision(enum.Enum):
@@ -72,6 +75,8 @@ class TestSuite:
     problems: list[str] = field(default_factory=list)
     kubernetes_version: str | None = None
     policies: tuple[str, ...] = ()  # names of the policies the file tests (for the editor)
+    # The policies' objects with the file each is written in (coverage reports name the files).
+    policy_sources: list[tuple[dict[str, Any], str]] = field(default_factory=list)
 
 
 @dataclass
@@ -84,3 +89,4 @@ class CaseResult:
     notes: list[str] = field(default_factory=list)
     # The case failed but names an explained difference (`TestCase.expected_difference`).
     expected_difference: bool = False
+    explanations: list[EvaluationExplanation] | None = None  # with `run_case(..., explain=True)`

@@ -14,6 +14,7 @@ from vap_lsp.testfiles.common import (
     bindings_of,
     find_object,
     operation_for,
+    policy_kind,
     policy_name,
     synthesized_binding,
     user_info,
@@ -64,6 +65,7 @@ def read_native(doc: TestDocument) -> TestSuite:
             objects.extend(load_objects(resolve(path, rel), problems))
     inputs = PolicyInputs.from_objects(o.data for o in objects)
     suite.policies = tuple(policy_name(p) for p in inputs.policies)
+    suite.policy_sources = [(o.data, o.path) for o in objects if policy_kind(o.data) is not None]
     cases = data.get("cases")
     if not isinstance(cases, list):
         problems.append(f"{path}: cases: expected a list")

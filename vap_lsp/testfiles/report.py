@@ -1,11 +1,16 @@
-"""Text and JUnit XML reports of a test run (the CLI writes them; CI reads the JUnit file)."""
+"""Text, JSON and JUnit XML reports of a test run (the CLI writes them; CI reads the JUnit file)."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from vap_lsp.testfiles.model import CaseResult, TestSuite
+
+if TYPE_CHECKING:
+    from vap_lsp.testfiles.coverage import Coverage
 
 
 @dataclass
@@ -22,7 +27,15 @@ def counts(runs: list[SuiteRun]) -> tuple[int, int, int]:
     return passed, len(results) - passed - differences, differences
 
 
-def text_report(runs: list[SuiteRun], *, verbose: bool = False) -> str:
+def _explained(r: CaseResult) -> list[str]:
+    """The case's explanation (`--explain`): of its policy only, when it names one."""
+    from vap_lsp.admission.explain import render_text
+
+    explanations = [e for e in r.explanations or [] if r.case.policy is None or e.policy == r.case.policy]
+    return render_text(explanations, indent="       ")
+
+
+def text_report(runs: list[SuiteRun], *, verbose: bool = False, explain: bool = False) -> str:
     out: list[str] = []
     for run in runs:
         suite = run.suite
@@ -31,9 +44,11 @@ def text_report(runs: list[SuiteRun], *, verbose: bool = False) -> str:
         for r in run.results:
             where = f":{r.case.line}" if r.case.line else ""
             if r.passed:
-                if verbose:
+                if verbose or explain:
                     out.append(f"  PASS {r.case.name}")
                     out.extend(f"       note: {n}" for n in r.notes)
+                    if explain:
+                        out.extend(_explained(r))
                 continue
             label = "XDIFF" if r.expected_difference else "FAIL"
             out.append(f"  {label} {r.case.name} ({suite.path}{where})")
@@ -41,6 +56,8 @@ def text_report(runs: list[SuiteRun], *, verbose: bool = False) -> str:
             if r.expected_difference:
                 out.append(f"       expected difference: {r.case.expected_difference}")
             out.extend(f"       note: {n}" for n in r.notes)
+            if explain:
+                out.extend(_explained(r))
     passed, failed, differences = counts(runs)
     bad = sum(len(run.suite.problems) for run in runs)
     summary = f"{passed} passed, {failed} failed"
@@ -98,3 +115,41 @@ def junit_report(runs: list[SuiteRun]) -> str:
     root.set("errors", str(total_errors))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def json_report(runs: list[SuiteRun], coverage: Coverage | None = None) -> str:
+    """`vap-lsp test --format json`: every case with its verdict, failures and (with
+    `--explain`) the explanation tree; the coverage when asked for."""
+    passed, failed, differences = counts(runs)
+    payload: dict[str, Any] = {
+        "suites": [
+            {
+                "path": run.suite.path,
+                "format": run.suite.format,
+                "problems": list(run.suite.problems),
+                "cases": [
+                    {
+                        "name": r.case.name,
+                        "line": r.case.line,
+                        "passed": r.passed,
+                        "actual": r.actual,
+                        "failures": r.failures,
+                        "notes": r.notes,
+                        **(
+                            {"explain": [e.to_json() for e in r.explanations]}
+                            if r.explanations is not None
+                            else {}
+                        ),
+                    }
+                    for r in run.results
+                ],
+            }
+            for run in runs
+        ],
+        "summary": {"passed": passed, "failed": failed, "expectedDifferences": differences},
+    }
+    if coverage is not None:
+        from vap_lsp.testfiles.coverage import to_json
+
+        payload["coverage"] = to_json(coverage)
+    return json.dumps(payload, indent=2, default=str) + "\n"

@@ -12,7 +12,14 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, Evaluation, PolicyInputs, admit
+from vap_lsp.admission.api import (
+    AdmissionRequestInput,
+    AdmissionResult,
+    Evaluation,
+    PolicyInputs,
+    admit,
+    prepare,
+)
 from vap_lsp.schema.store import default_version, get_schema_set, normalize_version
 from vap_lsp.testfiles.common import match_everything
 from vap_lsp.testfiles.model import CaseResult, Decision, Mode, TestCase, TestSuite
@@ -96,9 +103,19 @@ def _satisfies(expected: Decision, actual: Decision, result: AdmissionResult, po
     return expected is Decision.ADMIT and actual is Decision.MUTATE and result.patched is None
 
 
-def run_case(case: TestCase, kubernetes_version: str) -> CaseResult:
+def run_case(case: TestCase, kubernetes_version: str, *, explain: bool = False) -> CaseResult:
+    """The case's verdict against its expectation; with `explain`, the evaluations are traced
+    and explained (`test --explain`, `--coverage`): the verdict is the same."""
+    explanations = None
     try:
-        result = admit(case.request, case.inputs, kubernetes_version=kubernetes_version)
+        if explain:
+            from vap_lsp.admission.explain import explain_result
+
+            prepared = prepare(case.inputs, kubernetes_version=kubernetes_version)
+            result = prepared.admit(case.request, explain=True)
+            explanations = explain_result(result, prepared, case.request)
+        else:
+            result = admit(case.request, case.inputs, kubernetes_version=kubernetes_version)
     except Exception as exc:  # admit must not raise; if it does, the case fails, others run
         return CaseResult(case, False, "crash", [f"admission raised {type(exc).__name__}: {exc}"])
     actual = observed_decision(result, case.request, case.policy, case.mode)
@@ -140,6 +157,7 @@ def run_case(case: TestCase, kubernetes_version: str) -> CaseResult:
         result,
         notes,
         expected_difference=not passed and case.expected_difference is not None,
+        explanations=explanations,
     )
 
 
@@ -217,11 +235,15 @@ def suite_version(suite: TestSuite, override: str | None) -> str:
 
 
 def run_suite(
-    suite: TestSuite, kubernetes_version: str | None = None, policy: str | None = None
+    suite: TestSuite,
+    kubernetes_version: str | None = None,
+    policy: str | None = None,
+    *,
+    explain: bool = False,
 ) -> list[CaseResult]:
     """Every case of the suite (only those about `policy` when given)."""
     version = suite_version(suite, kubernetes_version)
-    return [run_case(c, version) for c in _cases(suite.cases, policy)]
+    return [run_case(c, version, explain=explain) for c in _cases(suite.cases, policy)]
 
 
 def _cases(cases: Iterable[TestCase], policy: str | None) -> list[TestCase]:
