@@ -27,7 +27,12 @@ def test_kubernetes_environments_lack_the_conformance_extensions(minor: int, mod
             assert env.find_function(name) is None, (minor, kind, name)
         string_reverse = env.find_function("reverse")
         assert string_reverse is None or string_reverse.overload("string_reverse") is None
-        assert env.find_type_identifier("net.IP") is None
+        # Not a conformance-only name: Kubernetes' IP and CIDR libraries register their types
+        # (ip.go, cidr.go: cel.Types(IPType), cel.Types(CIDRType); ip_test.go "type of IP is
+        # net.IP"), so the identifiers exist exactly where the libraries do.
+        has_ip = env.find_function("ip") is not None
+        assert (env.find_type_identifier("net.IP") is not None) == has_ip
+        assert (env.find_type_identifier("net.CIDR") is not None) == (env.find_function("cidr") is not None)
 
 
 @pytest.mark.parametrize(

@@ -13,13 +13,10 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from vap_lsp.cel import library as lib
-from vap_lsp.cel import types as t
 from vap_lsp.cel.ast import ParsedExpr
 from vap_lsp.cel.environment import Environment, ExpressionKind, build_environment
 from vap_lsp.cel.library import celext
 from vap_lsp.cel.library.decls import FunctionDecl
-from vap_lsp.cel.library.kubernetes import CIDR as CIDR_TYPE
-from vap_lsp.cel.library.kubernetes import IP as IP_TYPE
 from vap_lsp.cel.macros import ALL_MACROS, BLOCK_MACROS
 from vap_lsp.cel.parser import parse
 from vap_lsp.cel.types import Type
@@ -49,12 +46,6 @@ def _base() -> Environment:
         # plain CEL: mixed list/map literals are list(dyn)/map(K, dyn) (Kubernetes sets
         # cel.HomogeneousAggregateLiterals)
         features=replace(k8s.features, homogeneous_aggregate_literals=False),
-        # network_ext names the IP/CIDR types, as cel-go's ext.Network does
-        type_identifiers={
-            **k8s.type_identifiers,
-            "net.IP": t.type_of(IP_TYPE),
-            "net.CIDR": t.type_of(CIDR_TYPE),
-        },
     )
 
 

@@ -207,7 +207,7 @@ def _object(name: str, spec: str, docs: Mapping[str, str] | None = None) -> Obje
 
 
 _REGISTERED: dict[str, Type] = {}
-_NAMED = NamedTypes(ChainMap(_REGISTERED, _BASE_TYPES))
+_NAMED = NamedTypes(ChainMap(_REGISTERED, _BASE_TYPES, k8slib.LIBRARY_TYPES))
 
 _GVK = _object("kubernetes.GroupVersionKind", "group: string; version: string; kind: string")
 _GVR = _object("kubernetes.GroupVersionResource", "group: string; version: string; resource: string")

@@ -274,4 +274,8 @@ TYPE_IDENTIFIERS: tuple[tuple[str, str, Since], ...] = (
     ("google.protobuf.Timestamp", "timestamp", Since(binary=29)),
     ("type", "type", Since()),
     ("uint", "uint", Since()),
+    # kubernetes/apiserver library/ip.go and cidr.go register their types (`cel.Types(IPType)`,
+    # `cel.Types(CIDRType)`), so the names are type identifiers wherever the libraries are.
+    ("net.IP", "net.IP", Since(compat=30)),
+    ("net.CIDR", "net.CIDR", Since(compat=30)),
 )

@@ -321,15 +321,26 @@ class CIDR(LibraryValue):
     __str__ = to_cel_string
 
 
+_CIDR_ERROR = "network address parse error during conversion from string: "
+
+
 def _parse_cidr(raw: str) -> CIDR:
     """`parseCIDR` of the library: Go's `netip.ParsePrefix`, then no IPv4-mapped address."""
     try:
         addr, bits = netip.parse_prefix(raw)
     except netip.NetipError as exc:
-        raise CelError(f"network address parse error during conversion from string: {exc}") from exc
+        raise CelError(f"{_CIDR_ERROR}{exc}") from exc
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
         raise CelError(f"IPv4-mapped IPv6 address {go_quote(raw)} is not allowed")
     return CIDR(addr, bits)
+
+
+def _string_to_cidr(raw: str) -> CIDR:
+    """`stringToCIDR` wraps parseCIDR's error in the same prefix again (the server says it twice)."""
+    try:
+        return _parse_cidr(raw)
+    except CelError as exc:
+        raise CelError(f"{_CIDR_ERROR}{exc.message}") from exc
 
 
 def _is_cidr(raw: str) -> bool:
@@ -346,13 +357,13 @@ def _contains_ip(c: CIDR, ip: Value) -> bool:
 
 
 def _contains_cidr(c: CIDR, other: Value) -> bool:
-    o = other if isinstance(other, CIDR) else _parse_cidr(other)
+    o = other if isinstance(other, CIDR) else _string_to_cidr(other)
     if o.addr.version != c.addr.version or o.prefix < c.prefix:
         return False
     return o.addr in c.network
 
 
-IMPLS["string_to_cidr"] = _parse_cidr
+IMPLS["string_to_cidr"] = _string_to_cidr
 IMPLS["is_cidr"] = _is_cidr
 IMPLS["cidr_contains_ip_string"] = _contains_ip
 IMPLS["cidr_contains_ip_ip"] = _contains_ip
