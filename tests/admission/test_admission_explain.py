@@ -221,3 +221,25 @@ def test_run_explain_keeps_the_exit_code_and_prints_the_element(
     [out] = json.loads(capsys.readouterr().out)["results"]
     [ev] = out["explain"]
     assert ev["validations"][0]["expression"]["failures"][0]["via"][0]["path"] == "object.spec.containers[1]"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _readme_block(after: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("```\n", text.index(after)) + 4
+    return text[start : text.index("```\n", start)]
+
+
+def test_readme_examples_are_what_the_commands_print(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    run = "vap-lsp run examples/valid/trusted-images.yaml --object examples/tests/pods.yaml --explain"
+    main(run.split()[1:])
+    shown = _readme_block(f"From `{run}`:")
+    assert capsys.readouterr().out.startswith(shown)
+    test = "vap-lsp test examples/tests/trusted-images.vaptest.yaml --coverage"
+    assert main(test.split()[1:]) == 0
+    assert capsys.readouterr().out.endswith(_readme_block(f"From `{test}`:"))
