@@ -63,3 +63,32 @@ def test_nothing_for_unknown_kinds_and_fields() -> None:
     assert hover(snapshot, offset) is None
     snapshot, offset = at_cursor(POLICY.replace("failurePolicy", "fail" + CURSOR + "urPolicy"))
     assert hover(snapshot, offset) is None
+
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+"""
+
+
+def test_a_field_of_a_built_in_object_shows_what_the_api_server_defaults_it_to() -> None:
+    # vap_lsp.defaulting: the Go defaulters run when the object is decoded, before admission.
+    _, markdown = _hover(DEPLOYMENT.replace("replicas", "repl" + CURSOR + "icas"))
+    assert markdown.endswith(
+        "Default: `1` (set by the API server before admission: SetDefaults_Deployment (apps/v1))"
+    )
+    _, markdown = _hover(DEPLOYMENT.replace("image:", "ima" + CURSOR + "ge:"))
+    assert "Default:" not in markdown  # image has no default
+    _, markdown = _hover(DEPLOYMENT.replace("labels: {app: web}", "labels: {ap" + CURSOR + "p: web}"))
+    assert "Default:" not in markdown

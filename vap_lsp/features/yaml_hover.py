@@ -2,7 +2,8 @@
 
 The description, the type, whether the field is required, the allowed values (the API
 server's validation sets, since the OpenAPI documents carry no enums) and the default (the
-server's defaulting included). CEL inside expressions is the CEL hover's business.
+server's defaulting included: the Go defaulters of built-in kinds, `vap_lsp.defaulting`, run
+before admission). CEL inside expressions is the CEL hover's business.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ def render_field(info: FieldInfo, value: str | None = None) -> str:
         if value is not None and value not in info.enum:
             facts.append(f"`{value}` is not an allowed value")
     if info.default is not None:
-        facts.append(f"Default: {_code(info.default)}")
+        source = info.default_source
+        by = f" (set by the API server before admission: {source})" if source else ""
+        facts.append(f"Default: {_code(info.default)}{by}")
     if facts:
         parts.append("  \n".join(facts))
     return "\n\n".join(parts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from vap_lsp.defaulting import ITEM, VALUE, DefaultedField, defaulted_fields
 from vap_lsp.policy import rules
 from vap_lsp.policy.kinds import POLICY_GROUP, PolicyKind, recognise
 from vap_lsp.schema.store import JsonDict, SchemaSet, get_schema_set
@@ -49,6 +50,8 @@ class ObjectSchema:
     definition: str
     policy_kind: PolicyKind | None
     group_version: str  # the object's own version ("v1", "v1beta1", ...)
+    group: str = ""
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,9 @@ class FieldInfo:
     enum: tuple[str, ...]
     default: str | None
     parent_definition: str | None  # definition holding the field (for enum disambiguation)
+    default_source: str = ""
+    """Who sets the default when it is not the schema's: the Go defaulter (`SetDefaults_PodSpec
+    (core/v1)`), which the API server runs before admission."""
 
 
 def object_schema(kubernetes_version: str, api_version: str | None, kind: str | None) -> ObjectSchema | None:
@@ -80,7 +86,7 @@ def object_schema(kubernetes_version: str, api_version: str | None, kind: str | 
     definition = schema_set.definition_for_kind(group, version, kind)
     if definition is None:
         return None
-    return ObjectSchema(schema_set, definition, recognised[0] if recognised else None, version)
+    return ObjectSchema(schema_set, definition, recognised[0] if recognised else None, version, group, kind)
 
 
 @dataclass(frozen=True)
@@ -195,6 +201,12 @@ def field_info(obj: ObjectSchema, path: Path) -> FieldInfo | None:
     raw_default = step.unresolved.get("default")
     if isinstance(raw_default, (str, int, float, bool)) and raw_default != "":
         default = str(raw_default)
+    source = ""
+    if default is None and obj.policy_kind is None and obj.kind:
+        server = _server_default(obj, path, steps)
+        if server is not None:
+            default = str(server.value) if isinstance(server.value, (str, int, float)) else server.description
+            source = server.source
     if parent.definition is not None and parent.definition.startswith(ADMISSION_PREFIX):
         if name in SERVER_DEFAULTS:
             default = SERVER_DEFAULTS[name]
@@ -210,7 +222,25 @@ def field_info(obj: ObjectSchema, path: Path) -> FieldInfo | None:
         enum=enum_values(obj, path, parent.definition),
         default=default,
         parent_definition=parent.definition,
+        default_source=source,
     )
+
+
+def _server_default(obj: ObjectSchema, path: Path, steps: list[_Step]) -> DefaultedField | None:
+    """What the API server's defaulting sets at `path` of a built-in object (`vap_lsp.defaulting`):
+    list items are `ITEM`, values of a map `VALUE`."""
+    segments: list[str] = []
+    for elem, parent in zip(path, steps, strict=False):
+        if isinstance(elem, int):
+            segments.append(ITEM)
+        elif "properties" not in parent.resolved and isinstance(
+            parent.resolved.get("additionalProperties"), dict
+        ):
+            segments.append(VALUE)
+        else:
+            segments.append(elem)
+    version = obj.schema_set.version
+    return defaulted_fields((obj.group, obj.group_version, obj.kind), version).get(tuple(segments))
 
 
 def property_names(obj: ObjectSchema, path: Path) -> list[str]:
