@@ -23,6 +23,7 @@ from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import apply_code_rules
 from vap_lsp.analysis.typing import clear_cache as clear_typing_cache
 from vap_lsp.analysis.workspace import Read, WorkspaceIndex, recording, replay
+from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
 from vap_lsp.text import LineIndex, Span
@@ -109,6 +110,7 @@ def _analyse(
                 assert doc.root is not None
                 diagnostics.extend(check_json6902(doc.root, patch.target, version))
     for obj in objects:
+        checkpoint()  # a cancelled request or superseded analysis stops here
         try:
             diagnostics.extend(
                 _checked_object(

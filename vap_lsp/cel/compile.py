@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal as TypingLiteral
 
+from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.ast import Call, CelIssue, Expr, Literal, LiteralKind, ParsedExpr, children
 from vap_lsp.cel.checker import CheckedExpr, CheckIssue, check
 from vap_lsp.cel.environment import Environment
@@ -222,6 +223,7 @@ def compile_expression(text: str, env: Environment, *, trim: bool = False) -> Co
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is env:
         return hit[1]
+    checkpoint()  # a cancelled request or superseded analysis stops here
     result = _compile(text, env, trim)
     _CACHE.put(key, (env, result))
     return result

@@ -188,12 +188,13 @@ class VapLanguageServer(LanguageServer):
         return read_text(path, []) if path else None
 
     def snapshot(self, uri: str) -> DocumentSnapshot:
-        """The current version of a document, for language services (never waits for analysis)."""
+        """The current version of a document, for language services: parsed by its analysis when
+        one of this version exists or is under way, else here."""
         document = self.workspace.get_text_document(uri)
-        latest = self.diagnostics.analyses.get(uri)
-        parsed = None
-        if latest is not None and latest[0] == document.version and latest[1].yaml.text == document.source:
-            parsed = (latest[1].yaml, latest[1].objects)
+        # The analysis of this version, if there is one or one under way (waited for: parsing
+        # the same text again beside it doubles the work and the memory on a large file).
+        analysis = self.diagnostics.analysis_of(uri, document.version, document.source)
+        parsed = (analysis.yaml, analysis.objects) if analysis is not None else None
         return make_snapshot(
             uri, document.source, document.version, self.analysis_settings_for(uri), self.index, parsed
         )

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -38,6 +39,7 @@ from lsprotocol import types as lsp
 
 from vap_lsp import collector
 from vap_lsp.analysis.workspace import Read, recording
+from vap_lsp.cancel import Cancelled, Token, checkpoint, scope
 from vap_lsp.config import CONFIG_FILES
 from vap_lsp.server import crd_watch
 from vap_lsp.server.convert import to_lsp_diagnostic
@@ -66,6 +68,21 @@ class _Document:
         # index while a run was under way (checked against that run's reads when it ends).
         self.reads: frozenset[Read] = frozenset()
         self.changed_meanwhile: set[Read] = set()
+        # The running analysis's: set when an edit or closing makes its result unpublishable.
+        self.token = Token()
+
+
+class _Analysing:
+    """An analysis under way in a thread, for whole-document requests on the same text to wait
+    for instead of parsing it again."""
+
+    __slots__ = ("done", "result", "text", "version")
+
+    def __init__(self, version: int | None, text: str) -> None:
+        self.version = version
+        self.text = text
+        self.done = threading.Event()
+        self.result: FileAnalysis | None = None
 
 
 class DiagnosticsScheduler:
@@ -97,6 +114,8 @@ class DiagnosticsScheduler:
         self.runs = 0
         self._running: set[asyncio.Task[None]] = set()  # also those of documents closed meanwhile
         self._holds = 0
+        # Analyses under way, by URI (written by pool threads).
+        self._analysing: dict[str, _Analysing] = {}
         self._held: list[tuple[str, frozenset[Read]]] = []
 
     def _document(self, uri: str) -> _Document:
@@ -106,8 +125,11 @@ class DiagnosticsScheduler:
         return document
 
     def document_changed(self, uri: str) -> None:
-        """An edit: its run is paced (`schedule` arms it); bookkeeping only, no event loop needed."""
-        self._document(uri).pacer.edit(self.clock())
+        """An edit: its run is paced (`schedule` arms it); bookkeeping only, no event loop needed.
+        A run under way is superseded (never published): it stops at its next checkpoint."""
+        document = self._document(uri)
+        document.token.cancel()
+        document.pacer.edit(self.clock())
         # Features use an analysis only for the version it describes: a stale one would just
         # hold a second model of the file while the new one is built.
         self.analyses.pop(uri, None)
@@ -176,8 +198,10 @@ class DiagnosticsScheduler:
 
     def forget(self, uri: str) -> None:
         document = self._documents.pop(uri, None)
-        if document is not None and document.timer is not None:
-            document.timer.cancel()  # a running analysis finishes in its thread, unpublished
+        if document is not None:
+            document.token.cancel()  # a running analysis stops at its next checkpoint, unpublished
+            if document.timer is not None:
+                document.timer.cancel()
         self.analyses.pop(uri, None)
         self.extra.pop(uri, None)
         # Reading and parsing the file on disk can take seconds: not on the event loop.
@@ -214,6 +238,7 @@ class DiagnosticsScheduler:
         if current is None:
             return
         measured = document.pacer.start()
+        document.token = Token()  # an edit from now on supersedes this run
         self.runs += 1
         run = asyncio.get_running_loop().create_task(
             self._run(uri, document, current.version, current.source, measured)
@@ -221,10 +246,32 @@ class DiagnosticsScheduler:
         self._running.add(run)
         run.add_done_callback(self._running.discard)
 
-    def _timed_analysis(self, uri: str, text: str) -> tuple[FileAnalysis, frozenset[Read], float]:
+    def analysis_of(self, uri: str, version: int | None, text: str) -> FileAnalysis | None:
+        """(A pool thread.) The analysis of exactly this version and text: the latest, or the
+        one under way, waited for (a cancelled request stops waiting); None if neither."""
+        latest = self.analyses.get(uri)
+        if latest is not None and latest[0] == version and latest[1].yaml.text == text:
+            return latest[1]
+        running = self._analysing.get(uri)
+        if running is None or running.version != version or running.text != text:
+            return None
+        while not running.done.wait(0.05):
+            checkpoint()
+        return running.result
+
+    def _timed_analysis(
+        self, uri: str, version: int | None, text: str, token: Token
+    ) -> tuple[FileAnalysis, frozenset[Read], float]:
         started = self.clock()
-        with recording() as reads:
-            analysis = self.analyse(uri, text)
+        running = self._analysing[uri] = _Analysing(version, text)
+        try:
+            with scope(token), recording() as reads:
+                analysis = self.analyse(uri, text)
+            running.result = analysis
+        finally:
+            running.done.set()
+            if self._analysing.get(uri) is running:
+                del self._analysing[uri]
         elapsed = self.clock() - started
         if self.startup_analyser is not None:  # (retired at the engine import, unless never started)
             self.retire_startup_analyser()
@@ -272,7 +319,7 @@ class DiagnosticsScheduler:
                 records, lines, elapsed = early
             else:
                 own, reads, elapsed = await off_loop(
-                    self.server, functools.partial(self._timed_analysis, uri, text)
+                    self.server, functools.partial(self._timed_analysis, uri, version, text, document.token)
                 )
                 analysis, records, lines = own, own.diagnostics, own.lines
                 document.reads = reads
@@ -300,6 +347,8 @@ class DiagnosticsScheduler:
                 in_background(self.server, self.server.warm_features)
         except asyncio.CancelledError:
             raise
+        except Cancelled:
+            log.debug("analysis of %s version %s superseded", uri, version)
         except Exception:
             log.exception("analysis of %s failed", uri)
         finally:

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from vap_lsp.cancel import Cancelled, Token, scope
 from vap_lsp.server.documents import DocumentNotOpen, VapWorkspace
 from vap_lsp.server.preload import wait_for_engine
 
@@ -63,9 +64,18 @@ def in_worker(
         server = cast("LanguageServer", ls)
         if not _is_open(server, params):
             return None  # features answer null for a document the client has not opened
+        token = Token()
+
+        def work() -> T:
+            with scope(token):
+                return handler(ls, params)
+
         try:
-            return await off_loop(server, lambda: handler(ls, params))
-        except DocumentNotOpen:  # closed meanwhile
+            return await off_loop(server, work)
+        except asyncio.CancelledError:  # `$/cancelRequest`: the thread stops at its next checkpoint
+            token.cancel()
+            raise
+        except (DocumentNotOpen, Cancelled):  # closed meanwhile
             return None
 
     return run

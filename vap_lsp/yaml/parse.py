@@ -40,6 +40,7 @@ from ruamel.yaml.parser import Parser
 from ruamel.yaml.reader import Reader
 from ruamel.yaml.scanner import Scanner
 
+from vap_lsp.cancel import checkpoint
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.detect import find_template_action, template_problem
 from vap_lsp.yaml.model import (
@@ -552,6 +553,7 @@ def _compose_segments(text: str, starts: list[int]) -> tuple[list[YamlDocument],
         with _pieces_lock:
             cached = _PIECES.get((piece, lookahead))
         if cached is None:
+            checkpoint()  # a cancelled request or superseded analysis stops here
             cached = _parse_piece(piece, lookahead=lookahead)
             if cached is None:
                 return None

@@ -1,0 +1,53 @@
+"""Cancellation checkpoints: work that nobody waits for any more stops at the next one.
+
+A cancelled request (`$/cancelRequest`) or a superseded analysis (the document changed while
+it ran: its result would never be published) sets its `Token`; the thread doing the work runs
+inside `scope(token)` and `checkpoint()` raises `Cancelled` there: per piece parsed
+(`yaml.parse`), per object checked (`analysis.engine`), per expression compiled
+(`cel.compile`). `Cancelled` is a `BaseException`, like `asyncio.CancelledError`, so the
+engine's `except Exception` safety nets (which turn a failing check into a diagnostic) let it
+through. Results are cached only when complete, so an interrupted analysis leaves every cache
+consistent (and the objects it finished cached for the next run).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["Cancelled", "Token", "checkpoint", "scope"]
+
+
+class Cancelled(BaseException):
+    """The work of this thread was cancelled."""
+
+
+class Token:
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+_local = threading.local()
+
+
+@contextmanager
+def scope(token: Token) -> Iterator[None]:
+    """Checkpoints in this thread inside the block answer to `token`."""
+    outer = getattr(_local, "token", None)
+    _local.token = token
+    try:
+        yield
+    finally:
+        _local.token = outer
+
+
+def checkpoint() -> None:
+    token: Token | None = getattr(_local, "token", None)
+    if token is not None and token.cancelled:
+        raise Cancelled
