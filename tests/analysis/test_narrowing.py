@@ -223,7 +223,7 @@ def test_a_kind_dispatching_variable_has_no_finding_for_any_kind() -> None:
 
 
 def test_a_problem_in_the_branch_that_runs_stays_a_warning() -> None:
-    # kubescape C-0016: the concatenation does not type-check for the Pod, whose branch runs.
+    # kubescape C-0199: the concatenation does not type-check for the Pod, whose branch runs.
     e = "object.kind != 'Pod' || (object.spec.containers + object.spec.initContainers).all(c, c.name != '')"
     assert _findings(_one(e)) == [
         _guarded(

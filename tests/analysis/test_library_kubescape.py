@@ -1,0 +1,80 @@
+"""Kubescape's cel-admission-library (committed test data, Apache-2.0, see its PROVENANCE.md).
+
+60 multi-kind policies that dispatch on the kind: `object.kind != 'Pod' || …`,
+`['Deployment', …].all(kind, object.kind != kind) || …`, kind-dispatching variables. The
+server's type checker (`typechecking.go`) checks each expression once per matched kind and warns
+for every branch that cannot run for that kind; those 218 warnings are labelled
+`cel-type-check-guarded`. The 21 real ones, a list concatenation (`containers + initContainers
++ ephemeralContainers`) that does not type-check in the branch that does run, stay
+`cel-type-check` warnings, one per kind and expression.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from vap_lsp.cli.main import main
+
+LIBRARY = Path(__file__).resolve().parents[1] / "fixtures" / "libraries" / "kubescape-cel-admission-library"
+
+
+@pytest.fixture(scope="module")
+def findings(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, str]]:
+    out = tmp_path_factory.mktemp("report") / "report.json"
+    args = ["check", "--no-config", "--exit-zero", "--format", "json", "--output-file", str(out)]
+    assert main([*args, "--kubernetes-version", "1.34", str(LIBRARY)]) == 0
+    report = json.loads(out.read_text())
+    return [
+        {"path": Path(f["path"]).relative_to(LIBRARY).as_posix(), **d}
+        for f in report["files"]
+        for d in f["diagnostics"]
+    ]
+
+
+def test_type_check_findings_per_code(findings: list[dict[str, str]]) -> None:
+    counts = Counter(d["code"] for d in findings if d["code"].startswith("cel-type-check"))
+    assert counts == {"cel-type-check-guarded": 218, "cel-type-check": 21, "cel-type-check-extra": 2}
+
+
+def test_the_real_warnings_are_the_concatenations_in_the_branch_that_runs(
+    findings: list[dict[str, str]],
+) -> None:
+    warnings = [d for d in findings if d["code"] == "cel-type-check"]
+    assert {d["severity"] for d in warnings} == {"warning"}
+    assert all("found no matching overload for '_+_'" in d["message"] for d in warnings)
+    # Each names the one kind whose branch runs: C-0199, C-0200 and C-0201 × the 7 kinds.
+    assert Counter(d["path"] for d in warnings) == {
+        "controls/C-0199/policy.yaml": 7,
+        "controls/C-0200/policy.yaml": 7,
+        "controls/C-0201/policy.yaml": 7,
+    }
+    kinds = Counter(d["message"].split("type checking against ")[1].split(": ERROR")[0] for d in warnings)
+    assert set(kinds.values()) == {3} and len(kinds) == 7
+    pod = next(
+        d for d in warnings if "Kind=Pod:" in d["message"] and d["path"] == "controls/C-0199/policy.yaml"
+    )
+    assert pod["message"] == (
+        "spec.validations[0].expression: type checking against /v1, Kind=Pod: ERROR: <input>:1:49: found no "
+        "matching overload for '_+_' applied to '(list(Pod.spec.containers.@idx), "
+        "list(Pod.spec.initContainers.@idx))'"
+    )
+
+
+def test_a_guarded_warning_says_which_guard(findings: list[dict[str, str]]) -> None:
+    (cronjob,) = [
+        d
+        for d in findings
+        if d["path"] == "controls/C-0044/policy.yaml"
+        and d["code"] == "cel-type-check-guarded"
+        and "spec.validations[2]" in d["message"]
+    ]
+    assert cronjob["severity"] == "information"
+    assert cronjob["message"].endswith(
+        "ERROR: <input>:1:41: undefined field 'jobTemplate'; unreachable for /v1, Kind=Pod; apps/v1, "
+        "Kind=DaemonSet; apps/v1, Kind=Deployment; apps/v1, Kind=ReplicaSet; apps/v1, Kind=StatefulSet; "
+        "batch/v1, Kind=Job: guarded by object.kind != 'CronJob' || …"
+    )
