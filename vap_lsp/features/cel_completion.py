@@ -118,8 +118,12 @@ def complete_in_context(ctx: CelContext, trigger: str | None = None) -> Completi
     if optional:
         dot = start - 1
     member = dot > 0 and text[dot - 1] == "."
-    builder = _Builder(ctx, start)
     repaired = repair(text, start, ctx.env)
+    narrowed = ctx.narrowed(repaired.parsed, start)
+    if narrowed is not ctx:  # in a branch a guard rules out for the kind ctx was typed as
+        ctx = narrowed
+        repaired = repair(text, start, ctx.env)
+    builder = _Builder(ctx, start)
     if member:
         _member_items(builder, repaired, optional)
         return CompletionResult(builder.items)

@@ -153,6 +153,23 @@ class CelContext:
     index: int
     env: Environment
     result: CompileResult
+    kind: KindTyping | None = None
+    """The kind `object` is typed as here: the primary one, or inside a branch a guard rules out
+    for it (`object.kind != 'Pod' || …`), the first kind the branch can run for."""
+
+    def for_kind(self, kind: KindTyping | None) -> CelContext:
+        """This context typed as `kind` (its precise view)."""
+        if kind is None or kind is self.kind:
+            return self
+        view = self.policy.typing.precise(kind)
+        return CelContext(
+            self.policy, self.site, self.index, view.environment(self.site), view.result(self.site), kind
+        )
+
+    def narrowed(self, parsed: ParsedExpr, offset: int) -> CelContext:
+        """This context typed as the kind that can run the node at `offset` of `parsed` (the
+        expression as written, or repaired text being typed; `PolicyTyping.kind_at`)."""
+        return self.for_kind(self.policy.typing.kind_at(self.site, parsed, offset))
 
     @property
     def node(self) -> ScalarNode:
@@ -195,10 +212,12 @@ def cel_context_at(snapshot: DocumentSnapshot, offset: int) -> CelContext | None
         index = site.node.decoded_index(offset)
         if index is None:
             continue
-        return CelContext(pc, site, index, pc.environment(site), pc.compile(site))
+        result = pc.compile(site)
+        ctx = CelContext(pc, site, index, pc.environment(site), result, pc.typing.primary)
+        return ctx.narrowed(result.parsed, index - result.offset)
     blank = _blank_site(pc, offset, snapshot)
     if blank is not None:
-        return CelContext(pc, blank, 0, pc.environment(blank), pc.compile(blank))
+        return CelContext(pc, blank, 0, pc.environment(blank), pc.compile(blank), pc.typing.primary)
     return None
 
 

@@ -60,9 +60,15 @@ def _root_markdown(ctx: CelContext, name: str, typ: Type | None) -> str:
     if name in ("object", "oldObject"):
         kinds = ctx.policy.kinds_text
         if kinds:
-            lines.append(
-                f"Matched kinds: {kinds}" + (" (typed as the first)" if len(ctx.policy.kinds) > 1 else "")
-            )
+            typed_as = ""
+            if len(ctx.policy.kinds) > 1:
+                narrowed = ctx.kind is not None and ctx.kind is not ctx.policy.typing.primary
+                typed_as = (
+                    f" (typed as {ctx.kind.gvk.kind}: a guard rules the first out here)"
+                    if narrowed and ctx.kind
+                    else " (typed as the first)"
+                )
+            lines.append(f"Matched kinds: {kinds}{typed_as}")
         else:
             lines.append("No matched kind is known (matchConstraints), so it is `dyn`.")
         lines.append(_schema_sources(ctx.policy.kinds))
@@ -138,8 +144,8 @@ def _admission_note(ctx: CelContext, node: Select, owner: Type | None, decl: Fie
     """Whether the field is there when the policy runs, and why (`analysis.guarantees`), for the
     kind editor features type `object` as."""
     typing = ctx.policy.typing
-    primary = typing.primary
-    kind = subject(primary, typing.version, typing.workspace) if primary is not None else None
+    typed_as = ctx.kind or typing.primary
+    kind = subject(typed_as, typing.version, typing.workspace) if typed_as is not None else None
     subjects = root_subjects(typing, kind)
     chain: Expr = node
     while isinstance(chain, Select):

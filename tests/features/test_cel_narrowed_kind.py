@@ -1,0 +1,78 @@
+"""Completion and hover inside a guarded branch type `object` as a kind the branch can run for.
+
+The policy matches Pods and Deployments; editor features type `object` as the first kind (the
+Pod). In `object.kind != 'Deployment' || object.spec.…` the right side never runs for a Pod, so
+there `object` is typed as the Deployment (`analysis.narrowing`, `PolicyTyping.kind_at`).
+"""
+
+from __future__ import annotations
+
+from cel_feature_helpers import at, snapshot
+
+from vap_lsp.features.cel_completion import complete
+from vap_lsp.features.cel_hover import hover
+
+PODS_AND_DEPLOYMENTS = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: workloads
+spec:
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [""]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["pods"]
+      - apiGroups: ["apps"]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["deployments"]
+  variables:
+    - name: isPod
+      expression: "object.kind == 'Pod'"
+  validations:
+    - expression: EXPR
+"""
+
+
+def _labels(expression: str, needle: str) -> set[str]:
+    text = PODS_AND_DEPLOYMENTS.replace("EXPR", expression)
+    result = complete(snapshot(text), at(text, needle))
+    assert result is not None
+    return {i.label for i in result.items}
+
+
+def test_completion_in_a_branch_the_first_kind_cannot_run_offers_the_other_kinds_fields() -> None:
+    labels = _labels("\"object.kind != 'Deployment' || object.spec.\"", "|| object.spec.")
+    assert {"replicas", "template", "strategy"} <= labels and "containers" not in labels
+    labels = _labels("\"object.kind == 'Pod' || object.spec.\"", "|| object.spec.")
+    assert "template" in labels and "containers" not in labels
+
+
+def test_completion_where_the_first_kind_runs_offers_its_fields() -> None:
+    labels = _labels("\"object.kind != 'Pod' || object.spec.\"", "|| object.spec.")
+    assert "containers" in labels and "template" not in labels
+
+
+def test_completion_through_a_variable_guard_and_the_conditional_operator() -> None:
+    labels = _labels('"variables.isPod ? object.spec.containers.size() > 0 : object.spec."', ": object.spec.")
+    assert "template" in labels and "containers" not in labels
+
+
+def test_completion_without_a_guard_keeps_the_first_kind() -> None:
+    labels = _labels("\"object.metadata.name != 'Pod' || object.spec.\"", "|| object.spec.")
+    assert "containers" in labels
+
+
+def test_hover_in_a_guarded_branch_types_the_field_from_the_kind_that_runs() -> None:
+    expression = "\"object.kind == 'Pod' || object.spec.replicas > 1\""
+    text = PODS_AND_DEPLOYMENTS.replace("EXPR", expression)
+    result = hover(snapshot(text), at(text, "replicas", 2))
+    assert result is not None
+    assert text[result.span.start : result.span.end] == "replicas"
+    assert "replicas: int" in result.markdown and "Field of `Deployment.spec`" in result.markdown
+    root = hover(snapshot(text), at(text, "|| object", 4))
+    assert root is not None
+    assert "object: Deployment" in root.markdown
+    assert "(typed as Deployment: a guard rules the first out here)" in root.markdown
