@@ -1,7 +1,7 @@
 # ruff: noqa: E501
 """Kubernetes' own CEL library test tables, re-typed (read, not copied) from
-kubernetes/apiserver `pkg/cel/library/{ip,cidr}_test.go` (`TestIP`, `TestCIDR`; each case
-carries the Go test's name) and run through vap-lsp's checker and interpreter in the stored
+kubernetes/apiserver `pkg/cel/library/{ip,cidr,quantity,semver,format}_test.go` (`TestIP`,
+`TestCIDR`, `TestQuantity`, `TestSemver`, `TestFormat`; each case carries the Go test's name) and run through vap-lsp's checker and interpreter in the stored
 environment of the newest version. Values compare as the Go test compares them (`res.Equal`), runtime errors by their
 exact text, compile errors by the pattern the Go test matches."""
 
@@ -13,6 +13,7 @@ import pytest
 from cel_eval_support import env, error, value
 
 from vap_lsp.cel.compile import compile_expression
+from vap_lsp.cel.runtime.values import Optional, to_python
 
 # (Go case name, expression, expected value). IP/CIDR results are compared through string()
 # or ==, as the Go test's res.Equal does.
@@ -137,9 +138,195 @@ CIDR_ERRORS: list[tuple[str, str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "expr", "expected"), IP_VALUES + CIDR_VALUES, ids=lambda x: str(x)[:60])
+QUANTITY_VALUES: list[tuple[str, str, object]] = [
+    ("parse", 'quantity("12Mi") == quantity("12582912")', True),
+    ("isQuantity", 'isQuantity("20")', True),
+    ("isQuantity_megabytes", 'isQuantity("20M")', True),
+    ("isQuantity_mebibytes", 'isQuantity("20Mi")', True),
+    ("isQuantity_invalidSuffix", 'isQuantity("20Mo")', False),
+    ("isQuantity_passingRegex", 'isQuantity("10Mm")', False),
+    ("equality_reflexivity", 'quantity("200M") == quantity("200M")', True),
+    (
+        "equality_symmetry",
+        'quantity("200M") == quantity("0.2G") && quantity("0.2G") == quantity("200M")',
+        True,
+    ),
+    (
+        "equality_transitivity",
+        'quantity("2M") == quantity("0.002G") && quantity("2000k") == quantity("2M") && quantity("0.002G") == quantity("2000k")',
+        True,
+    ),
+    ("inequality", 'quantity("200M") == quantity("0.3G")', False),
+    ("quantity_less", 'quantity("50M").isLessThan(quantity("50Mi"))', True),
+    ("quantity_less_obvious", 'quantity("50M").isLessThan(quantity("100M"))', True),
+    ("quantity_less_false", 'quantity("100M").isLessThan(quantity("50M"))', False),
+    ("quantity_greater", 'quantity("50Mi").isGreaterThan(quantity("50M"))', True),
+    ("quantity_greater_obvious", 'quantity("150Mi").isGreaterThan(quantity("100Mi"))', True),
+    ("quantity_greater_false", 'quantity("50M").isGreaterThan(quantity("100M"))', False),
+    ("compare_equal", 'quantity("200M").compareTo(quantity("0.2G"))', 0),
+    ("compare_less", 'quantity("50M").compareTo(quantity("50Mi"))', -1),
+    ("compare_greater", 'quantity("50Mi").compareTo(quantity("50M"))', 1),
+    ("add_quantity", 'quantity("50k").add(quantity("20")) == quantity("50.02k")', True),
+    ("add_int", 'quantity("50k").add(20).isLessThan(quantity("50020"))', False),
+    ("sub_quantity", 'quantity("50k").sub(quantity("20")) == quantity("49.98k")', True),
+    ("sub_int", 'quantity("50k").sub(20) == quantity("49980")', True),
+    ("arith_chain_1", 'quantity("50k").add(20).sub(quantity("100k")).asInteger()', -49980),
+    ("arith_chain", 'quantity("50k").add(20).sub(quantity("100k")).sub(-50000).asInteger()', 20),
+    ("as_integer", 'quantity("50k").asInteger()', 50000),
+    ("is_integer (huge)", 'quantity("9999999999999999999999999999999999999G").isInteger()', False),
+    ("is_integer", 'quantity("50").isInteger()', True),
+    ("as_float", 'quantity("50.703k").asApproximateFloat()', 50703.0),
+    (
+        "add_does_not_mutate_receiver",
+        '[quantity("9999999999999999999999999999999999999")].all(x, x.add(quantity("1")).compareTo(x.add(quantity("2"))) == -1)',
+        True,
+    ),
+]
+
+# The Go test matches runtime errors with a regular expression.
+QUANTITY_ERRORS: list[tuple[str, str, str]] = [
+    ("parseInvalidSuffix", 'quantity("10Mo")', "quantities must match the regular expression.*"),
+    ("parseInvalidSuffixPassesRegex", 'quantity("10Mm")', "unable to parse quantity's suffix"),
+    (
+        "as_integer_error",
+        'quantity("9999999999999999999999999999999999999G").asInteger()',
+        "cannot convert value to integer",
+    ),
+]
+
+SEMVER_VALUES: list[tuple[str, str, object]] = [
+    ("parse", 'semver("1.2.3") == semver("1.2.3")', True),
+    ("isSemver", 'isSemver("1.2.3-beta.1+build.1")', True),
+    ("isSemver_empty_false", 'isSemver("")', False),
+    ("isSemver_v_prefix_false", 'isSemver("v1.0.0")', False),
+    ("isSemver_v_leading_whitespace_false", 'isSemver(" 1.0.0")', False),
+    ("isSemver_v_contains_whitespace_false", 'isSemver("1. 0.0")', False),
+    ("isSemver_v_trailing_whitespace_false", 'isSemver("1.0.0 ")', False),
+    ("isSemver_leading_zeros_false", 'isSemver("01.01.01")', False),
+    ("isSemver_major_only_false", 'isSemver("1")', False),
+    ("isSemver_major_minor_only_false", 'isSemver("1.1")', False),
+    ("isSemver_empty_normalize_false", 'isSemver("", true)', False),
+    ("isSemver_v_leading_whitespace_normalize_false", 'isSemver(" 1.0.0", true)', False),
+    ("isSemver_v_contains_whitespace_normalize_false", 'isSemver("1. 0.0", true)', False),
+    ("isSemver_v_trailing_whitespace_normalize_false", 'isSemver("1.0.0 ", true)', False),
+    ("isSemver_v_prefix_normalize_true", 'isSemver("v1.0.0", true)', True),
+    ("isSemver_leading_zeros_normalize_true", 'isSemver("01.01.01", true)', True),
+    ("isSemver_major_only_normalize_true", 'isSemver("1", true)', True),
+    ("isSemver_major_minor_only_normalize_true", 'isSemver("1.1", true)', True),
+    ("equality_normalize", 'semver("v01.01", true) == semver("1.1.0")', True),
+    ("equality_reflexivity", 'semver("1.2.3") == semver("1.2.3")', True),
+    ("inequality", 'semver("1.2.3") == semver("1.0.0")', False),
+    ("semver_less", 'semver("1.0.0").isLessThan(semver("1.2.3"))', True),
+    ("semver_less_false", 'semver("1.0.0").isLessThan(semver("1.0.0"))', False),
+    ("semver_greater", 'semver("1.2.3").isGreaterThan(semver("1.0.0"))', True),
+    ("semver_greater_false", 'semver("1.0.0").isGreaterThan(semver("1.0.0"))', False),
+    ("compare_equal", 'semver("1.2.3").compareTo(semver("1.2.3"))', 0),
+    ("compare_less", 'semver("1.0.0").compareTo(semver("1.2.3"))', -1),
+    ("compare_greater", 'semver("1.2.3").compareTo(semver("1.0.0"))', 1),
+    ("major", 'semver("1.2.3").major()', 1),
+    ("minor", 'semver("1.2.3").minor()', 2),
+    ("patch", 'semver("1.2.3").patch()', 3),
+]
+
+SEMVER_ERRORS: list[tuple[str, str, str]] = [
+    ("parseInvalidVersion", 'semver("v1.0")', "No Major.Minor.Patch elements found"),
+]
+
+_DNS1123_LABEL = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+_DNS1123_SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+_DNS1035_LABEL = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+
+# validate() answers optional.none() (None here) or an optional list of messages.
+FORMAT_VALUES: list[tuple[str, str, object]] = [
+    ("example_usage_dns1123Label", 'format.dns1123Label().validate("my-label-name")', None),
+    ("example_usage_dns1123Subdomain", 'format.dns1123Subdomain().validate("apiextensions.k8s.io")', None),
+    ("example_usage_qualifiedName", 'format.qualifiedName().validate("apiextensions.k8s.io/v1beta1")', None),
+    ("example_usage_dns1123LabelPrefix", 'format.dns1123LabelPrefix().validate("my-label-prefix-")', None),
+    (
+        "example_usage_dns1123SubdomainPrefix",
+        'format.dns1123SubdomainPrefix().validate("mysubdomain.prefix.-")',
+        None,
+    ),
+    ("example_usage_dns1035LabelPrefix", 'format.dns1035LabelPrefix().validate("my-label-prefix-")', None),
+    ("example_usage_uri", 'format.uri().validate("http://example.com")', None),
+    ("example_usage_uuid", 'format.uuid().validate("123e4567-e89b-12d3-a456-426614174000")', None),
+    ("example_usage_byte", 'format.byte().validate("aGVsbG8=")', None),
+    ("example_usage_date", 'format.date().validate("2021-01-01")', None),
+    ("example_usage_datetime", 'format.datetime().validate("2021-01-01T00:00:00Z")', None),
+    ("dns1123Label", 'format.dns1123Label().validate("contains a space")', [_DNS1123_LABEL]),
+    ("dns1123Subdomain", 'format.dns1123Subdomain().validate("contains a space")', [_DNS1123_SUBDOMAIN]),
+    ("dns1035Label", 'format.dns1035Label().validate("contains a space")', [_DNS1035_LABEL]),
+    (
+        "qualifiedName",
+        'format.qualifiedName().validate("contains a space")',
+        [
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+        ],
+    ),
+    ("dns1123LabelPrefix", 'format.dns1123LabelPrefix().validate("contains a space-")', [_DNS1123_LABEL]),
+    (
+        "dns1123SubdomainPrefix",
+        'format.dns1123SubdomainPrefix().validate("contains a space-")',
+        [_DNS1123_SUBDOMAIN],
+    ),
+    ("dns1035LabelPrefix", 'format.dns1035LabelPrefix().validate("contains a space-")', [_DNS1035_LABEL]),
+    ("dns1123Label_Success", 'format.dns1123Label().validate("my-label-name")', None),
+    ("dns1123Subdomain_Success", 'format.dns1123Subdomain().validate("example.com")', None),
+    ("dns1035Label_Success", 'format.dns1035Label().validate("my-label-name")', None),
+    ("qualifiedName_Success", 'format.qualifiedName().validate("my.name")', None),
+    ("byte_success", 'format.byte().validate("aGVsbG8=")', None),
+    ("byte_failure", 'format.byte().validate("aGVsbG8")', ["invalid base64"]),
+    ("date_success", 'format.date().validate("2020-01-01")', None),
+    ("date_failure", 'format.date().validate("2020-01-32")', ["invalid date"]),
+    ("datetime_success", 'format.datetime().validate("2020-01-01T00:00:00Z")', None),
+    ("datetime_failure", 'format.datetime().validate("2020-01-32T00:00:00Z")', ["invalid datetime"]),
+    ("unknown_format", 'format.named("unknown").hasValue()', False),
+    ("labelValue_success", 'format.labelValue().validate("my-cool-label-Value")', None),
+    (
+        "labelValue_failure",
+        'format.labelValue().validate("my-cool-label-Value!!\\n\\n!!!")',
+        [
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+        ],
+    ),
+    ("lookup and comparison (dns1123Label)", 'format.named("dns1123Label").hasValue()', True),
+    (
+        "comparison with lookup succeeds (dns1123Label)",
+        'format.named("dns1123Label").value() == format.dns1123Label()',
+        True,
+    ),
+    ("compare_dns1123Label_dns1035Label", "format.dns1123Label() == format.dns1035Label()", False),
+]
+
+COMPILE_PATTERNS: list[tuple[str, str, str]] = [
+    (
+        "TestQuantity isQuantity_noOverload",
+        "isQuantity([1, 2, 3])",
+        "found no matching overload for 'isQuantity' applied to.*",
+    ),
+    (
+        "TestSemver isSemver_noOverload",
+        "isSemver([1, 2, 3])",
+        "found no matching overload for 'isSemver' applied to.*",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "expr", "pattern"), QUANTITY_ERRORS + SEMVER_ERRORS, ids=lambda x: str(x)[:60]
+)
+def test_runtime_error_pattern(name: str, expr: str, pattern: str) -> None:
+    assert re.search(pattern, error(expr) or ""), error(expr)
+
+
+@pytest.mark.parametrize(
+    ("name", "expr", "expected"),
+    IP_VALUES + CIDR_VALUES + QUANTITY_VALUES + SEMVER_VALUES + FORMAT_VALUES,
+    ids=lambda x: str(x)[:60],
+)
 def test_value(name: str, expr: str, expected: object) -> None:
-    assert value(expr) == expected
+    got = value(expr)
+    assert (to_python(got) if isinstance(got, Optional) else got) == expected
 
 
 @pytest.mark.parametrize(("name", "expr", "message"), IP_ERRORS + CIDR_ERRORS, ids=lambda x: str(x)[:60])
@@ -147,7 +334,9 @@ def test_runtime_error(name: str, expr: str, message: str) -> None:
     assert error(expr) == message
 
 
-@pytest.mark.parametrize(("name", "expr", "pattern"), IP_COMPILE_ERRORS, ids=lambda x: str(x)[:60])
+@pytest.mark.parametrize(
+    ("name", "expr", "pattern"), IP_COMPILE_ERRORS + COMPILE_PATTERNS, ids=lambda x: str(x)[:60]
+)
 def test_compile_error(name: str, expr: str, pattern: str) -> None:
     result = compile_expression(expr, env())
     messages = [i.cel_message for i in result.issues]
