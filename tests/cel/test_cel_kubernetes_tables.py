@@ -341,3 +341,116 @@ def test_compile_error(name: str, expr: str, pattern: str) -> None:
     result = compile_expression(expr, env())
     messages = [i.cel_message for i in result.issues]
     assert messages and all(re.search(pattern, m) for m in messages), messages
+
+
+# kubernetes/apiextensions-apiserver pkg/apiserver/schema/cel/validation_test.go,
+# TestValidationExpressions: rules that must hold (`valid`), by test case. `self.url` of the
+# "URL parsing" case is written out as the string its object holds.
+_SELF_URL = "'https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor'"
+VALID_RULES: list[tuple[str, str]] = [
+    *(
+        ("URL parsing", rule.replace("self.url", _SELF_URL))
+        for rule in (
+            "url('/path').getScheme() == ''",
+            "url('https://example.com/').getScheme() == 'https'",
+            "url('https://example.com:80/').getHost() == 'example.com:80'",
+            "url('https://example.com/').getHost() == 'example.com'",
+            "url('https://[::1]:80/').getHost() == '[::1]:80'",
+            "url('https://[::1]/').getHost() == '[::1]'",
+            "url('/path').getHost() == ''",
+            "url('https://example.com:80/').getHostname() == 'example.com'",
+            "url('https://127.0.0.1/').getHostname() == '127.0.0.1'",
+            "url('https://[::1]/').getHostname() == '::1'",
+            "url('/path').getHostname() == ''",
+            "url('https://example.com:80/').getPort() == '80'",
+            "url('https://example.com/').getPort() == ''",
+            "url('/path').getPort() == ''",
+            "url('https://example.com/path').getEscapedPath() == '/path'",
+            "url('https://example.com/with space/').getEscapedPath() == '/with%20space/'",
+            "url('https://example.com').getEscapedPath() == ''",
+            "url('https://example.com/path?k1=a&k2=b&k2=c').getQuery() == { 'k1': ['a'], 'k2': ['b', 'c']}",
+            "url('https://example.com/path?key with spaces=value with spaces').getQuery() == { 'key with spaces': ['value with spaces']}",
+            "url('https://example.com/path?').getQuery() == {}",
+            "url('https://example.com/path').getQuery() == {}",
+            "url(self.url).getScheme() == 'https'",
+            "url(self.url).getHost() == 'kubernetes.io:80'",
+            "url(self.url).getHostname() == 'kubernetes.io'",
+            "url(self.url).getPort() == '80'",
+            "url(self.url).getEscapedPath() == '/docs/home'",
+            "url(self.url).getQuery() == {'k1': ['a'], 'k2': ['b', 'c']}",
+            "isURL('https://user:pass@example.com:80/path?query=val#fragment')",
+            "isURL('/path') == true",
+            "isURL('https://a:b:c/') == false",
+            "isURL('../relative-path') == false",
+        )
+    ),
+    *(
+        ("optionals", rule)
+        for rule in (
+            "optional.ofNonZeroValue(1).hasValue()",
+            "optional.ofNonZeroValue(uint(1)).hasValue()",
+            "optional.ofNonZeroValue(1.1).hasValue()",
+            "optional.ofNonZeroValue('a').hasValue()",
+            "optional.ofNonZeroValue(true).hasValue()",
+            "optional.ofNonZeroValue(['a']).hasValue()",
+            "optional.ofNonZeroValue({'k': 'v'}).hasValue()",
+            "optional.ofNonZeroValue(timestamp('2011-08-18T00:00:00.000+01:00')).hasValue()",
+            "optional.ofNonZeroValue(duration('19h3m37s10ms')).hasValue()",
+            "optional.ofNonZeroValue(null) == optional.none()",
+            "optional.ofNonZeroValue(0) == optional.none()",
+            "optional.ofNonZeroValue(uint(0)) == optional.none()",
+            "optional.ofNonZeroValue(0.0) == optional.none()",
+            "optional.ofNonZeroValue('') == optional.none()",
+            "optional.ofNonZeroValue(false) == optional.none()",
+            "optional.ofNonZeroValue([]) == optional.none()",
+            "optional.ofNonZeroValue({}) == optional.none()",
+            "optional.ofNonZeroValue(timestamp('0001-01-01T00:00:00.000+00:00')) == optional.none()",
+            "optional.ofNonZeroValue(duration('0s')) == optional.none()",
+            "{?'k': optional.none(), 'k2': 'v2'} == {'k2': 'v2'}",
+            "{?'k': optional.of('v'), 'k2': 'v2'} == {'k': 'v', 'k2': 'v2'}",
+            "['a', ?optional.none(), 'c'] == ['a', 'c']",
+            "['a', ?optional.of('v'), 'c'] == ['a', 'v', 'c']",
+        )
+    ),
+    *(
+        ("IP and CIDR", rule)
+        for rule in (
+            'isIP("192.168.0.1")',
+            'ip.isCanonical("127.0.0.1")',
+            'ip("192.168.0.1").family() > 0',
+            'ip("0.0.0.0").isUnspecified()',
+            'ip("127.0.0.1").isLoopback()',
+            'ip("224.0.0.1").isLinkLocalMulticast()',
+            'ip("192.168.0.1").isGlobalUnicast()',
+            'type(ip("192.168.0.1")) == net.IP',
+            'cidr("192.168.0.0/24").containsIP(ip("192.168.0.1"))',
+            'cidr("192.168.0.0/24").containsCIDR("192.168.0.0/25")',
+            'cidr("2001:db8::/32").containsCIDR(cidr("2001:db8::/33"))',
+            'type(cidr("2001:db8::/32").ip()) == net.IP',
+            "cidr('192.168.0.0/24') == cidr('192.168.0.0/24').masked()",
+            "cidr('192.168.0.0/16').prefixLength() == 16",
+            "cidr('::1/128').ip().family() == 6",
+        )
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "rule"), VALID_RULES, ids=lambda x: str(x)[:70])
+def test_valid_rule(case: str, rule: str) -> None:
+    assert value(rule) is True
+
+
+# The same test's `errors`: a constant regex find/findAll rejects is a compile-time error
+# (program instantiation), a bad matches literal the literal validator's.
+RULE_ERRORS: list[tuple[str, str]] = [
+    ("'abc'.find(')') == ''", "program instantiation failed: error parsing regexp: unexpected ): `)`"),
+    ("'abc'.findAll(')') == []", "program instantiation failed: error parsing regexp: unexpected ): `)`"),
+    ("'abc'.findAll(')', 1) == []", "program instantiation failed: error parsing regexp: unexpected ): `)`"),
+    ("'abc'.matches('x++')", "invalid matches argument"),
+]
+
+
+@pytest.mark.parametrize(("rule", "message"), RULE_ERRORS)
+def test_rule_error_at_compile_time(rule: str, message: str) -> None:
+    result = compile_expression(rule, env())
+    assert [i.cel_message for i in result.issues] == [message]

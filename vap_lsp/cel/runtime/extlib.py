@@ -10,10 +10,12 @@ from vap_lsp.cel.runtime import strings as s
 from vap_lsp.cel.runtime.cost import LIST_CREATE
 from vap_lsp.cel.runtime.stdlib import compare
 from vap_lsp.cel.runtime.values import (
+    MIN_UNIX,
     NONE,
     CelError,
     CostLimitExceeded,
     Duration,
+    LibraryValue,
     Optional,
     Timestamp,
     UintType,
@@ -52,8 +54,12 @@ def _zero(v: Value) -> bool:
         return bool(v == 0)
     if isinstance(v, (str, bytes, list, tuple, dict)):
         return len(v) == 0
-    if isinstance(v, (Duration, Timestamp)):
+    if isinstance(v, Duration):
         return v.nanos == 0
+    if isinstance(v, Timestamp):  # Go's time.Time.IsZero: the instant 0001-01-01T00:00:00Z
+        return v.nanos == MIN_UNIX * 1_000_000_000
+    if isinstance(v, LibraryValue):
+        return v.is_zero_value()
     return False
 
 

@@ -65,6 +65,10 @@ class StructValue(LibraryValue):
     def cel_type(self) -> str:  # type: ignore[override]
         return self.type_name
 
+    def is_zero_value(self) -> bool:
+        """apiserver mutation/dynamic ObjectVal.IsZeroValue: no fields set."""
+        return not self.fields
+
     def get_field(self, name: str) -> Value:
         if name in self.fields:
             return self.fields[name]

@@ -191,6 +191,11 @@ class LibraryValue:
     def equals(self, other: object) -> bool:
         return self == other
 
+    def is_zero_value(self) -> bool:
+        """cel-go's `IsZeroValue` (for `optional.ofNonZeroValue`); library values are never zero
+        unless their type says so."""
+        return False
+
 
 _NAMES: dict[type, str] = {
     bool: "bool",
