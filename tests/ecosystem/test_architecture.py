@@ -1,0 +1,77 @@
+"""ARCHITECTURE.md's package table says what each package may import, and that a package
+imports only from rows above it: both are checked against the real imports of the source
+(every `import`, also inside functions and under TYPE_CHECKING), so the table stays true."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "vap_lsp"
+
+
+def _rows() -> list[tuple[str, str]]:
+    """(package, its "may import" cell), in table order."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    return [
+        (m.group(1), m.group(2))
+        for m in re.finditer(r"^\| `vap_lsp\.([a-z_]+)` \|.*\| ([^|]*) \|$", text, flags=re.MULTILINE)
+    ]
+
+
+def _declared(cell: str, above: list[str]) -> set[str]:
+    if cell.strip() == "nothing":
+        return set()
+    if cell.strip() == "everything above":
+        return set(above)
+    return {name.split(".")[0] for name in re.findall(r"`([a-z_.]+)`", cell)}
+
+
+def _imports(package: str) -> set[str]:
+    """The other top-level parts of vap_lsp that `package` imports."""
+    files = (
+        [PACKAGE / f"{package}.py"]
+        if (PACKAGE / f"{package}.py").exists()
+        else (PACKAGE / package).rglob("*.py")
+    )
+    found: set[str] = set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                parts = name.split(".")
+                inside = parts[0] == "vap_lsp" and len(parts) > 1 and parts[1] != package
+                if inside and ((PACKAGE / parts[1]).is_dir() or (PACKAGE / f"{parts[1]}.py").exists()):
+                    found.add(parts[1])
+    return found
+
+
+def test_every_package_is_in_the_table() -> None:
+    listed = {name for name, _ in _rows()}
+    parts = {p.stem for p in PACKAGE.glob("*.py")} | {
+        p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()
+    }
+    assert sorted(parts - listed - {"__init__", "__main__"}) == []
+
+
+def test_each_package_imports_only_what_its_row_declares_and_only_from_rows_above() -> None:
+    rows = _rows()
+    order = [name for name, _ in rows]
+    undeclared: dict[str, list[str]] = {}
+    upward: dict[str, list[str]] = {}
+    for i, (name, cell) in enumerate(rows):
+        actual = _imports(name)
+        extra = sorted(actual - _declared(cell, order[:i]))
+        if extra:
+            undeclared[name] = extra
+        below = sorted(p for p in actual | _declared(cell, order[:i]) if p in order and order.index(p) > i)
+        if below:
+            upward[name] = below
+    assert undeclared == {}
+    assert upward == {}
