@@ -134,6 +134,26 @@ async def test_code_lens_command_puts_the_denial_on_the_sample(client: LanguageC
     report = Path(result["report"]).read_text()
     assert "## Deployment shop/web: denied" in report
 
+    # The failing sub-expression's value: an inlay hint after it and a hover on it.
+    hints = await client.text_document_inlay_hint_async(
+        lsp.InlayHintParams(
+            lsp.TextDocumentIdentifier(policy_uri), lsp.Range(lsp.Position(0, 0), lsp.Position(20, 0))
+        )
+    )
+    line = POLICY.splitlines()[10]
+    assert [
+        (h.position.line, h.position.character, h.label) for h in hints or [] if h.position.line == 10
+    ] == [
+        (10, line.index(".labels)"), ' = {"name": "web", "namespace": "shop"}'),  # has()'s operand
+        (10, line.index(" && "), " → false"),
+    ]
+    hover = await client.text_document_hover_async(
+        lsp.HoverParams(lsp.TextDocumentIdentifier(policy_uri), lsp.Position(10, line.index("has(") + 1))
+    )
+    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
+    assert "**Run against samples**" in hover.contents.value
+    assert "- Deployment shop/web: `has(object.metadata.labels)` → false" in hover.contents.value
+
     # Editing the policy makes the run stale: its diagnostics go, the sample's too.
     client.text_document_did_change(
         lsp.DidChangeTextDocumentParams(

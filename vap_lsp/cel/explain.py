@@ -66,6 +66,8 @@ class Operand:
     value: object = None
     error: str | None = None
     evaluated: bool = True
+    start: int = 0
+    end: int = 0
 
     def render(self) -> str:
         shown = (
@@ -475,6 +477,8 @@ class _Walk:
             None if v is _ABSENT or isinstance(v, TracedError) else v,
             v.message if isinstance(v, TracedError) else None,
             evaluated=v is not _ABSENT,
+            start=c.start,
+            end=c.end,
         )
 
 

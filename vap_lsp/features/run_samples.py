@@ -18,19 +18,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, admit
+from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, prepare
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.placement import head_span, span_for_path
+from vap_lsp.analysis.sites import ExpressionSite, expression_sites
 from vap_lsp.analysis.typing import matched_kinds
 from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.cel import explain as cel_explain
+from vap_lsp.features.inlay_hints import InlayHint
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.testfiles.common import bindings_of, synthesized_binding
 from vap_lsp.testfiles.discover import looks_like_test, named_like_test, read_suite
 from vap_lsp.testfiles.runner import run_suite
 from vap_lsp.text import LineIndex, Span
-from vap_lsp.yaml.model import ExpansionLimit, MappingNode, to_python
+from vap_lsp.yaml.model import ExpansionLimit, MappingNode, ScalarNode, to_python
 from vap_lsp.yaml.model import Path as FieldPath
 
 SOURCE = "vap-lsp run"
@@ -82,6 +85,23 @@ class _Object:
         )
 
 
+@dataclass(frozen=True)
+class RunValue:
+    """A value a failing validation's sub-expression had for one sample: `span` in the policy's
+    document, `label` what an inlay hint shows after it (`= "docker.io/…"`, `→ false`),
+    `detail` the hover's line; the element a comprehension decided on is `witness`, a span of
+    `witness_uri` (the sample's file)."""
+
+    span: Span
+    sample: str
+    label: str
+    detail: str
+    inline: bool = True
+    witness: str | None = None
+    witness_uri: str | None = None
+    witness_span: Span | None = None
+
+
 @dataclass
 class RunOutcome:
     policy: str
@@ -89,6 +109,9 @@ class RunOutcome:
     sources: dict[str, Source] = field(default_factory=dict)  # the text each URI's spans refer to
     report: str = ""
     summary: str = ""
+    values: dict[str, list[RunValue]] = field(default_factory=dict)
+    """Per policy URI: the sub-expression values of its failing validations (`value_hints`,
+    `value_hover`)."""
 
 
 def sample_paths(patterns: Sequence[str], roots: Sequence[str]) -> list[Path]:
@@ -189,16 +212,20 @@ def run_against_samples(
     sections: list[str] = []
     failing: dict[str, list[str]] = {}
     counts = {"denied": 0, "admitted": 0, "not matched": 0, "mutated": 0}
+    prepared = prepare(run_inputs, kubernetes_version=kubernetes_version)
+    sites = _sites(policy_object)
+    inlined: set[str] = set()
     for sample in candidates:
         request = AdmissionRequestInput("CREATE", copy.deepcopy(sample.data))
         try:
-            result = admit(request, run_inputs, kubernetes_version=kubernetes_version)
+            result = prepared.admit(request, explain=True)
         except Exception as exc:  # admit never raises by contract; keep the editor alive if it does
             sections.append(f"## {sample.label}\n\nadmission failed: {exc}\n")
             continue
         verdict = _verdict(result, request)
         counts[verdict] += 1
         _sample_diagnostics(outcome, sample, result, policy, verdict)
+        _values(outcome, policy_object, sites, sample, result, inlined)
         for evaluation in result.evaluations:
             for x in evaluation.expressions:
                 if x.error or x.result is False:
@@ -224,6 +251,141 @@ def run_against_samples(
         ]
     )
     return outcome
+
+
+def _sites(policy: _Object) -> dict[str, ExpressionSite]:
+    """The policy's expressions by field, and variables also by `variables.<name>`."""
+    rec = recognise(policy.data.get("apiVersion"), policy.data.get("kind"))
+    spec = policy.data.get("spec")
+    if rec is None or not isinstance(spec, dict):
+        return {}
+    out: dict[str, ExpressionSite] = {}
+    for site in expression_sites(policy.node, rec[0], spec):
+        out[site.field] = site
+        if site.name is not None:
+            out[f"variables.{site.name}"] = site
+    return out
+
+
+def _values(
+    outcome: RunOutcome,
+    policy: _Object,
+    sites: dict[str, ExpressionSite],
+    sample: _Object,
+    result: AdmissionResult,
+    inlined: set[str],
+) -> None:
+    """The values of the failing validations' sub-expressions for `sample`, placed in the
+    policy's text; inline (inlay hints) only for the first sample that fails each validation."""
+    values = outcome.values.setdefault(policy.source.uri, [])
+    outcome.sources.setdefault(policy.source.uri, policy.source)
+    for evaluation in result.evaluations:
+        for x in evaluation.expressions:
+            failed = x.error is not None or x.result is False
+            if x.trace is None or not failed or not _VALIDATION.match(x.field):
+                continue
+            inline = x.field not in inlined
+            inlined.add(x.field)
+            for failure in cel_explain.explain(x.trace, evaluation.variables):
+                source = x.trace.parsed.source
+                site = sites.get(x.field)
+                if failure.variable is not None:
+                    site = sites.get(f"variables.{failure.variable}")
+                    var = evaluation.variables.result(failure.variable) if evaluation.variables else None
+                    if var is not None and var.trace is not None:
+                        source = var.trace.parsed.source
+                if site is not None:
+                    values.extend(_failure_values(failure, site.node, source, sample, inline))
+
+
+_VALIDATION = re.compile(r"spec\.validations\[\d+\]\.expression\Z")
+
+
+def _failure_values(
+    failure: cel_explain.Failure, node: ScalarNode, source: str, sample: _Object, inline: bool
+) -> list[RunValue]:
+    lead = max(0, node.value.find(source)) if source else 0
+
+    def span(start: int, end: int) -> Span:
+        return Span(node.source_offset(lead + start), node.source_offset(lead + end))
+
+    witness = failure.via[-1] if failure.via else None
+    if witness is None and failure.witnesses:
+        witness = failure.witnesses[0]
+    where: Span | None = None
+    said: str | None = None
+    if witness is not None:
+        said = f"{witness.macro}() element {witness.path or witness.key}"
+        if witness.path is not None and witness.path.startswith("object"):
+            where = span_for_path(sample.node, _field_path(witness.path)[1:], sample.lines)
+    uri = sample.source.uri if where is not None else None
+    out = [
+        RunValue(
+            span(failure.start, failure.end),
+            sample.label,
+            f"→ {_short(failure.outcome)}",
+            f"`{failure.text}` → {failure.outcome}",
+            inline,
+            said,
+            uri,
+            where,
+        )
+    ]
+    for o in failure.operands:
+        literal = o.text.strip()[:1] in ("'", '"') or o.text.strip().isdigit()
+        if not o.evaluated or o.end <= o.start or literal:
+            continue
+        shown = f"error: {o.error}" if o.error is not None else cel_explain.compact(o.value, 60)
+        named = f"`{o.path}`" if o.path and o.path != o.text else f"`{o.text}`"
+        out.append(
+            RunValue(
+                span(o.start, o.end),
+                sample.label,
+                f"= {_short(shown)}",
+                f"{named} = {shown}",
+                inline,
+                said,
+                uri,
+                where,
+            )
+        )
+    return out
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def value_hints(values: Iterable[RunValue], within: Span | None = None) -> list[InlayHint]:
+    """Inlay hints after each failing sub-expression and operand (the first failing sample)."""
+    out = [
+        InlayHint(
+            v.span.end, f" {v.label}", f"{v.sample}: {v.detail}" + (f" ({v.witness})" if v.witness else "")
+        )
+        for v in values
+        if v.inline and (within is None or within.start <= v.span.end <= within.end)
+    ]
+    out.sort(key=lambda h: h.offset)
+    return out
+
+
+def value_hover(values: Iterable[RunValue], offset: int) -> tuple[Span, str] | None:
+    """Hover text at `offset`: the value of the sub-expression under it, per sample, and the
+    element a comprehension decided on as a link into the sample file."""
+    hits = [v for v in values if v.span.start <= offset <= v.span.end]
+    if not hits:
+        return None
+    innermost = min(hits, key=lambda v: v.span.end - v.span.start)
+    shown = [v for v in hits if v.span == innermost.span]
+    lines = ["**Run against samples**", ""]
+    for v in shown:
+        line = f"- {v.sample}: {v.detail}"
+        if v.witness is not None:
+            line += f" — {v.witness}"
+            if v.witness_uri is not None and v.witness_span is not None:
+                line += f" ([in the sample]({v.witness_uri}))"
+        lines.append(line)
+    return innermost.span, "\n".join(lines)
 
 
 def _verdict(result: AdmissionResult, request: AdmissionRequestInput) -> str:

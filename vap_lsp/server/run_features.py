@@ -23,7 +23,7 @@ from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.server.convert import to_lsp_diagnostic
 from vap_lsp.server.worker import in_worker, off_loop
-from vap_lsp.text import LineIndex, Position
+from vap_lsp.text import LineIndex, Position, Span
 from vap_lsp.yaml.detect import decode_bytes
 
 if TYPE_CHECKING:
@@ -40,10 +40,12 @@ TITLE = "▶ Run against samples"
 
 
 class _RunState:
-    """URIs that carry diagnostics of the last run: a change to any of them clears them all."""
+    """URIs that carry diagnostics of the last run: a change to any of them clears them all;
+    the sub-expression values of the last run per policy URI (inlay hints, hover)."""
 
     def __init__(self) -> None:
         self.uris: set[str] = set()
+        self.values: dict[str, tuple[str, list[run_samples.RunValue]]] = {}
 
 
 def _sources(ls: VapLanguageServer) -> list[run_samples.Source]:
@@ -154,6 +156,15 @@ async def run_command(ls: VapLanguageServer, state: _RunState, uri: str, policy:
     state.uris.add(uri)
     for stale in previous - state.uris:
         ls.diagnostics.set_extra(stale, [])
+    state.values = {
+        target: (outcome.sources[target].text, values)
+        for target, values in outcome.values.items()
+        if target in outcome.sources and _current(ls, outcome.sources[target])
+    }
+    workspace = ls.client_capabilities.workspace
+    hints = workspace.inlay_hint if workspace is not None else None
+    if state.values and hints is not None and hints.refresh_support:
+        ls.protocol.send_request("workspace/inlayHint/refresh", None)  # the values are new hints
     report_path = _write_report(policy, outcome.report)
     capabilities = ls.client_capabilities.window
     if (
@@ -175,6 +186,7 @@ def register(server: VapLanguageServer) -> None:
     state = _RunState()
 
     def on_change(uri: str) -> None:
+        state.values.pop(uri, None)
         if uri in state.uris:
             uris_of_run, state.uris = state.uris, set()
             for other in uris_of_run - {uri}:
@@ -230,6 +242,8 @@ def register(server: VapLanguageServer) -> None:
             )
             return None
 
+    _wrap_hover_and_hints(server, state)
+
     # One code-action handler per server (pygls): wrap the quick-fix provider that is already
     # registered and add the `source` action for the policy under the cursor.
     features = server.protocol.fm.features
@@ -281,3 +295,84 @@ def _source_actions(ls: VapLanguageServer, params: lsp.CodeActionParams) -> list
     except Exception:
         log.exception("run-against-samples code action failed")
     return out
+
+
+def _wrap_hover_and_hints(server: VapLanguageServer, state: _RunState) -> None:
+    """After a run, the values of the failing sub-expressions: inlay hints added to the type
+    hints, hover text added to the CEL hover (one handler per method in pygls: wrap them; the
+    lookups run in the pool, as every request does)."""
+    features = server.protocol.fm.features
+    previous_hover = features.pop(lsp.TEXT_DOCUMENT_HOVER, None)
+    previous_hints = features.pop(lsp.TEXT_DOCUMENT_INLAY_HINT, None)
+
+    async def base(handler: Any, params: Any) -> Any:
+        if handler is None:
+            return None
+        result = handler(params)
+        return await result if inspect.isawaitable(result) else result
+
+    def hover_values(ls: VapLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        run = state.values.get(params.text_document.uri)
+        if run is None:
+            return None
+        from vap_lsp.features import run_samples
+
+        text, values = run
+        lines, encoding = LineIndex(text), ls.position_encoding
+        offset = lines.offset(Position(params.position.line, params.position.character), encoding)
+        extra = run_samples.value_hover(values, offset)
+        if extra is None:
+            return None
+        span, markdown = extra
+        start, end = lines.position(span.start, encoding), lines.position(span.end, encoding)
+        return lsp.Hover(
+            lsp.MarkupContent(lsp.MarkupKind.Markdown, markdown),
+            lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character)),
+        )
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: VapLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        found = await base(previous_hover, params)
+        if params.text_document.uri not in state.values:
+            return found  # type: ignore[no-any-return]
+        extra = await off_loop(ls, lambda: hover_values(ls, params))
+        if extra is None:
+            return found  # type: ignore[no-any-return]
+        if found is not None and isinstance(found.contents, lsp.MarkupContent):
+            assert isinstance(extra.contents, lsp.MarkupContent)
+            text = found.contents.value + "\n\n---\n\n" + extra.contents.value
+            return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, text), found.range)
+        return extra
+
+    def hint_values(ls: VapLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        run = state.values.get(params.text_document.uri)
+        if run is None:
+            return []
+        from vap_lsp.features import run_samples
+
+        text, values = run
+        lines, encoding = LineIndex(text), ls.position_encoding
+        r = params.range
+        within = Span(
+            lines.offset(Position(r.start.line, r.start.character), encoding),
+            lines.offset(Position(r.end.line, r.end.character), encoding),
+        )
+        out: list[lsp.InlayHint] = []
+        for hint in run_samples.value_hints(values, within):
+            pos = lines.position(hint.offset, encoding)
+            out.append(
+                lsp.InlayHint(
+                    position=lsp.Position(pos.line, pos.character),
+                    label=hint.label,
+                    tooltip=hint.tooltip,
+                    padding_left=False,
+                )
+            )
+        return out
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+    async def inlay_hint(ls: VapLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint] | None:
+        found = list(await base(previous_hints, params) or [])
+        if params.text_document.uri in state.values:
+            found.extend(await off_loop(ls, lambda: hint_values(ls, params)))
+        return found
