@@ -384,3 +384,48 @@ def test_json_shape() -> None:
         {"policy": "p", "binding": "b", "message": PREFIX + "nope", "reason": "Invalid", "code": 422}
     ]
     json.dumps(data)
+
+
+def test_a_prepared_set_without_values_gives_the_same_verdicts_and_failures() -> None:
+    """`prepare(..., report_values=False)` (what `vap-lsp impact` uses) skips converting each
+    expression's result for the report, and changes nothing else."""
+    import yaml
+
+    from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, prepare
+
+    policy = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}
+  variables:
+  - {name: keys, expression: "object.data.map(k, k)"}
+  validations:
+  - expression: "size(variables.keys) < 2"
+    messageExpression: "'too many keys: ' + variables.keys.join(',')"
+  - expression: "object.data.x == 'y'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: p, validationActions: [Deny, Audit]}
+"""
+    inputs = PolicyInputs.from_objects(yaml.safe_load_all(policy))
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1", "b": "2"}}
+    full = prepare(inputs, kubernetes_version="1.34").admit(AdmissionRequestInput("CREATE", cm))
+    lean = prepare(inputs, kubernetes_version="1.34", report_values=False).admit(
+        AdmissionRequestInput("CREATE", cm)
+    )
+    assert [x.result for x in full.evaluations[0].expressions][:1] == [False]
+    assert {x.result for x in lean.evaluations[0].expressions} == {None}
+    for result in (full, lean):
+        for e in result.evaluations:
+            e.expressions = [x.__class__(x.field, x.expression, None, x.error) for x in e.expressions]
+    assert lean == full
+    assert [(f.field, f.message, f.error) for f in lean.evaluations[0].failures] == [
+        ("spec.validations[0]", "too many keys: a,b", False),
+        ("spec.validations[1]", "expression 'object.data.x == 'y'' resulted in error: no such key: x", True),
+    ]

@@ -241,13 +241,14 @@ def admit(
     return run_admission(request, inputs, kubernetes_version)
 
 
-def prepare(inputs: PolicyInputs, *, kubernetes_version: str) -> PreparedInputs:
+def prepare(inputs: PolicyInputs, *, kubernetes_version: str, report_values: bool = True) -> PreparedInputs:
     """The policy set compiled once for many requests: `prepare(...).admit(request)` gives what
     `admit(request, inputs, ...)` gives, without compiling, defaulting and indexing again.
-    `inputs` must not change afterwards."""
+    `inputs` must not change afterwards. `report_values=False`: every expression's `result` is
+    None (verdicts, messages, failures and errors are the same), for callers that only count."""
     from vap_lsp.admission.engine import prepare as prepare_inputs
 
-    return prepare_inputs(inputs, kubernetes_version)
+    return prepare_inputs(inputs, kubernetes_version, report_values=report_values)
 
 
 def _str(v: object) -> str:

@@ -296,6 +296,9 @@ class PreparedInputs:
     mutating: list[_Policy]
     validating: list[_Policy]
     bindings: dict[tuple[bool, str], list[tuple[str, dict[str, Any]]]]
+    report_values: bool = True
+    """False: expressions' results are not converted for `ExpressionEvaluation.result` (None),
+    for callers that count verdicts only (`vap-lsp impact`): a fifth of the time per request."""
     _namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     _equivalents: dict[tuple[GVR, GVKey, str], list[tuple[GVR, GVKey]]] = field(default_factory=dict)
 
@@ -327,7 +330,7 @@ class PreparedInputs:
         return _context(request, self).attrs
 
 
-def prepare(inputs: PolicyInputs, version: str) -> PreparedInputs:
+def prepare(inputs: PolicyInputs, version: str, *, report_values: bool = True) -> PreparedInputs:
     return PreparedInputs(
         inputs,
         version,
@@ -336,6 +339,7 @@ def prepare(inputs: PolicyInputs, version: str) -> PreparedInputs:
         _policies(inputs, True, version),
         _policies(inputs, False, version),
         _bindings_by_policy(inputs),
+        report_values,
     )
 
 
@@ -571,6 +575,7 @@ class _Run:
         gvk: GVKey,
     ) -> None:
         self.policy = policy
+        self.report_values = ctx.prepared.report_values
         self.expressions: list[ExpressionEvaluation] = []
         self.failures: list[Failure] = []
         a = ctx.attrs
@@ -617,7 +622,7 @@ class _Run:
                 ExpressionEvaluation(
                     e.field,
                     e.text,
-                    _report_value(result.value) if result.ok else None,
+                    _report_value(result.value) if result.ok and self.report_values else None,
                     result.error,
                     cost=result.cost,
                     trace=result.trace,
@@ -632,7 +637,12 @@ class _Run:
                 continue
             self.expressions.append(
                 ExpressionEvaluation(
-                    e.field, e.text, _report_value(r.value) if r.ok else None, r.error, r.cost, r.trace
+                    e.field,
+                    e.text,
+                    _report_value(r.value) if r.ok and self.report_values else None,
+                    r.error,
+                    r.cost,
+                    r.trace,
                 )
             )
 

@@ -70,8 +70,12 @@ def _catalogue(prepared: PreparedInputs) -> list[tuple[str, str, list[str]]]:
 
 
 def _prepare(setup: ImpactSetup) -> _Prepared:
-    now = prepare(setup.inputs, kubernetes_version=setup.version)
-    base = prepare(setup.base, kubernetes_version=setup.version) if setup.base is not None else None
+    now = prepare(setup.inputs, kubernetes_version=setup.version, report_values=False)
+    base = (
+        prepare(setup.base, kubernetes_version=setup.version, report_values=False)
+        if setup.base is not None
+        else None
+    )
     catalogue = _catalogue(now)
     return _Prepared(setup, now, base, catalogue, {(p, b): a for p, b, a in catalogue})
 
