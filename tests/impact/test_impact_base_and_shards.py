@@ -123,12 +123,15 @@ def _json_run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, 
     return result
 
 
+@pytest.mark.parametrize("limit", ["1000", "1"])
 @pytest.mark.parametrize("source", ["--objects", "--audit-log"])
 def test_shards_merged_equal_one_run_and_jobs_equal_one_process(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, limit: str
 ) -> None:
+    """With `--max-objects 1` too: each list keeps its first row by namespace, kind and name,
+    wherever the rows were found."""
     data = str(EXAMPLE / ("cluster.yaml" if source == "--objects" else "audit.log"))
-    base = [str(EXAMPLE / "policies"), source, data]
+    base = [str(EXAMPLE / "policies"), source, data, "--max-objects", limit]
     whole = _json_run([*base, "--jobs", "1"], capsys)
     files = []
     for k in (1, 2, 3):
@@ -140,6 +143,9 @@ def test_shards_merged_equal_one_run_and_jobs_equal_one_process(
     merged = _json_run(["--merge", *map(str, files)], capsys)
     assert merged.pop("shards") == ["1/3", "2/3", "3/3"]
     assert merged == whole
+    if limit == "1":
+        deny = next(b for b in whole["bindings"] if b["binding"] == "require-team-label")
+        assert (len(deny["objects"]), deny["objectsOmitted"]) == (1, 1 if source == "--audit-log" else 2)
     assert _json_run([*base, "--jobs", "2"], capsys) == whole
 
 

@@ -65,6 +65,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--merge", nargs="+", default=None, metavar="RESULT", help="sum --format json results of shards"
     )
+    p.add_argument(
+        "--max-objects",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="objects listed per binding and per change, the first by namespace/kind/name (0: all; "
+        "default 1000); the others are counted",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress line on a terminal")
     add_crd_option(p)
     add_config_options(p)
@@ -119,6 +127,8 @@ def impact_command(args: argparse.Namespace) -> int:
             return _fail("nothing to evaluate: give --objects PATH or --audit-log PATH")
         if args.jobs is not None and args.jobs < 1:
             return _fail("--jobs must be at least 1")
+        if args.max_objects < 0:
+            return _fail("--max-objects must be 0 (all) or more")
         try:
             shard = Shard.parse(args.shard) if args.shard else Shard()
             inputs, version = policy_setup(args)
@@ -140,6 +150,7 @@ def impact_command(args: argparse.Namespace) -> int:
             jobs=args.jobs or default_jobs(),
             shard=shard,
             progress=progress,
+            limit=args.max_objects,
         )
         try:
             result = impact(options)
@@ -157,7 +168,8 @@ def impact_command(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(output)
     if result.changes is not None:
-        return 1 if result.changes.get("newlyDenied") else 0
+        newly = result.changes.get("newlyDenied")
+        return 1 if newly is not None and newly.total else 0
     return 1 if result.verdicts.get("denied") else 0
 
 

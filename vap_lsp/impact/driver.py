@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from vap_lsp.admission.api import PolicyInputs, UserInfo
 from vap_lsp.impact.evaluate import ImpactSetup, run
 from vap_lsp.impact.inputs import SnapshotError, snapshot_files
-from vap_lsp.impact.report import Impact
+from vap_lsp.impact.report import DEFAULT_LIMIT, Impact
 from vap_lsp.impact.sources import AuditStats, Shard, add_context, audit_items, snapshot_items
 
 __all__ = ["ImpactOptions", "SnapshotError", "impact"]
@@ -28,6 +28,8 @@ class ImpactOptions:
     jobs: int = 1
     shard: Shard = field(default_factory=Shard)
     progress: Callable[[int], None] | None = None
+    limit: int = DEFAULT_LIMIT
+    """Objects listed per binding and per kind of change (0: all); the rest are counted."""
 
 
 def impact(options: ImpactOptions) -> Impact:
@@ -47,7 +49,9 @@ def impact(options: ImpactOptions) -> Impact:
         if logs
         else snapshot_items(objects, operation=options.operation, user=options.user, shard=options.shard)
     )
-    setup = ImpactSetup(options.inputs, options.kubernetes_version, mode, operation, options.base)
+    setup = ImpactSetup(
+        options.inputs, options.kubernetes_version, mode, operation, options.base, options.limit
+    )
     result = run(setup, items, jobs=options.jobs, progress=options.progress)
     if logs:
         result.audit = dict(stats.counts)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, Failure, PolicyInputs, prepare
-from vap_lsp.impact.report import RANK, Impact
+from vap_lsp.impact.report import DEFAULT_LIMIT, RANK, Bounded, Impact
 
 if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
@@ -46,6 +46,7 @@ class ImpactSetup:
     mode: str
     operation: str = "CREATE"
     base: PolicyInputs | None = None
+    limit: int = DEFAULT_LIMIT
 
 
 @dataclass
@@ -144,9 +145,9 @@ def _short(text: str) -> str:
 def evaluate(prep: _Prepared, items: Iterable[WorkItem]) -> Impact:
     """The impact of `items` (one batch, or a whole stream in this process)."""
     setup = prep.setup
-    out = Impact(setup.version, setup.mode, setup.operation)
+    out = Impact(setup.version, setup.mode, setup.operation, limit=setup.limit)
     if setup.base is not None:
-        out.changes = {"newlyDenied": [], "newlyAdmitted": [], "changedMessages": []}
+        out.compare_with_base()
     for item in items:
         out.requests += 1
         if item.note:
@@ -177,7 +178,7 @@ def evaluate(prep: _Prepared, items: Iterable[WorkItem]) -> Impact:
                 row["auditID"] = item.audit.get("auditID", "")
                 if seen is not None:
                     row["recorded"] = _short(seen)
-            bi.objects.append(row)
+            bi.objects.add(row)
         for (policy, fld), message in failed.items():
             out.count_failure(policy, fld, message)
         out.verdicts[strongest] += 1
@@ -200,7 +201,7 @@ def _recorded(item: WorkItem) -> dict[tuple[str, str], str]:
 
 
 def _compare(
-    changes: dict[str, list[dict[str, Any]]],
+    changes: dict[str, Bounded],
     ident: dict[str, Any],
     before: AdmissionResult,
     after: AdmissionResult,
@@ -208,14 +209,14 @@ def _compare(
     """What a pull-request comment needs: requests denied now and not before, admitted now and
     denied before, denied both times with other messages."""
     if not after.allowed and before.allowed:
-        changes["newlyDenied"].append({**ident, **_first_denial(after)})
+        changes["newlyDenied"].add({**ident, **_first_denial(after)})
     elif after.allowed and not before.allowed:
-        changes["newlyAdmitted"].append({**ident, **_first_denial(before)})
+        changes["newlyAdmitted"].add({**ident, **_first_denial(before)})
     elif not after.allowed and not before.allowed:
         was = [_short(d.message) for d in before.denials]
         now = [_short(d.message) for d in after.denials]
         if was != now:
-            changes["changedMessages"].append({**ident, "before": was, "after": now})
+            changes["changedMessages"].add({**ident, "before": was, "after": now})
 
 
 # --- processes ---------------------------------------------------------------------------------------
@@ -260,9 +261,9 @@ def run(
 ) -> Impact:
     """The impact of every item: in this process with `jobs` 1, else over `jobs` worker
     processes (results summed in input order, so equal to a run in one process)."""
-    total = Impact(setup.version, setup.mode, setup.operation)
+    total = Impact(setup.version, setup.mode, setup.operation, limit=setup.limit)
     if setup.base is not None:
-        total.changes = {"newlyDenied": [], "newlyAdmitted": [], "changedMessages": []}
+        total.compare_with_base()
     done = 0
     if jobs <= 1:
         prep = _prepare(setup)

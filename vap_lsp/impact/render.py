@@ -48,20 +48,29 @@ def _binding_rows(impact: Impact) -> list[list[str]]:
     return rows
 
 
-def _failed_objects(impact: Impact) -> list[tuple[str, list[dict[str, Any]]]]:
+def _changes(impact: Impact, key: str) -> tuple[list[dict[str, Any]], int]:
+    """The listed rows of one kind of change, by object, and how many there are in all."""
+    bounded = impact.changes.get(key) if impact.changes is not None else None
+    if bounded is None:
+        return [], 0
+    return sorted(bounded.sorted(), key=_who), bounded.total
+
+
+def _failed_objects(impact: Impact) -> list[tuple[str, list[dict[str, Any]], int]]:
+    """Per binding: the listed rows and how many requests it failed in all."""
     out = []
     for key in sorted(impact.bindings):
         b = impact.bindings[key]
-        rows = [o for o in b.to_json()["objects"] if o.get("verdict") in FAILED or o.get("recorded")]
+        rows = b.objects.sorted()
         if rows:
-            out.append((f"{b.policy} / {b.binding}", rows))
+            out.append((f"{b.policy} / {b.binding}", rows, b.objects.total))
     return out
 
 
 def render_text(impact: Impact) -> str:
     lines = [f"Impact over {_subject(impact)} (Kubernetes {impact.kubernetes_version})", ""]
     lines += _table(["binding", "actions", *_HEADERS], _binding_rows(impact))
-    for title, rows in _failed_objects(impact):
+    for title, rows, total in _failed_objects(impact):
         lines += ["", f"{title}:"]
         for o in rows[:SHOWN_OBJECTS]:
             what = f"  {o.get('verdict')}: {_who(o)}"
@@ -72,8 +81,8 @@ def render_text(impact: Impact) -> str:
             lines.append(what)
             if o.get("recorded"):
                 lines.append(f"    recorded by the server: {o['recorded']}")
-        if len(rows) > SHOWN_OBJECTS:
-            lines.append(f"  … and {len(rows) - SHOWN_OBJECTS} more (--format json lists them all)")
+        if total > SHOWN_OBJECTS:
+            lines.append(f"  … and {total - SHOWN_OBJECTS} more (--format json lists up to --max-objects)")
     top = impact.top_failures()
     if top:
         lines += ["", "Top failing validations:"]
@@ -96,8 +105,8 @@ def render_text(impact: Impact) -> str:
             ("newlyAdmitted", "newly admitted"),
             ("changedMessages", "denied with other messages"),
         ):
-            rows = sorted(impact.changes.get(key, []), key=_who)
-            lines.append(f"  {title}: {len(rows)}")
+            rows, total = _changes(impact, key)
+            lines.append(f"  {title}: {total}")
             for r in rows[:SHOWN_OBJECTS]:
                 detail = r.get("message") or " | ".join(r.get("after", []))
                 lines.append(f"    {_who(r)}: {detail}")
@@ -122,9 +131,9 @@ def render_markdown(impact: Impact) -> str:
     """For a pull-request comment: changes first, then the table, failures folded."""
     out = [f"### vap-lsp impact: {_subject(impact)} (Kubernetes {impact.kubernetes_version})", ""]
     if impact.changes is not None:
-        nd, na = impact.changes.get("newlyDenied", []), impact.changes.get("newlyAdmitted", [])
-        cm = impact.changes.get("changedMessages", [])
-        out.append(f"**{len(nd)} newly denied**, {len(na)} newly admitted, {len(cm)} with other messages.")
+        (nd, nd_total), (na, na_total) = _changes(impact, "newlyDenied"), _changes(impact, "newlyAdmitted")
+        cm_total = _changes(impact, "changedMessages")[1]
+        out.append(f"**{nd_total} newly denied**, {na_total} newly admitted, {cm_total} with other messages.")
         out.append("")
         for title, rows in (("Newly denied", nd), ("Newly admitted", na)):
             if rows:
@@ -138,9 +147,8 @@ def render_markdown(impact: Impact) -> str:
     out += ["| binding | actions | " + " | ".join(_HEADERS) + " |", "|---|---|" + "---:|" * len(_HEADERS)]
     for cells in _binding_rows(impact):
         out.append("| " + " | ".join(_md(c) for c in cells) + " |")
-    for title, failing in _failed_objects(impact):
-        rows = failing
-        out += ["", f"<details><summary>{html.escape(title)}: {len(rows)} failing</summary>", ""]
+    for title, rows, total in _failed_objects(impact):
+        out += ["", f"<details><summary>{html.escape(title)}: {total} failing</summary>", ""]
         out += ["| verdict | object | message |", "|---|---|---|"]
         for o in rows[: SHOWN_OBJECTS * 5]:
             out.append(f"| {o.get('verdict')} | `{_md(_who(o))}` | {_md(str(o.get('message', '')))} |")
@@ -170,7 +178,7 @@ def render_sarif(impact: Impact) -> str:
     results: list[dict[str, Any]] = []
     for key in sorted(impact.bindings):
         b = impact.bindings[key]
-        for o in b.to_json()["objects"]:
+        for o in b.objects.sorted():
             verdict = o.get("verdict")
             if verdict not in _SARIF_LEVEL:
                 continue
@@ -313,8 +321,8 @@ def render_html(impact: Impact) -> str:
     if impact.changes is not None:
         out.append("<h2>Changes against the base</h2>")
         for key, title in (("newlyDenied", "Newly denied"), ("newlyAdmitted", "Newly admitted")):
-            rows = sorted(impact.changes.get(key, []), key=_who)
-            out.append(f"<h3>{title}: {len(rows)}</h3>")
+            rows, total = _changes(impact, key)
+            out.append(f"<h3>{title}: {total}</h3>")
             if rows:
                 out.append("<table><tr><th>object</th><th>binding</th><th>message</th></tr>")
                 out += [
@@ -341,8 +349,8 @@ def render_html(impact: Impact) -> str:
             for t in top
         ]
         out.append("</table>")
-    for title, rows in _failed_objects(impact):
-        out.append(f"<h2>{e(title)}: {len(rows)} failing</h2><table>")
+    for title, rows, total in _failed_objects(impact):
+        out.append(f"<h2>{e(title)}: {total} failing</h2><table>")
         out.append("<tr><th>verdict</th><th>object</th><th>message</th></tr>")
         out += [
             f'<tr><td class="{e(str(o.get("verdict")))}">{e(str(o.get("verdict")))}</td><td>{e(_who(o))}</td>'

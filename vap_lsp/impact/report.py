@@ -2,7 +2,9 @@
 fails, the top failing validations, per namespace, audit-log replay counts and, against a base,
 the changes. Mergeable (`merge`): batches of a parallel run, shards of a fleet, are summed.
 
-Why counts and lists of failures only: memory grows with what fails, never with what passes.
+Why counts, and bounded lists: memory stays flat in the number of requests. Each list of
+objects keeps the first `limit` rows in a fixed order (namespace, kind, name, …) and counts the
+rest, so a run, its shards merged and a parallel run keep the very same rows.
 """
 
 from __future__ import annotations
@@ -16,7 +18,46 @@ VERDICTS = ("admitted", "denied", "warned", "audited", "errors", "notMatched")
 """Per request and binding, the first that holds from the right to the left of RANK."""
 RANK = {"notMatched": 0, "admitted": 1, "audited": 2, "warned": 3, "denied": 4, "errors": 5}
 FAILED = ("denied", "warned", "audited", "errors")
+CHANGES = ("newlyDenied", "newlyAdmitted", "changedMessages")
 FORMAT_VERSION = 1
+DEFAULT_LIMIT = 1000
+"""Objects listed per binding and per kind of change (0: all)."""
+
+
+@dataclass
+class Bounded:
+    """The first `limit` rows in `_order` of all rows added (0: every row), and how many were
+    added in all."""
+
+    limit: int = DEFAULT_LIMIT
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    total: int = 0
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.total += 1
+        self.rows.append(row)
+        if self.limit and len(self.rows) >= 2 * self.limit:
+            self._trim()
+
+    def extend(self, other: Bounded) -> None:
+        self.total += other.total
+        self.rows.extend(other.rows)
+        if self.limit and len(self.rows) >= 2 * self.limit:
+            self._trim()
+
+    def _trim(self) -> None:
+        self.rows.sort(key=_order)
+        del self.rows[self.limit :]
+
+    def sorted(self) -> list[dict[str, Any]]:
+        self.rows.sort(key=_order)
+        if self.limit:
+            del self.rows[self.limit :]
+        return list(self.rows)
+
+    @property
+    def omitted(self) -> int:
+        return self.total - len(self.sorted())
 
 
 class MergeError(Exception):
@@ -29,7 +70,7 @@ class BindingImpact:
     binding: str
     actions: list[str]
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
-    objects: list[dict[str, Any]] = field(default_factory=list)
+    objects: Bounded = field(default_factory=Bounded)
     """Each request the binding failed: kind, namespace, name, verdict, message, field (and
     for audit logs the event's verb, auditID and what the server recorded)."""
     recorded: int = 0
@@ -39,7 +80,8 @@ class BindingImpact:
         out: dict[str, Any] = {"policy": self.policy, "binding": self.binding, "actions": self.actions}
         out.update(self.counts)
         out["recorded"] = self.recorded
-        out["objects"] = sorted(self.objects, key=_order)
+        out["objects"] = self.objects.sorted()
+        out["objectsOmitted"] = self.objects.omitted
         return out
 
 
@@ -59,16 +101,22 @@ class Impact:
     """(policy, field) → one of its messages (the least, so any order of merging agrees)."""
     namespaces: dict[str, dict[str, int]] = field(default_factory=dict)
     audit: dict[str, int] = field(default_factory=dict)
-    changes: dict[str, list[dict[str, Any]]] | None = None
+    changes: dict[str, Bounded] | None = None
     shards: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    limit: int = DEFAULT_LIMIT
 
     def binding(self, policy: str, binding: str, actions: list[str]) -> BindingImpact:
         key = (policy, binding)
         hit = self.bindings.get(key)
         if hit is None:
-            hit = self.bindings[key] = BindingImpact(policy, binding, list(actions))
+            hit = BindingImpact(policy, binding, list(actions), objects=Bounded(self.limit))
+            self.bindings[key] = hit
         return hit
+
+    def compare_with_base(self) -> None:
+        """Lists of changes against a base (`newlyDenied`, `newlyAdmitted`, `changedMessages`)."""
+        self.changes = {k: Bounded(self.limit) for k in CHANGES}
 
     def count_namespace(self, namespace: str, verdict: str) -> None:
         row = self.namespaces.get(namespace)
@@ -125,9 +173,10 @@ class Impact:
         _add_counts(self.audit, other.audit)
         if other.changes is not None:
             if self.changes is None:
-                self.changes = {k: [] for k in other.changes}
+                self.compare_with_base()
+            assert self.changes is not None
             for k, rows in other.changes.items():
-                self.changes.setdefault(k, []).extend(rows)
+                self.changes.setdefault(k, Bounded(self.limit)).extend(rows)
         self.shards.extend(s for s in other.shards if s not in self.shards)
         for text in other.notes:
             self.note(text)
@@ -148,7 +197,9 @@ class Impact:
         if self.audit:
             out["audit"] = dict(sorted(self.audit.items()))
         if self.changes is not None:
-            out["changes"] = {k: sorted(v, key=_order) for k, v in self.changes.items()}
+            out["changes"] = {k: v.sorted() for k, v in self.changes.items()}
+            out["changesOmitted"] = {k: v.omitted for k, v in self.changes.items()}
+        out["limit"] = self.limit
         if self.shards:
             out["shards"] = sorted(self.shards)
         out["notes"] = list(self.notes)
@@ -161,12 +212,13 @@ class Impact:
             if not isinstance(data, dict) or data.get("formatVersion") != FORMAT_VERSION:
                 raise MergeError("not a `vap-lsp impact --format json` result")
             out = cls(str(data["kubernetesVersion"]), str(data["mode"]), str(data["operation"]))
+            out.limit = int(data["limit"])
             out.requests = int(data["requests"])
             out.verdicts = {k: int(data["verdicts"][k]) for k in VERDICTS}
             for b in data["bindings"]:
                 bi = out.binding(str(b["policy"]), str(b["binding"]), [str(a) for a in b["actions"]])
                 bi.counts = {k: int(b[k]) for k in VERDICTS}
-                bi.objects = [dict(o) for o in b["objects"]]
+                bi.objects = _bounded(out.limit, b["objects"], int(b["objectsOmitted"]))
                 bi.recorded = int(b.get("recorded", 0))
             for f in data["failures"]:
                 key = (str(f["policy"]), str(f["field"]))
@@ -178,7 +230,10 @@ class Impact:
                 }
             out.audit = {str(k): int(v) for k, v in data.get("audit", {}).items()}
             if "changes" in data:
-                out.changes = {str(k): [dict(r) for r in v] for k, v in data["changes"].items()}
+                omitted = data["changesOmitted"]
+                out.changes = {
+                    str(k): _bounded(out.limit, v, int(omitted[k])) for k, v in data["changes"].items()
+                }
             out.shards = [str(s) for s in data.get("shards", [])]
             out.notes = [str(n) for n in data.get("notes", [])]
             return out
@@ -186,14 +241,19 @@ class Impact:
             raise MergeError(f"not a `vap-lsp impact --format json` result ({exc})") from exc
 
 
+def _bounded(limit: int, rows: Any, omitted: int) -> Bounded:
+    listed = [dict(r) for r in rows]
+    return Bounded(limit, listed, len(listed) + omitted)
+
+
 def merge(results: Iterable[Impact]) -> Impact:
     """The sum of results in order; raises MergeError for none or for different runs."""
     merged: Impact | None = None
     for r in results:
         if merged is None:
-            merged = Impact(r.kubernetes_version, r.mode, r.operation)
+            merged = Impact(r.kubernetes_version, r.mode, r.operation, limit=r.limit)
             if r.changes is not None:
-                merged.changes = {k: [] for k in r.changes}
+                merged.compare_with_base()
         merged.add(r)
     if merged is None:
         raise MergeError("no result to merge")
