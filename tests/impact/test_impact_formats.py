@@ -76,3 +76,17 @@ def test_sarif_one_result_per_failing_request(capsys: pytest.CaptureFixture[str]
 def test_no_progress_line_when_stderr_is_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     impact_cli(ARGS)
     assert capsys.readouterr().err == ""
+
+
+def test_progress_line_counts_requests_and_is_erased(capsys: pytest.CaptureFixture[str]) -> None:
+    from vap_lsp.cli.impact import _Progress
+
+    progress = _Progress()
+    progress.last -= 1  # the last line was written a second ago
+    progress(1200)
+    progress(1400)  # within 0.2 s of the last line: not written
+    progress.close()
+    err = capsys.readouterr().err
+    assert err.startswith("\rimpact: 1,200 requests, ")
+    assert "1,400" not in err
+    assert err.endswith("\r\033[K")
