@@ -6,7 +6,7 @@ import pytest
 from cel_feature_helpers import MAP, at, policy, snapshot
 
 from vap_lsp.features.cel_completion import complete
-from vap_lsp.features.cel_context import escape_for_scalar
+from vap_lsp.features.edits import encode_fragment
 from vap_lsp.features.results import CompletionEntry
 from vap_lsp.yaml.model import ScalarStyle
 
@@ -116,10 +116,11 @@ def test_snippets_with_quotes_are_escaped_for_the_scalar_style() -> None:
     assert single.insert_text == 'JSONPatch{op: "${1:add}", path: "${2:/metadata/labels}", value: $3}'
 
 
-def test_escape_for_scalar() -> None:
-    assert escape_for_scalar('a"b\\c', ScalarStyle.DOUBLE) == 'a\\"b\\\\c'
-    assert escape_for_scalar("it's", ScalarStyle.SINGLE) == "it''s"
-    assert escape_for_scalar('it\'s "x"', ScalarStyle.LITERAL) == 'it\'s "x"'
+def test_completion_text_is_escaped_for_its_scalar() -> None:
+    """Completions insert through the one scalar escaper (`edits.encode_fragment`)."""
+    assert encode_fragment(ScalarStyle.DOUBLE, 'a"b\\c') == 'a\\"b\\\\c'
+    assert encode_fragment(ScalarStyle.SINGLE, "it's") == "it''s"
+    assert encode_fragment(ScalarStyle.LITERAL, 'it\'s "x"') == 'it\'s "x"'
 
 
 @pytest.mark.parametrize("expression_yaml", ["|\n        ", '""', "''", ""])

@@ -20,6 +20,7 @@ from yaml_helpers import fingerprint
 
 from vap_lsp.text import Span
 from vap_lsp.yaml import parse as parse_mod
+from vap_lsp.yaml.markers import DOCUMENT_START
 from vap_lsp.yaml.model import AliasNode, MappingNode, ScalarNode, YamlFile
 from vap_lsp.yaml.parse import parse_yaml
 
@@ -245,5 +246,5 @@ def test_the_fast_scans_find_what_the_regular_expressions_find() -> None:
     alphabet = ["-", "---", "\n", "\r", " ", "\t", "a", "\n---", "%", "é", "\x07", "\x7f", "\x85", "😀"]
     for _ in range(5000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
-        assert parse_mod._doc_starts(text) == [m.start() for m in parse_mod._DOC_START_LINE.finditer(text, 1)]
+        assert parse_mod._doc_starts(text) == [m.start() for m in DOCUMENT_START.finditer(text, 1)]
         assert parse_mod._forbidden(text) == [m.start() for m in parse_mod._NON_PRINTABLE.finditer(text)]

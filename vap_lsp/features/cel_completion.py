@@ -20,7 +20,6 @@ from vap_lsp.features.cel_context import (
     CelContext,
     Repaired,
     cel_context_at,
-    escape_for_scalar,
     qualified,
     receiver_of,
     repair,
@@ -34,6 +33,7 @@ from vap_lsp.features.cel_docs import (
     since_text,
     type_text,
 )
+from vap_lsp.features.edits import encode_fragment
 from vap_lsp.features.results import CompletionEntry, CompletionKind, CompletionResult
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.text import Span
@@ -75,7 +75,8 @@ class _Builder:
         if label in self.seen:
             return
         self.seen.add(label)
-        text = escape_for_scalar(insert if insert is not None else label, self.ctx.node.style)
+        raw = insert if insert is not None else label
+        text = encode_fragment(self.ctx.node.style, raw) or raw
         if snippet:
             text = text.replace("\\", "\\\\") if "\\" in text else text
         self.items.append(

@@ -31,6 +31,7 @@ from vap_lsp.lru import LruCache
 from vap_lsp.policy.defaults import apply_defaults
 from vap_lsp.policy.kinds import POLICY_GROUP, PolicyKind, recognise
 from vap_lsp.text import Span
+from vap_lsp.yaml.markers import DOCUMENT_MARKER
 from vap_lsp.yaml.model import (
     ExpansionLimit,
     MappingNode,
@@ -49,7 +50,6 @@ __all__ = [
     "PolicyCel",
     "Repaired",
     "cel_context_at",
-    "escape_for_scalar",
     "policy_cel",
     "policy_cels",
     "repair",
@@ -403,16 +403,6 @@ def qualified(node: Expr | None) -> str | None:
     return qualified_name(node) if node is not None else None
 
 
-def escape_for_scalar(text: str, style: ScalarStyle) -> str:
-    """Text as it must be written inside a scalar of `style` to decode to `text`."""
-    if style is ScalarStyle.DOUBLE:
-        return text.replace("\\", "\\\\").replace('"', '\\"')
-    if style is ScalarStyle.SINGLE:
-        return text.replace("'", "''")
-    return text
-
-
-_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
 _NOT_BREAK = re.compile(r"[^\r\n]+")
 
 
@@ -424,7 +414,7 @@ def document_local_text(text: str, offset: int) -> str:
     (what typing in a large multi-document file needs before diagnostics catch up).
     """
     starts = [0]
-    starts.extend(m.start() for m in _MARKER.finditer(text))
+    starts.extend(m.start() for m in DOCUMENT_MARKER.finditer(text))
     starts.append(len(text))
     lo, hi = 0, len(text)
     for a, b in itertools.pairwise(starts):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vap_lsp.golang.strings import trim_space_offset
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import ScalarNode, ScalarStyle
 
@@ -78,10 +79,8 @@ def encode_fragment(style: ScalarStyle, text: str) -> str | None:
 
 def content_bounds(node: ScalarNode) -> tuple[int, int]:
     """Decoded [start, end) of the value without surrounding whitespace (Go's TrimSpace)."""
-    value = node.value
-    start = len(value) - len(value.lstrip())
-    end = len(value.rstrip())
-    return start, max(start, end)
+    trimmed, start = trim_space_offset(node.value)
+    return start, start + len(trimmed)
 
 
 def insert_at(node: ScalarNode, index: int, text: str) -> TextEditResult | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from vap_lsp.text import Span
+from vap_lsp.yaml.markers import DOCUMENT_MARKER
 from vap_lsp.yaml.model import (
     ExpansionLimit,
     MappingNode,
@@ -34,7 +35,6 @@ from vap_lsp.yaml.parse import parse_yaml
 Where = Literal["key", "value"]
 
 _BLOCK_HEADER = re.compile(r"^[|>][-+0-9]*$")
-_DOC_MARKER = re.compile(r"^(---|\.\.\.)(\s|$)")
 _VALUE_END = re.compile(r"[\s,\]}#\"']")
 _KEY_END = re.compile(r"[\s:,\]}#]")
 
@@ -229,12 +229,12 @@ class _Outline:
 
 def _doc_line_range(lines: list[str], line: int) -> tuple[int, int]:
     start = line
-    while start > 0 and not _DOC_MARKER.match(lines[start]):
+    while start > 0 and not DOCUMENT_MARKER.match(lines[start]):
         start -= 1
-    if lines and _DOC_MARKER.match(lines[start]):
+    if lines and DOCUMENT_MARKER.match(lines[start]):
         start += 1
     end = line + 1
-    while end < len(lines) and not _DOC_MARKER.match(lines[end]):
+    while end < len(lines) and not DOCUMENT_MARKER.match(lines[end]):
         end += 1
     return start, end
 

@@ -43,6 +43,7 @@ from ruamel.yaml.scanner import Scanner
 from vap_lsp.cancel import checkpoint
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.detect import find_template_action, template_problem
+from vap_lsp.yaml.markers import DOCUMENT_START
 from vap_lsp.yaml.model import (
     AliasNode,
     MappingNode,
@@ -77,7 +78,6 @@ _STYLES = {
 
 # Characters YAML forbids in a stream (ruamel's Reader.NON_PRINTABLE).
 _NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_DOC_START_LINE = re.compile(r"^---(?=[ \t\r\n]|$)", re.MULTILINE)
 
 
 def _load_libyaml() -> Any:
@@ -413,7 +413,7 @@ class _Composer:
 def _recovery_point(text: str, lines: LineIndex, error_offset: int, broken_start: int) -> int:
     """Start of the next `---` line at or after the error's line and after the broken doc start."""
     frm = max(lines.line_start(lines.line_of(error_offset)), broken_start + 1)
-    m = _DOC_START_LINE.search(text, frm)
+    m = DOCUMENT_START.search(text, frm)
     return m.start() if m else -1
 
 
@@ -512,7 +512,7 @@ def _forbidden(text: str) -> list[int]:
 
 
 def _doc_starts(text: str) -> list[int]:
-    """Offsets after the first of the column-0 `---` lines (`_DOC_START_LINE`), found with
+    """Offsets after the first of the column-0 `---` lines (`DOCUMENT_START`), found with
     str.find: the regular expression walked every character of the text at every edit."""
     starts: list[int] = []
     n = len(text)
