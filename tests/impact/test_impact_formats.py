@@ -23,7 +23,10 @@ def test_text_table(capsys: pytest.CaptureFixture[str]) -> None:
     out = _out(ARGS, capsys)
     lines = out.splitlines()
     assert lines[0] == "Impact over 15 objects (Kubernetes 1.37)"
-    assert lines[2].split("  ") == [
+    assert lines[1] == (
+        "Per request: 3 denied, 2 warned, 0 audited, 0 with errors, 5 admitted, 5 matched by no binding"
+    )
+    assert lines[3].split("  ") == [
         "binding",
         *[""] * 18,
         "actions",
@@ -34,13 +37,13 @@ def test_text_table(capsys: pytest.CaptureFixture[str]) -> None:
         "errors",
         "not matched",
     ]
-    assert [line.split() for line in lines[4:7]] == [
+    assert [line.split() for line in lines[5:8]] == [
         ["no-latest-images", "/", "no-latest-images", "Warn", "4", "0", "3", "0", "0", "8"],
         ["require-team-label", "/", "require-team-label", "Deny", "6", "3", "0", "0", "0", "6"],
         ["team-label-immutable", "/", "team-label-immutable", "Audit", "0", "0", "0", "0", "0", "15"],
     ]
     # numbers right-aligned under their headers
-    assert lines[4].index("  4") + 2 == lines[2].index("admitted") + len("admitted") - 1
+    assert lines[5].index("  4") + 2 == lines[3].index("admitted") + len("admitted") - 1
     assert "  denied: Deployment shop/search: search has no team label" in out
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from vap_lsp.cli.crd_option import add_config_options, add_crd_option
-from vap_lsp.cli.run import SetupError, policy_setup
+from vap_lsp.cli.run import SetupError, _fail, policy_setup
 from vap_lsp.schema.store import available_versions, default_version
 
 FORMATS = ("text", "json", "markdown", "sarif", "html")
@@ -77,11 +77,6 @@ def add_parser(sub: Any) -> None:
     add_crd_option(p)
     add_config_options(p)
     p.set_defaults(func=impact_command)
-
-
-def _fail(message: str) -> int:
-    print(f"vap-lsp: {message}", file=sys.stderr)
-    return 2
 
 
 class _Progress:

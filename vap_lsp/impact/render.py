@@ -67,8 +67,21 @@ def _failed_objects(impact: Impact) -> list[tuple[str, list[dict[str, Any]], int
     return out
 
 
+def _verdict_line(impact: Impact) -> str:
+    """Each request counted once, by its strongest verdict over every binding."""
+    v = impact.verdicts
+    return (
+        f"Per request: {v['denied']} denied, {v['warned']} warned, {v['audited']} audited, "
+        f"{v['errors']} with errors, {v['admitted']} admitted, {v['notMatched']} matched by no binding"
+    )
+
+
 def render_text(impact: Impact) -> str:
-    lines = [f"Impact over {_subject(impact)} (Kubernetes {impact.kubernetes_version})", ""]
+    lines = [
+        f"Impact over {_subject(impact)} (Kubernetes {impact.kubernetes_version})",
+        _verdict_line(impact),
+        "",
+    ]
     lines += _table(["binding", "actions", *_HEADERS], _binding_rows(impact))
     for title, rows, total in _failed_objects(impact):
         lines += ["", f"{title}:"]
@@ -130,6 +143,7 @@ def _md(text: str) -> str:
 def render_markdown(impact: Impact) -> str:
     """For a pull-request comment: changes first, then the table, failures folded."""
     out = [f"### vap-lsp impact: {_subject(impact)} (Kubernetes {impact.kubernetes_version})", ""]
+    out += [_verdict_line(impact) + ".", ""]
     if impact.changes is not None:
         (nd, nd_total), (na, na_total) = _changes(impact, "newlyDenied"), _changes(impact, "newlyAdmitted")
         cm_total = _changes(impact, "changedMessages")[1]
