@@ -216,9 +216,8 @@ async def test_quick_fixes_of_the_policy(client: LanguageClient) -> None:
     fixes = await _fixes(client, "policy.yaml", POLICY, diagnostics)
     assert fixes == {
         "Change to 'failurePolicy'": POLICY.replace("failurPolicy", "failurePolicy"),
-        "Read with .?replicas.orValue(0)": POLICY.replace(
-            '"object.spec.replicas"', '"object.spec.?replicas.orValue(0)"'
-        ),
+        # No fix for object.spec.replicas: a Deployment's replicas is defaulted to 1 before
+        # admission (SetDefaults_Deployment), so it is never absent and never hinted.
         "Change to 'replicas'": POLICY.replace("object.spec.replica >", "object.spec.replicas >"),
         "Move to messageExpression (as a CEL string)": POLICY.replace(
             'message: "too many {{ .spec.replicas }}"',
