@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.objects import K8sObject, object_data
 from vap_lsp.analysis.placement import head_span, span_for_path
 from vap_lsp.apimachinery.names import is_dns1035_label, is_dns1123_subdomain, name_is_dns_subdomain
 from vap_lsp.policy.field_errors import OMIT, FieldError, forbidden, invalid, not_supported, required
 from vap_lsp.schema.store import get_schema_set
 from vap_lsp.schema.structure import check_structure
 from vap_lsp.text import LineIndex
-from vap_lsp.yaml.model import ExpansionLimit, Path, to_python
+from vap_lsp.yaml.model import ExpansionLimit, Path
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,7 @@ def check_crd_object(obj: K8sObject, lines: LineIndex, kubernetes_version: str) 
             Diagnostic(issue.span, Severity.ERROR, issue.code, issue.message, field=issue.field)
         )
     try:
-        data = to_python(obj.node, budget=1_000_000)
+        data = object_data(obj.node)
     except ExpansionLimit as exc:
         diagnostics.append(Diagnostic(head_span(obj.node, lines), Severity.ERROR, "too-large", str(exc)))
         return diagnostics

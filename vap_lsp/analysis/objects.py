@@ -8,11 +8,52 @@ unwrapped the way kubectl does, keeping each item's own node so positions stay e
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from vap_lsp.yaml.model import MappingNode, Node, Path, ScalarNode, SequenceNode, YamlFile, deref
+from vap_lsp.lru import LruCache
+from vap_lsp.yaml.model import (
+    DEFAULT_EXPANSION_BUDGET,
+    ExpansionLimit,
+    MappingNode,
+    Node,
+    Path,
+    ScalarNode,
+    SequenceNode,
+    YamlFile,
+    deref,
+    to_python,
+)
 from vap_lsp.yaml.moved import same_values
 
 CRD_API_GROUP = "apiextensions.k8s.io"
+
+OBJECT_NODE_BUDGET = DEFAULT_EXPANSION_BUDGET
+"""The one size limit for reading an object (or a part of one) into plain data: YAML nodes
+visited, aliases expanded. Past it the reader raises `ExpansionLimit`."""
+
+_DATA: LruCache[int, tuple[Node, Any]] = LruCache(1024)
+
+
+def object_data(node: Node | None) -> Any:
+    """An object, or part of one, as plain data, as kubectl would send it (`to_python` under
+    `OBJECT_NODE_BUDGET`). Cached by node (nodes never change once parsed): the result is shared,
+    so treat it as read-only and copy it before changing it. Raises `ExpansionLimit` past the
+    budget."""
+    if node is None:
+        return None
+    key = id(node)
+    hit = _DATA.get(key)
+    if hit is not None and hit[0] is node:
+        found = hit[1]
+    else:
+        try:
+            found = to_python(node, budget=OBJECT_NODE_BUDGET)
+        except ExpansionLimit as exc:
+            found = exc
+        _DATA.put(key, (node, found))
+    if isinstance(found, ExpansionLimit):
+        raise ExpansionLimit(str(found))
+    return found
 
 
 @dataclass(eq=False)

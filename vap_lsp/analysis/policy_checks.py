@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from vap_lsp.analysis.cel_checks import check_cel
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.objects import K8sObject, object_data
 from vap_lsp.analysis.placement import head_span, span_for_path
 from vap_lsp.analysis.typing_coverage import check_typing_coverage
 from vap_lsp.analysis.workspace import WorkspaceIndex
@@ -22,7 +22,7 @@ from vap_lsp.policy.rules import validate
 from vap_lsp.schema.store import SchemaSet, available_versions, get_schema_set
 from vap_lsp.schema.structure import check_structure
 from vap_lsp.text import LineIndex
-from vap_lsp.yaml.model import ExpansionLimit, to_python
+from vap_lsp.yaml.model import ExpansionLimit
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def check_policy(
             )
 
     try:
-        data = to_python(obj.node)
+        data = object_data(obj.node)
     except ExpansionLimit as exc:
         diagnostics.append(Diagnostic(head_span(obj.node, lines), Severity.ERROR, "too-large", str(exc)))
         return diagnostics

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vap_lsp.analysis.kustomize import carries_directives
-from vap_lsp.analysis.objects import K8sObject, own_text
+from vap_lsp.analysis.objects import K8sObject, object_data, own_text
 from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import Span
-from vap_lsp.yaml.model import ExpansionLimit, MappingNode, ScalarNode, lookup, to_python
+from vap_lsp.yaml.model import ExpansionLimit, MappingNode, ScalarNode, lookup
 from vap_lsp.yaml.resolve import resolve_scalar
 
 
@@ -174,7 +174,7 @@ def _reads_params_unguarded(obj: K8sObject, kind: PolicyKind) -> bool:
     if not isinstance(spec, MappingNode):
         return False
     try:
-        data = to_python(spec, budget=200_000)
+        data = object_data(spec)
     except ExpansionLimit:
         return False
     if not isinstance(data, Mapping):
@@ -191,7 +191,7 @@ def _object_entry(uri: str, obj: K8sObject) -> _FileEntry:
     _add_object(uri, obj, entry)
     if obj.is_crd:
         try:
-            data = to_python(obj.node, budget=200_000)
+            data = object_data(obj.node)
         except ExpansionLimit:
             return entry
         if isinstance(data, Mapping):

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.objects import K8sObject, object_data
 from vap_lsp.analysis.policy_checks import select_schema
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import KindTyping, PolicyTyping, VariableTyping, policy_typing
@@ -41,7 +41,6 @@ from vap_lsp.yaml.model import (
     SequenceNode,
     deref,
     lookup,
-    to_python,
 )
 from vap_lsp.yaml.offsets import OffsetMap
 
@@ -105,7 +104,7 @@ def _build(obj: K8sObject, version: str, workspace: WorkspaceIndex | None) -> Po
         return None
     kind, group_version = recognised
     try:
-        data = to_python(obj.node, budget=200_000)
+        data = object_data(obj.node)
     except ExpansionLimit:
         return None
     if not isinstance(data, dict):

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from vap_lsp.analysis.cel_checks import PRECISE_CODE
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.objects import K8sObject, object_data
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.cel.ast import Call, Select
 from vap_lsp.cel.compile import CompileResult
@@ -41,7 +41,6 @@ from vap_lsp.yaml.model import (
     ScalarNode,
     SequenceNode,
     lookup,
-    to_python,
 )
 
 
@@ -99,7 +98,7 @@ def _policy(snapshot: DocumentSnapshot, offset: int) -> _Policy | None:
         return None
     kind, group_version = recognised
     try:
-        data = to_python(obj.node)
+        data = object_data(obj.node)
     except ExpansionLimit:
         return None
     if not isinstance(data, dict):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.objects import K8sObject, object_data
 from vap_lsp.analysis.sites import expression_sites
 from vap_lsp.analysis.workspace import ObjectEntry, extract
 from vap_lsp.cel.ast import Ident, Select
@@ -31,7 +31,6 @@ from vap_lsp.yaml.model import (
     SequenceNode,
     deref,
     lookup,
-    to_python,
 )
 
 _IDENTIFIER = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
@@ -62,7 +61,7 @@ def variable_occurrences(obj: K8sObject) -> list[VariableOccurrence]:
         return []
     spec_node = obj.node.get("spec")
     try:
-        spec = to_python(spec_node, budget=50_000) if spec_node is not None else None
+        spec = object_data(spec_node)
     except ExpansionLimit:
         return []
     if not isinstance(spec, dict):

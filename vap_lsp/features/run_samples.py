@@ -21,6 +21,7 @@ from typing import Any
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, prepare
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import parse_text
+from vap_lsp.analysis.objects import object_data
 from vap_lsp.analysis.placement import head_span, span_for_path
 from vap_lsp.analysis.sites import ExpressionSite, expression_sites
 from vap_lsp.analysis.typing import matched_kinds
@@ -33,7 +34,7 @@ from vap_lsp.testfiles.common import bindings_of, synthesized_binding
 from vap_lsp.testfiles.discover import looks_like_test, named_like_test, read_suite
 from vap_lsp.testfiles.runner import run_suite
 from vap_lsp.text import LineIndex, Span
-from vap_lsp.yaml.model import ExpansionLimit, MappingNode, ScalarNode, to_python
+from vap_lsp.yaml.model import ExpansionLimit, MappingNode, ScalarNode
 from vap_lsp.yaml.model import Path as FieldPath
 
 SOURCE = "vap-lsp run"
@@ -137,7 +138,7 @@ def _objects(source: Source) -> list[_Object]:
     out: list[_Object] = []
     for obj in objects:
         try:
-            data = to_python(obj.node, budget=200_000)
+            data = copy.deepcopy(object_data(obj.node))  # admitted: may be changed
         except ExpansionLimit:
             continue
         if isinstance(data, dict):

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from vap_lsp.analysis.objects import object_data
 from vap_lsp.text import Span
 from vap_lsp.yaml.markers import DOCUMENT_MARKER
 from vap_lsp.yaml.model import (
@@ -28,7 +29,6 @@ from vap_lsp.yaml.model import (
     YamlDocument,
     YamlFile,
     lookup,
-    to_python,
 )
 from vap_lsp.yaml.parse import parse_yaml
 
@@ -450,7 +450,7 @@ def _siblings_at(root: Node | None, path: Path) -> dict[str, Any]:
     if len(found) != len(path) or not isinstance(node, MappingNode):
         return {}
     try:
-        data = to_python(node, budget=20_000)
+        data = object_data(node)
     except ExpansionLimit:
         return {}
     return data if isinstance(data, dict) else {}

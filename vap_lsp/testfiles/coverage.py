@@ -23,13 +23,14 @@ from typing import Any
 from vap_lsp.admission.api import AdmissionResult
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import read_text
+from vap_lsp.analysis.objects import object_data
 from vap_lsp.analysis.sites import expression_sites
 from vap_lsp.cel.ast import Call, Comprehension, Expr, ParsedExpr
 from vap_lsp.cel.explain import predicate
 from vap_lsp.cel.parser import parse
 from vap_lsp.cel.trace import Frame, Trace
 from vap_lsp.policy.kinds import recognise
-from vap_lsp.yaml.model import MappingNode, to_python
+from vap_lsp.yaml.model import MappingNode
 
 __all__ = ["Coverage", "ExpressionCoverage", "PolicyCoverage", "cobertura", "collect", "lcov", "table"]
 
@@ -213,7 +214,7 @@ def _place(pc: PolicyCoverage) -> None:
         rec = recognise(obj.api_version, obj.kind)
         if rec is None or obj.name != pc.name or rec[0].is_binding:
             continue
-        data = to_python(obj.node, budget=200_000)
+        data = object_data(obj.node)
         spec = data.get("spec") if isinstance(data, dict) else None
         if not isinstance(spec, dict) or not isinstance(obj.node, MappingNode):
             continue

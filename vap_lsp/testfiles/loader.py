@@ -7,13 +7,15 @@ so a failing case can be reported at its line in the CLI and as a diagnostic in 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import read_text
-from vap_lsp.yaml.model import ExpansionLimit, MappingNode, Node, SequenceNode, YamlFile, deref, to_python
+from vap_lsp.analysis.objects import object_data
+from vap_lsp.yaml.model import ExpansionLimit, MappingNode, Node, SequenceNode, YamlFile, deref
 
 
 @dataclass
@@ -50,7 +52,7 @@ def objects_in_text(text: str, path: str, problems: list[str]) -> list[SourceObj
     out: list[SourceObject] = []
     for obj in objects:
         try:
-            data = to_python(obj.node, budget=200_000)
+            data = copy.deepcopy(object_data(obj.node))  # admitted: may be changed
         except ExpansionLimit as exc:
             problems.append(f"{path}: {exc}")
             continue
@@ -94,7 +96,7 @@ def parse_test_document(path: Path, text: str, problems: list[str]) -> TestDocum
         problems.append(f"{path}: empty test file")
         return None
     try:
-        data = to_python(docs[0].root, budget=500_000)
+        data = copy.deepcopy(object_data(docs[0].root))
     except ExpansionLimit as exc:
         problems.append(f"{path}: {exc}")
         return None
