@@ -152,7 +152,9 @@ def evaluate(prep: _Prepared, items: Iterable[WorkItem]) -> Impact:
         out.requests += 1
         if item.note:
             out.note(item.note)
-        result = prep.now.admit(item.request)
+        result = _admit(prep.now, item.request, out)
+        if result is None:
+            continue
         ident = _identity(result)
         recorded = _recorded(item)
         strongest = "notMatched"
@@ -184,9 +186,28 @@ def evaluate(prep: _Prepared, items: Iterable[WorkItem]) -> Impact:
         out.verdicts[strongest] += 1
         out.count_namespace(ident["namespace"], strongest)
         if prep.base is not None and out.changes is not None:
-            before = prep.base.admit(item.request)
-            _compare(out.changes, ident, before, result)
+            before = _admit(prep.base, item.request, out, count=False)
+            if before is not None:
+                _compare(out.changes, ident, before, result)
     return out
+
+
+def _admit(
+    prepared: PreparedInputs, request: AdmissionRequestInput, out: Impact, *, count: bool = True
+) -> AdmissionResult | None:
+    """The engine never raises by contract; should it, the request counts as an error with a
+    note, and the run goes on (one object must not cost the report of millions)."""
+    try:
+        return prepared.admit(request)
+    except Exception as exc:  # a bug in the engine
+        if count:
+            out.verdicts["errors"] += 1
+        obj = request.object or request.old_object or {}
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        assert isinstance(meta, dict)
+        who = f"{obj.get('kind')} {meta.get('namespace', '')}/{meta.get('name')}"
+        out.note(f"internal error admitting {who}: {exc!r}")
+        return None
 
 
 def _recorded(item: WorkItem) -> dict[tuple[str, str], str]:

@@ -96,12 +96,20 @@ def _file_objects(path: Path) -> Iterator[SourceObject]:
             for doc in docs:
                 for item in _items(doc):
                     index += 1
-                    if isinstance(item, dict) and item.get("apiVersion") and item.get("kind"):
+                    if _is_object(item):
                         yield SourceObject(f"{path}#{index}", item)
         except (yaml.YAMLError, json.JSONDecodeError, ValueError) as exc:
             raise SnapshotError(f"{path}: {_one_line(exc)}") from exc
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise SnapshotError(f"{path}: {exc}") from exc
+
+
+def _is_object(item: Any) -> bool:
+    """A Kubernetes object: a mapping with a non-empty string apiVersion and kind."""
+    if not isinstance(item, dict):
+        return False
+    api_version, kind = item.get("apiVersion"), item.get("kind")
+    return isinstance(api_version, str) and isinstance(kind, str) and bool(api_version and kind)
 
 
 def _one_line(exc: Exception) -> str:
