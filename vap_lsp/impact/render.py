@@ -229,7 +229,6 @@ def render_sarif(impact: Impact) -> str:
                     "driver": {
                         "name": "vap-lsp impact",
                         "version": __version__,
-                        "informationUri": "https://github.com/",
                         "rules": [rules[k] for k in sorted(rules)],
                     }
                 },
