@@ -225,6 +225,42 @@ def test_fmt_fixed_and_scientific(go: GoOracle) -> None:
     compare(go, "fmt_e", cases, lambda s, w: {"out": fmt.format_e_width(float(s), int(w))})
 
 
+NUMBERS = [
+    "0", "1", "-1", "+1", "017", "0o17", "0O17", "0x1F", "0X1f", "0b101", "0B1", "08", "0x", "0b", "0o", "00",
+    "1_000", "1__000", "_1", "1_", "0x_1F", "0_17", "-0x8000000000000000", "0x7fffffffffffffff",
+    "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+    "18446744073709551615", "18446744073709551616", "", "+", "-", "1e3", "1.5", "1.", ".5", "-.5", "1e",
+    "1e+3", "1E-3", "inf", "+Inf", "-INF", "infinity", "-Infinity", "nan", "NaN", "+nan", "-nan", "1e309",
+    "-1e309", "1e-400", "0x1p-2", "0x1.8p1", "0x1", "0x.8p0", "0xp1", "0x1p", "1_000.5", "1_.5", "._5",
+    " 1", "1 ", "0x1P+1_0", "1e1_0", "١", "0x1.fffffffffffff7p1023", "0x1p1024", "4.9e-324", "2e-324",
+]  # fmt: skip
+
+
+def _number_inputs(seed: int) -> list[str]:
+    rnd = random.Random(seed)
+    return (
+        NUMBERS
+        + list(random_strings(seed, 400, "0123456789abxoBXOpPeE._+-", 8))
+        + [str(rnd.randint(-(2**70), 2**70)) for _ in range(100)]
+    )
+
+
+def _num(value: int | float | None) -> dict[str, Any]:
+    if value is None:
+        return {"err": "*"}
+    if isinstance(value, float):
+        return {"out": fmt.format_g(value)}
+    return {"out": str(value)}
+
+
+def test_parse_int_uint_float(go: GoOracle) -> None:
+    """go-yaml v2 resolves plain scalars with these (after removing underscores)."""
+    inputs = _number_inputs(13)
+    compare(go, "parse_int", inputs, lambda s: _num(strconv.parse_int(s)))
+    compare(go, "parse_uint", inputs, lambda s: _num(strconv.parse_uint(s)))
+    compare(go, "parse_float", inputs, lambda s: _num(strconv.parse_float(s)))
+
+
 def test_trim_space_is_strings_trim_space(go: GoOracle) -> None:
     spaces = "\t\n\v\f\r \x85\xa0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\x1c\x1f\u200b\ufeff"
     cases = [" a ", "\x1c a \x1f", "\u3000x\u3000", "\u200bx\u200b", "", "   "]

@@ -26,6 +26,7 @@ import math
 import re
 from typing import Any
 
+from vap_lsp.golang.strconv import parse_float, parse_int, parse_uint
 from vap_lsp.yaml.model import ScalarNode, ScalarStyle
 
 __all__ = ["canonical_tag", "resolve_plain", "resolve_scalar"]
@@ -49,11 +50,8 @@ _HINT_NUMBER = set("+-0123456789")
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
 
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-_UINT64_MAX = 2**64 - 1
 
 _CORE = "tag:yaml.org,2002:"
-_DIGITS = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
 
 
 def canonical_tag(tag: str | None) -> str | None:
@@ -67,45 +65,6 @@ def canonical_tag(tag: str | None) -> str | None:
     return tag
 
 
-def _go_parse_int(s: str, unsigned: bool) -> int | None:
-    """Go's strconv.ParseInt(s, 0, 64) / ParseUint(s, 0, 64) (underscores already removed)."""
-    sign = 1
-    body = s
-    if body[:1] in ("+", "-"):
-        if unsigned:
-            return None
-        sign = -1 if body[0] == "-" else 1
-        body = body[1:]
-    if not body:
-        return None
-    base = 10
-    digits = body
-    low = body[:2].lower()
-    if low == "0x":
-        base, digits = 16, body[2:]
-    elif low == "0o":
-        base, digits = 8, body[2:]
-    elif low == "0b":
-        base, digits = 2, body[2:]
-    elif body[0] == "0" and len(body) > 1:
-        base, digits = 8, body[1:]
-    allowed = _DIGITS[base]
-    if not digits or any(c not in allowed for c in digits):
-        return None
-    value = sign * int(digits, base)
-    if unsigned:
-        return value if value <= _UINT64_MAX else None
-    return value if _INT64_MIN <= value <= _INT64_MAX else None
-
-
-def _go_float(s: str) -> float | None:
-    try:
-        f = float(s)
-    except ValueError:
-        return None
-    return None if math.isinf(f) else f  # Go: ErrRange on overflow -> not a float
-
-
 def resolve_plain(value: str) -> Any:
     """Resolve an untagged plain scalar the way go-yaml v2 does (see module docstring)."""
     if value in _RESOLVE_MAP:
@@ -113,7 +72,7 @@ def resolve_plain(value: str) -> Any:
     first = value[0]
     if first == ".":
         if _DOT_FLOAT.fullmatch(value):
-            f = _go_float(value)
+            f = parse_float(value)
             if f is not None:
                 return f
         return value
@@ -122,13 +81,13 @@ def resolve_plain(value: str) -> Any:
     plain = value.replace("_", "")
     if not plain:
         return value
-    i = _go_parse_int(plain, unsigned=False)
+    i = parse_int(plain)
     if i is None:
-        i = _go_parse_int(plain, unsigned=True)
+        i = parse_uint(plain)
     if i is not None:
         return i
     if _YAML_STYLE_FLOAT.fullmatch(plain):
-        f = _go_float(plain)
+        f = parse_float(plain)
         if f is not None:
             return f
     return value

@@ -75,6 +75,24 @@ func run(r request) answer {
 		f, _ := strconv.ParseFloat(r.In, 64)
 		w, _ := strconv.Atoi(r.Arg)
 		return answer{"out": fmt.Sprintf("%*e", w, f)}
+	case "parse_int":
+		n, err := strconv.ParseInt(r.In, 0, 64)
+		if err != nil {
+			return answer{"err": "*"}
+		}
+		return answer{"out": strconv.FormatInt(n, 10)}
+	case "parse_uint":
+		n, err := strconv.ParseUint(r.In, 0, 64)
+		if err != nil {
+			return answer{"err": "*"}
+		}
+		return answer{"out": strconv.FormatUint(n, 10)}
+	case "parse_float":
+		f, err := strconv.ParseFloat(r.In, 64)
+		if err != nil {
+			return answer{"err": "*"}
+		}
+		return answer{"out": strconv.FormatFloat(f, 'g', -1, 64)}
 	case "trim_space":
 		return answer{"out": strings.TrimSpace(r.In)}
 	case "rfc3339":
