@@ -451,3 +451,67 @@ def test_test_policy_that_selects_nothing_exits_2(tmp_path: Path, capsys: pytest
     )
     status, out, _ = _run(capsys, "test", str(tmp_path), "--policy", "max-replicas")
     assert status == 0 and out.rstrip().endswith("1 passed, 0 failed")
+
+
+# -------------------------------------------------------------------------------- versions
+
+MAP_V1BETA1 = """\
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: add-label
+spec:
+  matchConstraints:
+    resourceRules:
+      - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  reinvocationPolicy: Never
+  mutations:
+    - patchType: ApplyConfiguration
+      applyConfiguration:
+        expression: "Object{metadata: Object.metadata{labels: {'a': 'b'}}}"
+"""
+
+
+@pytest.mark.parametrize(
+    "api_version,kubernetes,needs",
+    [
+        # kube_features.go: MutatingAdmissionPolicy alpha 1.32 and beta 1.34, both off by default;
+        # controlplane: admissionregistration.k8s.io/v1alpha1 and v1beta1 are disabled by default.
+        (
+            "v1alpha1",
+            "1.32",
+            "--runtime-config=admissionregistration.k8s.io/v1alpha1=true and the feature gate "
+            "MutatingAdmissionPolicy=true (alpha, off by default)",
+        ),
+        (
+            "v1beta1",
+            "1.34",
+            "--runtime-config=admissionregistration.k8s.io/v1beta1=true and the feature gate "
+            "MutatingAdmissionPolicy=true (beta, off by default)",
+        ),
+        (
+            "v1alpha1",
+            "1.35",
+            "--runtime-config=admissionregistration.k8s.io/v1alpha1=true and the feature gate "
+            "MutatingAdmissionPolicy=true (beta, off by default)",
+        ),
+        # Served as v1 from 1.36 (kubernetes/api admissionregistration/v1 introduced=1.36).
+        (
+            "v1beta1",
+            "1.36",
+            "--runtime-config=admissionregistration.k8s.io/v1beta1=true; "
+            "admissionregistration.k8s.io/v1 is served by default",
+        ),
+    ],
+)
+def test_mutating_policy_api_off_by_default_is_noted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], api_version: str, kubernetes: str, needs: str
+) -> None:
+    path = _write(tmp_path, "map.yaml", MAP_V1BETA1.replace("v1beta1", api_version))
+    status, out, _ = _run(capsys, "check", "--kubernetes-version", kubernetes, str(path))
+    assert status == 0
+    assert out == (
+        f"{path}:1:13: information: MutatingAdmissionPolicy admissionregistration.k8s.io/{api_version} is "
+        f"off by default in Kubernetes {kubernetes}: the API server serves it only with {needs} "
+        "[api-off-by-default]\n"
+    )

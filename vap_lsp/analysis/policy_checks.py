@@ -84,6 +84,9 @@ def check_policy(
             )
         )
 
+    else:
+        diagnostics.extend(_off_by_default(obj, kind, version, served, lines))
+
     definition = served.schema_set.definition_for_kind(POLICY_GROUP, version, obj.kind)
     if definition is not None:
         for issue in check_structure(obj.node, served.schema_set, definition):
@@ -110,6 +113,45 @@ def check_policy(
         diagnostics.extend(check_cel(obj.node, kind, spec, served.version, workspace))
         diagnostics.extend(check_typing_coverage(obj.node, kind, spec, served.version, workspace, lines))
     return diagnostics
+
+
+# The feature gate of each policy kind's API while it was not GA (kube_features.go:
+# ValidatingAdmissionPolicy alpha 1.26, beta 1.28, GA 1.30; MutatingAdmissionPolicy alpha 1.32,
+# beta 1.34, both off by default before GA, when the kind is served as v1).
+_FEATURE_GATE = {PolicyKind.VAP: "ValidatingAdmissionPolicy", PolicyKind.MAP: "MutatingAdmissionPolicy"}
+
+
+def _off_by_default(
+    obj: K8sObject, kind: PolicyKind, version: str, served: ServedSchema, lines: LineIndex
+) -> list[Diagnostic]:
+    """An alpha or beta API the version serves, but not by default: the controlplane lists
+    admissionregistration.k8s.io/v1alpha1 and v1beta1 among the group versions disabled by
+    default (`alphaAPIGroupVersionsDisabledByDefault`, `betaAPIGroupVersionsDisabledByDefault`),
+    so a cluster serves them only with `--runtime-config`, and the kind's feature gate on
+    while it is not GA. Information: a cluster set up that way accepts the object."""
+    if version not in ("v1alpha1", "v1beta1"):
+        return []
+    policy_kind = PolicyKind.MAP if kind.is_mutating else PolicyKind.VAP
+    ga = served.schema_set.definition_for_kind(POLICY_GROUP, "v1", obj.kind) is not None
+    needs = f"--runtime-config={POLICY_GROUP}/{version}=true"
+    if ga:
+        advice = f"; {POLICY_GROUP}/v1 is served by default"
+    else:
+        beta = served.schema_set.definition_for_kind(POLICY_GROUP, "v1beta1", obj.kind) is not None
+        stage = "beta" if beta else "alpha"  # the gate's stage in this Kubernetes version
+        needs += f" and the feature gate {_FEATURE_GATE[policy_kind]}=true ({stage}, off by default)"
+        advice = ""
+    node = obj.node.get("apiVersion")
+    return [
+        Diagnostic(
+            node.span if node is not None else head_span(obj.node, lines),
+            Severity.INFORMATION,
+            "api-off-by-default",
+            f"{obj.kind} {obj.api_version} is off by default in Kubernetes {served.version}: the API "
+            f"server serves it only with {needs}{advice}",
+            field="apiVersion",
+        )
+    ]
 
 
 def is_policy(obj: K8sObject) -> bool:

@@ -265,6 +265,30 @@ RULES: tuple[Rule, ...] = (
         fixed=_validation("'true'"),
     ),
     Rule(
+        code="api-off-by-default",
+        title="An alpha or beta policy API that clusters do not serve by default",
+        severity="information",
+        group="decoding",
+        server="""
+            The API server of every supported version lists `admissionregistration.k8s.io/v1alpha1`
+            and `v1beta1` among the group versions it does not serve by default (alpha and beta
+            APIs are off by default); a cluster serves them only when started with
+            `--runtime-config=admissionregistration.k8s.io/v1beta1=true` (or `v1alpha1`), and,
+            while the kind is not GA, with its feature gate on: `MutatingAdmissionPolicy` (alpha in
+            1.32, beta in 1.34, off by default in both) or `ValidatingAdmissionPolicy` (GA since
+            1.30). Elsewhere `kubectl apply` answers `no matches for kind`. A cluster set up that
+            way accepts the object, so this is a note; `v1` is suggested where the version serves
+            the kind as `v1`.
+        """,
+        example=_map(
+            "    - patchType: ApplyConfiguration\n      applyConfiguration:\n"
+            "        expression: \"Object{metadata: Object.metadata{labels: {'a': 'b'}}}\"\n"
+        ),
+        fix="Use `admissionregistration.k8s.io/v1` where the cluster's version serves it; otherwise "
+        "make sure the cluster runs with the `--runtime-config` and feature gate the note names.",
+        checked=False,
+    ),
+    Rule(
         code="not-served",
         title="The selected Kubernetes version does not serve this apiVersion",
         severity="error",
