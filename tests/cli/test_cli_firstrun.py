@@ -515,3 +515,15 @@ def test_mutating_policy_api_off_by_default_is_noted(
         f"off by default in Kubernetes {kubernetes}: the API server serves it only with {needs} "
         "[api-off-by-default]\n"
     )
+
+
+def test_run_and_test_say_a_missing_config_before_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = _write(tmp_path, "policy.yaml", MAX_REPLICAS)
+    obj = _write(tmp_path, "deploy.yaml", DEPLOYMENT)
+    missing = tmp_path / "nope.yaml"
+    status, out, err = _run(capsys, "run", str(policy), "--object", str(obj), "--config", str(missing))
+    assert (status, out, err) == (2, "", f"vap-lsp: --config {missing}: no such file or directory\n")
+    status, out, err = _run(capsys, "test", str(tmp_path), "--config", str(missing))
+    assert (status, out, err) == (2, "", f"vap-lsp: --config {missing}: no such file or directory\n")

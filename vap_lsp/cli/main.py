@@ -176,6 +176,8 @@ def _test(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"vap-lsp: {exc}", file=sys.stderr)
         return 2
+    if problems := explicit_config_problems(args):
+        return _stop(problems)
     io_errors: list[str] = []
     wants_coverage = bool(args.coverage or args.coverage_lcov or args.coverage_xml)
     traced = args.explain or wants_coverage

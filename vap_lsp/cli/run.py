@@ -16,6 +16,7 @@ from vap_lsp.cli.crd_option import (
     add_config_options,
     add_crd_option,
     config_resolver,
+    explicit_config_problems,
     given_version,
     load_config_crds,
     load_external_crds,
@@ -98,6 +99,8 @@ def policy_setup(args: argparse.Namespace) -> tuple[PolicyInputs, str]:
 
     # The configuration of the policy paths (or of the current folder): `kubernetes-version` and
     # `crds`, under --kubernetes-version and after --crd.
+    if problems := explicit_config_problems(args):
+        raise SetupError(problems[0])
     configs = configs_for(config_resolver(args), [Path(p) for p in args.paths] or [Path.cwd()])
     for config in configs:
         if config.errors:
