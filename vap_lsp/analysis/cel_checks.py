@@ -204,10 +204,11 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
         # object.kind, so the finding is only a hint then. Never in a branch a guard rules out.
         if not entry.unguarded:
             continue
-        if not issue.cel_message.startswith("undefined field") or _selects_from_open_data(
-            result, _select_at(result, issue)
-        ):
+        select = _select_at(result, issue)
+        if not issue.cel_message.startswith("undefined field") or _selects_from_open_data(result, select):
             continue
+        if select is not None and select.test_only:
+            continue  # has() of a field the schema lacks is false at run time, never a failure
         severity = Severity.WARNING if len(typing.kinds) == 1 else Severity.HINT
         text = (
             f"{site.field}: type checking against {_kinds(entry.unguarded)} (vap-lsp's own check: the API "
@@ -386,7 +387,7 @@ def _certain_finding(
     node: Expr | None = None
     if issue.cel_message.startswith("undefined field"):
         node = _select_at(result, issue)
-        if node is None or _selects_from_open_data(result, node):
+        if node is None or node.test_only or _selects_from_open_data(result, node):
             return []
     elif issue.cel_message.startswith("found no matching overload"):
         node = next((n for n in parsed.walk() if isinstance(n, Call) and parsed.location(n) == loc), None)

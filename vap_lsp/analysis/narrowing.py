@@ -140,6 +140,12 @@ class Reachability:
         path = self.parsed.node_at(offset)
         return self._guards.get(path[-1].id) if path else None
 
+    def all_guarded(self, guard: Guard) -> Reachability:
+        """The same expression with every node ruled out by `guard` (a variable never read)."""
+        if self.parsed is None or self.parsed.ast is None:
+            return self
+        return Reachability(self.parsed, self.facts, {n.id: guard for n in _subtree(self.parsed.ast)})
+
     @property
     def narrowed(self) -> bool:
         """Whether any part of the expression is unreachable for this kind."""

@@ -41,7 +41,7 @@ from vap_lsp.analysis.narrowing import (
 )
 from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
 from vap_lsp.analysis.workspace import CRDVersion, Read, WorkspaceIndex, recording, replay
-from vap_lsp.cel.ast import Call, Expr, ParsedExpr
+from vap_lsp.cel.ast import Call, Expr, Ident, ParsedExpr, Select
 from vap_lsp.cel.compile import CompileResult, compile_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, Mode, build_environment, variable_field_type
 from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
@@ -251,9 +251,42 @@ class View:
                 self.typing.variable_asts(site),
                 checked.type_of if checked is not None else None,
             )
+            unread = self._unread(site) if site.kind is ExpressionKind.VARIABLE else None
+            if unread is not None:
+                found = found.all_guarded(unread)
         with self._lock:
             self._reach[id(site)] = (site, found)
         return found
+
+    def _unread(self, site: ExpressionSite) -> Guard | None:
+        """Variables are evaluated lazily (on first read): one read only in branches a guard rules
+        out for this kind never runs for it. The guard of its first read, or None when some read
+        can run, it is never read, or its name is defined twice."""
+        name = site.name
+        sites = self.typing.sites
+        if name is None or sum(1 for s in sites if s.kind is ExpressionKind.VARIABLE and s.name == name) > 1:
+            return None
+        first: Guard | None = None
+        for reader in sites:
+            if reader is site or f"variables.{name}" not in reader.text:
+                continue
+            if reader.kind is ExpressionKind.VARIABLE and _variable_index(reader) < _variable_index(site):
+                continue
+            result, reach = self.result(reader), self.reachability(reader)
+            for node in result.parsed.walk():
+                if (
+                    isinstance(node, Select)
+                    and node.field == name
+                    and isinstance(node.operand, Ident)
+                    and node.operand.name == "variables"
+                ):
+                    guard = reach.guard_of(node)
+                    if guard is None:
+                        return None
+                    first = first or guard
+        if first is None:
+            return None
+        return Guard(first.condition, f"{first.text}, where variables.{name} is read")
 
     def guard(self, site: ExpressionSite, node: Expr) -> Guard | None:
         """The guard that keeps `node` (of `site`'s compile result in this view) from running

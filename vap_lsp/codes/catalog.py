@@ -581,7 +581,9 @@ RULES: tuple[Rule, ...] = (
             ValidatingAdmissionPolicies. vap-lsp checks matchConditions, variables,
             auditAnnotations and MutatingAdmissionPolicy expressions the same way and reports a
             field the schema lacks (a warning for one matched kind, a hint for several, where the
-            expression may dispatch on the kind). Never on an object that may hold any field at
+            expression may dispatch on the kind). Never in a `has()` test (false at run time), in a
+            branch a guard rules out for the kind, or in a variable read only in such branches
+            (variables are evaluated lazily). Never on an object that may hold any field at
             run time: one whose schema preserves unknown fields
             (`x-kubernetes-preserve-unknown-fields`), declares no properties, or is a map.
         """,
