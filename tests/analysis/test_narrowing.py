@@ -356,13 +356,16 @@ def test_old_object_is_null_when_every_matched_operation_is_create() -> None:
 def test_a_variable_read_only_in_guarded_branches_is_not_checked_for_that_kind() -> None:
     # kubescape C-0296: variables are evaluated lazily (composition.go), so for a CronJob the
     # variable reading `spec.template` never runs; for the others its guard is undecided.
-    assert _findings("""\
+    assert (
+        _findings("""\
         variables:
           - name: templateLabels
             expression: "has(object.spec.template) ? object.spec.template.metadata.labels : {}"
         validations:
           - expression: "object.kind == 'CronJob' || variables.templateLabels.size() > 0"
-        """) == []
+        """)
+        == []
+    )
     # Read where a CronJob runs too, and read without has(): vap-lsp's own check of the variable
     # reports it for the kinds that lack the field (a hint: not every kind fails).
     found = _findings("""\
