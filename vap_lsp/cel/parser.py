@@ -112,6 +112,9 @@ def _fmt_set(kinds: Iterable[int]) -> str:
     return names[0] if len(names) == 1 else "{" + ", ".join(names) + "}"
 
 
+_CLOSE_OR_EOF = frozenset({L.RBRACE, L.EOF})
+
+
 def _quote(text: str) -> str:
     return "'" + text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t") + "'"
 
@@ -632,7 +635,9 @@ class _Parser:
         first = EXPR_START | {L.RBRACKET, L.COMMA, L.QUESTIONMARK}
         if self.tok.kind not in (L.RBRACKET, L.COMMA):
             self._list_elem(elems, optionals, first)
-            while self.tok.kind == L.COMMA and self.la(1).kind != L.RBRACKET:
+            # ANTLR's prediction leaves the loop when the token after `,` cannot start an element
+            # (the `,` is then the optional trailing comma): at the end of the input too.
+            while self.tok.kind == L.COMMA and self.la(1).kind not in (L.RBRACKET, L.EOF):
                 self._match()
                 self._list_elem(elems, optionals, EXPR_START | {L.QUESTIONMARK})
         self.closers.pop()
@@ -676,7 +681,7 @@ class _Parser:
         first = EXPR_START | {L.RBRACE, L.COMMA, L.QUESTIONMARK}
         if self.tok.kind not in (L.RBRACE, L.COMMA):
             self._map_entry(entries, first)
-            while not self.rule_aborted and self.tok.kind == L.COMMA and self.la(1).kind != L.RBRACE:
+            while not self.rule_aborted and self.tok.kind == L.COMMA and self.la(1).kind not in _CLOSE_OR_EOF:
                 self._match()
                 self._map_entry(entries, EXPR_START | {L.QUESTIONMARK})
             self.rule_aborted = False
@@ -720,7 +725,7 @@ class _Parser:
             and self.tok.kind not in (L.RBRACE, L.COMMA)
         ):
             self._struct_field(fields)
-            while not self.rule_aborted and self.tok.kind == L.COMMA and self.la(1).kind != L.RBRACE:
+            while not self.rule_aborted and self.tok.kind == L.COMMA and self.la(1).kind not in _CLOSE_OR_EOF:
                 self._match()
                 if self._sync(_FIELD_START):
                     self._struct_field(fields)
