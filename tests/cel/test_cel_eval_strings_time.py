@@ -38,6 +38,11 @@ VALUES: list[tuple[str, object]] = [
     ("'%.2f'.format([1234.5678])", "1,234.57"),
     ("'%f'.format([1.5])", "1.500000"),
     ("'%e'.format([1234.5])", "1.234500e+03"),
+    # cel-go ext/formatting.go (strings library v2, what Kubernetes loads) builds "%<p>e": the
+    # clause's precision is Go's *width*; the fraction keeps six digits.
+    ("'%.3e'.format([1234.5])", "1.234500e+03"),
+    ("'%.16e'.format([1234.5])", "    1.234500e+03"),
+    ("'%e'.format([-0.000012])", "-1.200000e-05"),
     ("'%b %o %x %X'.format([5, 8, 255, 255])", "101 10 ff FF"),
     ("'%x'.format(['hi'])", "6869"),
     ("'%s'.format([[1, 'a', 2.5]])", '[1, "a", 2.500000]'),
