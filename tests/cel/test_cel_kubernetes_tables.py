@@ -454,3 +454,98 @@ RULE_ERRORS: list[tuple[str, str]] = [
 def test_rule_error_at_compile_time(rule: str, message: str) -> None:
     result = compile_expression(rule, env())
     assert [i.cel_message for i in result.issues] == [message]
+
+
+# TestValidationExpressions "stdlib list functions" and "stdlib regex functions": `self.<field>`
+# written out as the literal its object holds (durations and dates as the typed values the CRD
+# schema's formats give).
+_SELF = {
+    "self.ints": "[1, 2, 2, 3]",
+    "self.unsortedInts": "[2, 1]",
+    "self.emptyInts": "dyn([])",
+    "self.doubles": "[1.0, 2.0, 2.0, 3.0]",
+    "self.unsortedDoubles": "[2.0, 1.0]",
+    "self.emptyDoubles": "dyn([])",
+    "self.durations": "[duration('1s'), duration('1m'), duration('1m'), duration('1h')]",
+    "self.unsortedDurations": "[duration('1m'), duration('1s')]",
+    "self.emptyDurations": "dyn([])",
+    "self.strings": "['a', 'b', 'b', 'c']",
+    "self.unsortedStrings": "['b', 'a']",
+    "self.emptyStrings": "dyn([])",
+    "self.dates": "[timestamp('2000-01-01T00:00:00Z'), timestamp('2000-02-01T00:00:00Z'), timestamp('2000-02-01T00:00:00Z'), timestamp('2010-01-01T00:00:00Z')]",
+    "self.unsortedDates": "[timestamp('2000-02-01T00:00:00Z'), timestamp('2000-01-01T00:00:00Z')]",
+    "self.emptyDates": "dyn([])",
+    "self.objs": "[{'f1': 'a', 'f2': 'a'}, {'f1': 'a', 'f2': 'b'}, {'f1': 'a', 'f2': 'b'}, {'f1': 'a', 'f2': 'c'}]",
+    "self.str": "'this is a 123 string 456'",
+}
+
+
+def _literal(rule: str) -> str:
+    for name in sorted(_SELF, key=len, reverse=True):
+        rule = rule.replace(name, _SELF[name])
+    return rule
+
+
+LIST_AND_REGEX_RULES = [
+    "self.ints.sum() == 8", "self.ints.min() == 1", "self.ints.max() == 3", "self.emptyInts.sum() == 0",
+    "self.ints.isSorted()", "self.emptyInts.isSorted()", "self.unsortedInts.isSorted() == false",
+    "self.ints.indexOf(2) == 1", "self.ints.lastIndexOf(2) == 2", "self.ints.indexOf(10) == -1",
+    "self.ints.lastIndexOf(10) == -1",
+    "self.doubles.sum() == 8.0", "self.doubles.min() == 1.0", "self.doubles.max() == 3.0",
+    "self.emptyDoubles.sum() == 0", "self.doubles.isSorted()", "self.unsortedDoubles.isSorted() == false",
+    "self.doubles.indexOf(2.0) == 1", "self.doubles.lastIndexOf(2.0) == 2", "self.doubles.indexOf(10.0) == -1",
+    "self.durations.sum() == duration('1h2m1s')", "self.durations.min() == duration('1s')",
+    "self.durations.max() == duration('1h')", "self.durations.isSorted()",
+    "self.unsortedDurations.isSorted() == false", "self.durations.indexOf(duration('1m')) == 1",
+    "self.durations.lastIndexOf(duration('1m')) == 2", "self.durations.indexOf(duration('2m')) == -1",
+    "self.strings.min() == 'a'", "self.strings.max() == 'c'", "self.strings.isSorted()",
+    "self.unsortedStrings.isSorted() == false", "self.strings.indexOf('b') == 1",
+    "self.strings.lastIndexOf('b') == 2", "self.strings.indexOf('x') == -1",
+    "self.dates.min() == timestamp('2000-01-01T00:00:00.000Z')",
+    "self.dates.max() == timestamp('2010-01-01T00:00:00.000Z')", "self.dates.isSorted()",
+    "self.unsortedDates.isSorted() == false",
+    "self.dates.indexOf(timestamp('2000-02-01T00:00:00.000Z')) == 1",
+    "self.dates.lastIndexOf(timestamp('2000-02-01T00:00:00.000Z')) == 2",
+    "self.dates.indexOf(timestamp('2005-02-01T00:00:00.000Z')) == -1",
+    "[[1], [2]].indexOf([1]) == 0", "[{'a': 1}, {'b': 2}].lastIndexOf({'b': 2}) == 1",
+    "self.objs.indexOf(self.objs[1]) == 1", "self.objs.lastIndexOf(self.objs[1]) == 2",
+    "([0] + [1, 2]).min() == 0", "dyn([]).sum() == 0", "dyn([1, 2]).sum() == 3",
+    "dyn([1.0, 2.0]).sum() == 3.0", "[].sum() == 0",
+    "self.str.find('[0-9]+') == '123'", "self.str.find('[0-9]+') != '456'", "self.str.find('xyz') == ''",
+    "self.str.findAll('[0-9]+') == ['123', '456']", "self.str.findAll('[0-9]+', 0) == []",
+    "self.str.findAll('[0-9]+', 1) == ['123']", "self.str.findAll('[0-9]+', 2) == ['123', '456']",
+    "self.str.findAll('[0-9]+', 3) == ['123', '456']", "self.str.findAll('[0-9]+', -1) == ['123', '456']",
+    "self.str.findAll('xyz') == []", "self.str.findAll('xyz', 1) == []",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("rule", LIST_AND_REGEX_RULES)
+def test_list_and_regex_rule(rule: str) -> None:
+    assert value(_literal(rule)) is True
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ("[1].filter(x, x > 1).min() == 1", "min called on empty list"),
+        ("[1].filter(x, x > 1).max() == 3", "max called on empty list"),
+        ("['a'].filter(x, x > 'a').min() == 'a'", "min called on empty list"),
+    ],
+)
+def test_list_runtime_error(rule: str, message: str) -> None:
+    assert error(rule) == message
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ("['a', 'b'].sum() == 'c'", "found no matching overload for 'sum' applied to 'list(string).()'"),
+        ("[[1], [2]].min() == [1]", "found no matching overload for 'min' applied to 'list(list(int)).()'"),
+        (
+            "[{'a': 1}, {'b': 2}].max() == {'b': 2}",
+            "found no matching overload for 'max' applied to 'list(map(string, int)).()'",
+        ),
+    ],
+)
+def test_list_compile_error(rule: str, message: str) -> None:
+    assert message in [i.cel_message for i in compile_expression(rule, env()).issues]
