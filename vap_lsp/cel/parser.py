@@ -15,6 +15,7 @@ import math
 import sys
 from collections.abc import Callable, Iterable
 
+from vap_lsp.apimachinery.names import CEL_RESERVED
 from vap_lsp.cel import lexer as L
 from vap_lsp.cel.ast import (
     Call,
@@ -36,27 +37,8 @@ from vap_lsp.cel.macros import DEFAULT_MACROS, ExprFactory, MacroError, MacroTab
 
 __all__ = ["RESERVED_IDENTIFIERS", "parse"]
 
-RESERVED_IDENTIFIERS = frozenset(
-    {
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    }
-)
+RESERVED_IDENTIFIERS = CEL_RESERVED - {"true", "false", "null", "in"}
+"""cel-go's reserved words that cannot name an identifier (the literals and `in` are tokens)."""
 
 EXPR_START = frozenset(
     {
