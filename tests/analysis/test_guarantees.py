@@ -335,3 +335,37 @@ def test_fields_the_api_server_defaults_are_trusted() -> None:
         rules=deployments,
     )
     assert [covered for covered, _ in _found(text, "optional-field")] == ["runAsNonRoot"]
+
+
+def test_null_guards_are_decided_by_narrowing_where_the_case_is_an_operation() -> None:
+    # analysis.narrowing with only DELETE: what a guard decides, through variables and matchConditions.
+    through_variable = _vap(
+        """\
+        variables:
+          - name: deleting
+            expression: "request.operation == 'DELETE'"
+        validations:
+          - expression: "variables.deleting || 'team' in object.metadata.labels"
+        """,
+        ops="CREATE, UPDATE, DELETE",
+    )
+    assert _found(through_variable, "object-on-delete") == []
+    other_branch = _vap(
+        """\
+        validations:
+          - expression: "request.operation == 'CREATE' ? true : object.metadata.name != ''"
+        """,
+        ops="CREATE, UPDATE, DELETE",
+    )
+    assert [covered for covered, _ in _found(other_branch, "object-on-delete")] == ["object"]
+    only_deletes = _vap(
+        """\
+        matchConditions:
+          - name: deletes
+            expression: "request.operation == 'DELETE'"
+        validations:
+          - expression: "'team' in object.metadata.labels"
+        """,
+        ops="CREATE, UPDATE, DELETE",
+    )
+    assert [covered for covered, _ in _found(only_deletes, "object-on-delete")] == ["object"]

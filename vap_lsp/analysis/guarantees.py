@@ -58,6 +58,7 @@ __all__ = [
     "null_cases",
     "params_unguarded",
     "point_of",
+    "presence_tested",
     "root_guarded",
     "root_subjects",
     "subject",
@@ -297,6 +298,9 @@ class NullCase:
     conditions_guard: bool = True
     """Whether a guard in a matchCondition keeps those requests out, and a test of the request
     guards too (not when the case is the matchConditions themselves: null whatever the request)."""
+    operation: str | None = None
+    """The operation that makes it null (narrowing decides guards on it: `request.operation`,
+    `x == null`, variables holding such a test)."""
 
 
 def null_cases(typing: PolicyTyping) -> list[NullCase]:
@@ -306,10 +310,11 @@ def null_cases(typing: PolicyTyping) -> list[NullCase]:
     if "CREATE" in ops:
         fix = "guard with `oldObject == null || ...` or `request.operation == 'UPDATE'`"
         case = "on CREATE, which this policy matches"
-        cases.append(NullCase("oldObject", CODE_OLD_OBJECT_ON_CREATE, case, fix))
+        cases.append(NullCase("oldObject", CODE_OLD_OBJECT_ON_CREATE, case, fix, operation="CREATE"))
     if "DELETE" in ops and typing.policy is PolicyKind.VAP:
         fix = "guard with `object == null || ...` or `request.operation != 'DELETE'`"
-        cases.append(NullCase("object", CODE_OBJECT_ON_DELETE, "on DELETE, which this policy matches", fix))
+        case = "on DELETE, which this policy matches"
+        cases.append(NullCase("object", CODE_OBJECT_ON_DELETE, case, fix, operation="DELETE"))
     fix = "guard with `namespaceObject == null || ...` or `has(namespaceObject.metadata)`"
     cluster = [
         k.gvk
@@ -357,6 +362,17 @@ def root_guarded(root: str, texts: Iterable[str], *, by_request: bool = True) ->
     `object`/`oldObject`, `request.namespace` for `namespaceObject`."""
     pattern = _guard(root, by_request)
     return any(pattern.search(text) for text in texts)
+
+
+@functools.cache
+def _presence(root: str) -> re.Pattern[str]:
+    return re.compile(rf"\bhas\(\s*{re.escape(root)}\b|\b{re.escape(root)}\s*\.\?")
+
+
+def presence_tested(root: str, text: str) -> bool:
+    """Whether `text` tests `root` with `has()` or reads it with `.?` (both are safe on null;
+    narrowing decides the other guards)."""
+    return _presence(root).search(text) is not None
 
 
 @functools.cache
