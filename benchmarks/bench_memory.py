@@ -2,8 +2,9 @@
 
 One generated file of about 1,000 lines (`bench_diagnostics.generate`) is opened in `vap-lsp
 serve` and edited `--edits` times (default 10,000) in a row, each edit waiting for its
-diagnostics, as a user typing in one comment of the first policy: every edit changes the text of
-one object (its results are computed and cached again), the file keeps its size. The server's
+diagnostics, as a user typing in a comment inside the first object: every edit changes that
+object's text (its results, index entry and typing model are computed and cached again), the
+file keeps its size. The server's
 resident memory (VmRSS) is printed every `--every` edits. The result caches are bounded by
 entries (4,096 per-object results and index entries, 256 typing models): they are full after
 about 4,200 such edits, so the growth that counts is the one after `--filled` edits (default
@@ -33,7 +34,10 @@ def rss_mib(pid: int) -> float:
 
 
 async def run(lines: int, edits: int, every: int, filled: int) -> None:
-    text = "# edit 00000\n" + generate(lines)
+    rows = generate(lines).split("\n")
+    at = next(i for i, row in enumerate(rows) if row.startswith("apiVersion:")) + 1  # inside the object
+    rows.insert(at, "# edit 00000")
+    text = "\n".join(rows)
     client = await RawClient.spawn(sys.executable, "-m", "vap_lsp", "serve")
     assert client.process.stderr is not None
     drain = asyncio.ensure_future(_drain(client.process.stderr))
@@ -52,7 +56,10 @@ async def run(lines: int, edits: int, every: int, filled: int) -> None:
                 "textDocument": {"uri": URI, "version": version},
                 "contentChanges": [
                     {
-                        "range": {"start": {"line": 0, "character": 7}, "end": {"line": 0, "character": 12}},
+                        "range": {
+                            "start": {"line": at, "character": 7},
+                            "end": {"line": at, "character": 12},
+                        },
                         "text": digits,
                     }
                 ],

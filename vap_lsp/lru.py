@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 __all__ = ["LruCache"]
@@ -18,13 +19,19 @@ V = TypeVar("V")
 
 
 class LruCache(Generic[K, V]):
-    """At most `size` entries (more while one `put` asks for it); least recently used leave first.
-    Values are never None: `get` answers None for a miss."""
+    """At most `size` entries (more while one `put` asks for it), and with `weigh`, at most
+    `max_weight` in total of what it gives each entry (the characters of the text a result was
+    computed from: entries vary in size by orders of magnitude, a count alone bounds nothing);
+    least recently used leave first. Values are never None: `get` answers None for a miss."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, *, weigh: Callable[[K, V], int] | None = None, max_weight: int = 0) -> None:
         self.size = size
         self._entries: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
+        self._weigh = weigh
+        self.max_weight = max_weight
+        self._weights: dict[K, int] = {}
+        self.weight = 0  # the total of the entries' weights
 
     def get(self, key: K) -> V | None:
         with self._lock:
@@ -39,12 +46,21 @@ class LruCache(Generic[K, V]):
         with self._lock:
             self._entries[key] = value
             self._entries.move_to_end(key)
-            while len(self._entries) > self.size + extra:
-                self._entries.popitem(last=False)
+            if self._weigh is not None:
+                weight = self._weigh(key, value)
+                self.weight += weight - self._weights.get(key, 0)
+                self._weights[key] = weight
+            while len(self._entries) > self.size + extra or (
+                self._weigh is not None and self.weight > self.max_weight and len(self._entries) > extra + 1
+            ):
+                old, _ = self._entries.popitem(last=False)
+                self.weight -= self._weights.pop(old, 0)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._weights.clear()
+            self.weight = 0
 
     def __len__(self) -> int:
         return len(self._entries)

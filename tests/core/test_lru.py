@@ -45,3 +45,26 @@ def test_threads_hammering_one_small_cache_never_raise() -> None:
     for t in threads:
         t.join()
     assert errors == [] and len(cache) <= 8
+
+
+def test_a_weighed_cache_is_bounded_by_the_weight_of_its_entries() -> None:
+    """Entries of very different sizes: a count alone would let 4,096 large ones in."""
+    cache: LruCache[str, int] = LruCache(100, weigh=lambda key, _: len(key), max_weight=10)
+    cache.put("aaaa", 1)
+    cache.put("bbbb", 2)
+    cache.put("cccc", 3)  # 12 > 10: the least recently used leaves
+    assert (cache.get("aaaa"), cache.get("bbbb"), cache.get("cccc")) == (None, 2, 3)
+    assert cache.weight == 8
+    cache.put("bbbb", 4)  # replacing an entry weighs it once
+    assert cache.weight == 8
+    cache.put("x" * 50, 5)  # heavier than the bound on its own: it stays, alone
+    assert len(cache) == 1 and cache.weight == 50
+
+
+def test_extra_keeps_a_large_files_own_entries_whatever_they_weigh() -> None:
+    cache: LruCache[str, int] = LruCache(100, weigh=lambda key, _: len(key), max_weight=10)
+    for i in range(5):
+        cache.put(f"object-{i}", i, extra=5)
+    assert len(cache) == 5
+    cache.clear()
+    assert cache.weight == 0 and len(cache) == 0

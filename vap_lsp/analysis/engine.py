@@ -134,13 +134,14 @@ def _analyse(
 
 
 # Per-object results, keyed by everything they depend on, stored relative to the object's
-# start: an edit re-checks only the objects whose text changed. Bounded LRU.
-# 4,096 entries beyond the objects of the file being analysed, which always fit.
+# start: an edit re-checks only the objects whose text changed. Bounded LRU: 4,096 entries and
+# objects of 16 million characters in all, beyond the objects of the file being analysed, which
+# always fit (a result is a few hundred bytes; its key, the object's text, weighs the most).
 # The reads of the index the check made are kept with its result and replayed on a hit, so the
 # server still knows what the document depends on (`workspace.recording`).
 _OBJECT_CACHE: LruCache[
     tuple[str, int, str, int, int, bool], tuple[tuple[Diagnostic, ...], frozenset[Read]]
-] = LruCache(4096)
+] = LruCache(4096, weigh=lambda key, _: len(key[0]), max_weight=16_000_000)
 
 
 def _checked_object(

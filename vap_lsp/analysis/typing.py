@@ -761,8 +761,12 @@ class PolicyTyping:
         return self.precise().result(site)
 
 
-# With the reads of the index the model made (replayed on a hit: `workspace.recording`).
-_CACHE: LruCache[tuple[int, str, int, int], tuple[MappingNode, PolicyTyping, frozenset[Read]]] = LruCache(256)
+# With the reads of the index the model made (replayed on a hit: `workspace.recording`). An entry
+# keeps its parsed policy alive (~27 bytes a character): 256 models, of policies of 2 million
+# characters in all.
+_CACHE: LruCache[tuple[int, str, int, int], tuple[MappingNode, PolicyTyping, frozenset[Read]]] = LruCache(
+    256, weigh=lambda _, entry: entry[0].span.end - entry[0].span.start, max_weight=2_000_000
+)
 
 
 def policy_typing(

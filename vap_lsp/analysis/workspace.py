@@ -223,8 +223,9 @@ def _object_entry(uri: str, obj: K8sObject) -> _FileEntry:
 # What an object contributes, by its text, with spans relative to its start and no URI: an edit
 # re-reads only the objects whose text changed (reading the others' nodes, and converting a
 # CRD's whole tree, cost most of an index update). Bounded like the engine's object results:
-# 4,096 entries beyond the objects of the file being indexed, which always fit.
-_ENTRIES: LruCache[str, _FileEntry] = LruCache(4096)
+# 4,096 entries and objects of 16 million characters beyond the objects of the file being
+# indexed, which always fit.
+_ENTRIES: LruCache[str, _FileEntry] = LruCache(4096, weigh=lambda key, _: len(key), max_weight=16_000_000)
 
 
 def _shifted(span: Span, d: int) -> Span:

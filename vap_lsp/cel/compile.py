@@ -211,7 +211,11 @@ def _program_issue(checked: CheckedExpr, env: Environment) -> tuple[str, Expr] |
     return None
 
 
-_CACHE: LruCache[tuple[str, int, bool], tuple[Environment, CompileResult]] = LruCache(4096)
+# 4,096 results, of expressions of 4 million characters in all (a checked AST is ~1 KB per
+# 10 characters).
+_CACHE: LruCache[tuple[str, int, bool], tuple[Environment, CompileResult]] = LruCache(
+    4096, weigh=lambda key, _: len(key[0]), max_weight=4_000_000
+)
 
 
 def compile_expression(text: str, env: Environment, *, trim: bool = False) -> CompileResult:

@@ -35,7 +35,10 @@ FEATURE_MODULES = (
 LEGEND = lsp.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=[])
 _TYPE_INDEX = {name: i for i, name in enumerate(TOKEN_TYPES)}
 
-_FULL: LruCache[str, tuple[int | None, str, DocumentSnapshot]] = LruCache(8)
+# Whole-document snapshots: 8 documents of 16 million characters in all (each keeps its model).
+_FULL: LruCache[str, tuple[int | None, str, DocumentSnapshot]] = LruCache(
+    8, weigh=lambda _, entry: len(entry[1]), max_weight=16_000_000
+)
 
 
 def full_snapshot(ls: VapLanguageServer, uri: str) -> DocumentSnapshot:
