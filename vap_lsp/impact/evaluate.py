@@ -8,6 +8,7 @@ flight, so memory stays flat however long the stream.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 from collections import deque
@@ -280,36 +281,40 @@ def run(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
 ) -> Impact:
-    """The impact of every item: in this process with `jobs` 1, else over `jobs` worker
-    processes (results summed in input order, so equal to a run in one process)."""
+    """The impact of every item: in this process with `jobs` 1 (or when the stream holds less
+    than two batches: starting workers would cost more), else over `jobs` worker processes
+    (results summed in input order, so equal to a run in one process)."""
     total = Impact(setup.version, setup.mode, setup.operation, limit=setup.limit)
     if setup.base is not None:
         total.compare_with_base()
     done = 0
-    if jobs <= 1:
+
+    def count(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            progress(done)
+
+    batches = _batches(items, BATCH)
+    first = list(itertools.islice(batches, 2)) if jobs > 1 else []
+    if jobs <= 1 or len(first) < 2:
         prep = _prepare(setup)
-        for batch in _batches(items, BATCH):
+        for batch in itertools.chain(first, batches):
             total.add(evaluate(prep, batch))
-            done += len(batch)
-            if progress is not None:
-                progress(done)
+            count(len(batch))
         return total
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(setup,)) as pool:
         pending: deque[tuple[int, AsyncResult[Impact]]] = deque()
-        for batch in _batches(items, BATCH):
+        for batch in itertools.chain(first, batches):
             pending.append((len(batch), pool.apply_async(_work, (batch,))))
             while len(pending) >= 3 * jobs:
                 n, res = pending.popleft()
                 total.add(res.get())
-                done += n
-                if progress is not None:
-                    progress(done)
+                count(n)
         while pending:
             n, res = pending.popleft()
             total.add(res.get())
-            done += n
-            if progress is not None:
-                progress(done)
+            count(n)
     return total
