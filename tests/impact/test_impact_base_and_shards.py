@@ -202,3 +202,8 @@ def test_worker_processes_equal_one_process_over_many_batches(
     assert pools == [1]  # a pool of workers did the work
     assert two == one
     assert one["requests"] == 221
+
+
+def test_merging_a_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert impact_cli(["--merge", str(tmp_path / "nope.json")]) == 2
+    assert f"{tmp_path / 'nope.json'}: no such file or directory" in capsys.readouterr().err

@@ -169,5 +169,12 @@ def impact_command(args: argparse.Namespace) -> int:
 
 
 def _read_json(path: Path) -> Any:
+    """A result to merge (no size limit: `--max-objects 0` results may be large); a FIFO or a
+    device is refused before it is opened."""
+    from vap_lsp.analysis.files import unreadable
+
+    problem = unreadable(path)
+    if problem is not None:
+        raise ValueError(problem)
     with open(path, encoding="utf-8") as f:
         return json.load(f)
