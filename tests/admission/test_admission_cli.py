@@ -66,10 +66,15 @@ def workdir(tmp_path: Path) -> Path:
     (tmp_path / "policies").mkdir()
     (tmp_path / "policies" / "p.yaml").write_text(POLICY)
     (tmp_path / "rules.yaml").write_text(RULES)
-    (tmp_path / "ok.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: ok-1}\n")
+    (tmp_path / "ok.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: ok-1}\n"
+        "spec: {containers: [{name: c, image: 'nginx:1'}]}\n"
+    )
     (tmp_path / "two.yaml").write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: ok-2}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: ok-2}\n"
+        "spec: {containers: [{name: c, image: 'nginx:1'}]}\n---\n"
         "apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\n"
+        "spec: {containers: [{name: c, image: 'nginx:1'}]}\n"
     )
     return tmp_path
 
@@ -127,7 +132,12 @@ def test_admission_review_input(workdir: Path, capsys: pytest.CaptureFixture[str
             "uid": "1",
             "operation": "CREATE",
             "userInfo": {"username": "alice"},
-            "object": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad", "namespace": "x"}},
+            "object": {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": "bad", "namespace": "x"},
+                "spec": {"containers": [{"name": "c", "image": "nginx:1"}]},
+            },
         },
     }
     (workdir / "review.json").write_text(json.dumps(review))
@@ -141,7 +151,8 @@ def test_admission_review_input(workdir: Path, capsys: pytest.CaptureFixture[str
         ("- just a list\n", [], "is not a Kubernetes object"),
         ("a: [unclosed\n", [], "obj.yaml"),
         (
-            "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+            "spec: {containers: [{name: c, image: 'nginx:1'}]}\n",
             ["--operation", "PATCH"],
             "unknown operation 'PATCH'",
         ),

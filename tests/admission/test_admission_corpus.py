@@ -133,7 +133,11 @@ def test_mariamfahmy98_json_patch_samples() -> None:
     assert ingress["spec"]["tls"][0]["hosts"] == ["foo.new.com", "bar.new.com"]
     slice_ = _map_case("conditional-anchor").patched
     assert slice_ is not None
-    assert slice_["ports"] == [{"name": "http", "port": 80}, {"name": "secure-1", "port": 6443}]
+    # discovery/v1 SetDefaults_EndpointPort: protocol TCP, also on the added port
+    assert slice_["ports"] == [
+        {"name": "http", "port": 80, "protocol": "TCP"},
+        {"name": "secure-1", "port": 6443, "protocol": "TCP"},
+    ]
 
 
 def test_mariamfahmy98_global_anchor_replace_of_absent_field_is_an_error() -> None:

@@ -18,6 +18,7 @@ import yaml
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, prepare
 from vap_lsp.admission.explain import EvaluationExplanation, explain_result
 from vap_lsp.cli.main import main
+from vap_lsp.defaulting import default_object
 
 POD: dict[str, Any] = {
     "apiVersion": "v1",
@@ -89,7 +90,8 @@ def test_all_names_the_failing_element_by_index_path_and_value() -> None:
     [failure] = v0.expression.failures
     [witness] = failure.via
     assert (witness.macro, witness.key, witness.path) == ("all", 1, "object.spec.containers[1]")
-    assert witness.value == POD["spec"]["containers"][1]
+    # the container as the server decoded it (defaulted)
+    assert witness.value == default_object(POD, "1.35").object["spec"]["containers"][1]
     assert failure.text == "c.image.startsWith('registry.example.com/')" and failure.value is False
     image = failure.operands[0]
     assert (image.text, image.path, image.value) == (

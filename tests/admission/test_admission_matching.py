@@ -60,9 +60,21 @@ def _matches(
     return not result.allowed
 
 
-POD = "{apiVersion: v1, kind: Pod, metadata: {name: web, namespace: prod, labels: {app: web}}}"
-DEV_POD = "{apiVersion: v1, kind: Pod, metadata: {name: api, namespace: dev, labels: {app: api}}}"
-DEPLOY = "{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: prod}}"
+CONTAINERS = "spec: {containers: [{name: c, image: 'nginx:1'}]}"
+POD = (
+    "{apiVersion: v1, kind: Pod, metadata: {name: web, namespace: prod, labels: {app: web}}, "
+    + CONTAINERS
+    + "}"
+)
+DEV_POD = (
+    "{apiVersion: v1, kind: Pod, metadata: {name: api, namespace: dev, labels: {app: api}}, "
+    + CONTAINERS
+    + "}"
+)
+DEPLOY = (
+    "{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: prod}, "
+    "spec: {selector: {matchLabels: {app: d}}, template: {metadata: {labels: {app: d}}, " + CONTAINERS + "}}}"
+)
 NODE = "{apiVersion: v1, kind: Node, metadata: {name: n1}}"
 NS_OBJ = "{apiVersion: v1, kind: Namespace, metadata: {name: prod, labels: {env: prod}}}"
 
@@ -184,7 +196,7 @@ def test_namespace_selector_uses_metadata_name_label_of_unlisted_namespaces() ->
     match = (
         _rules('["pods"]') + "    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: other}}\n"
     )
-    other = "{apiVersion: v1, kind: Pod, metadata: {name: x, namespace: other}}"
+    other = "{apiVersion: v1, kind: Pod, metadata: {name: x, namespace: other}, " + CONTAINERS + "}"
     assert _matches(match, other)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, admit
+from vap_lsp.defaulting import default_object
 
 POD: dict[str, Any] = {
     "apiVersion": "v1",
@@ -67,8 +68,17 @@ def test_apply_configuration_merges_list_map_by_name() -> None:
     assert result.allowed, result.denials
     assert result.patched is not None
     containers = result.patched["spec"]["containers"]
-    assert containers[0] == POD["spec"]["containers"][0]
-    assert containers[1] == {"name": "side", "image": "envoy", "securityContext": {"runAsNonRoot": True}}
+    # The server decodes and defaults the object before admission, and a mutated one again.
+    assert containers[0] == default_object(POD, "1.34").object["spec"]["containers"][0]
+    assert containers[1] == {
+        "name": "side",
+        "image": "envoy",
+        "securityContext": {"runAsNonRoot": True},
+        "imagePullPolicy": "Always",
+        "resources": {},
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "File",
+    }
     assert result.patch_diff is not None and "+    securityContext:" in result.patch_diff
 
 

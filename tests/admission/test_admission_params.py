@@ -41,7 +41,14 @@ DEPLOY = {
     "apiVersion": "apps/v1",
     "kind": "Deployment",
     "metadata": {"name": "d", "namespace": "default"},
-    "spec": {"replicas": 5},
+    "spec": {
+        "replicas": 5,
+        "selector": {"matchLabels": {"app": "d"}},
+        "template": {
+            "metadata": {"labels": {"app": "d"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx:1"}]},
+        },
+    },
 }
 
 

@@ -26,7 +26,12 @@ def _policy(spec: Any) -> dict[str, Any]:
     }
 
 
-POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}}
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "x"},
+    "spec": {"containers": [{"name": "c", "image": "nginx:1"}]},
+}
 
 
 @pytest.mark.parametrize(

@@ -388,7 +388,9 @@ spec: {policyName: max-replicas, validationActions: [Deny]}
 """
 
 DEPLOYMENT = (
-    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: shop}\nspec: {replicas: 2}\n"
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: shop}\n"
+    "spec: {replicas: 2, selector: {matchLabels: {app: a}}, "
+    "template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c, image: 'nginx:1'}]}}}\n"
 )
 
 

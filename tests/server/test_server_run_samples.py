@@ -52,6 +52,10 @@ SAMPLE = textwrap.dedent(
       namespace: shop
     spec:
       replicas: 1
+      selector: {matchLabels: {app: web}}
+      template:
+        metadata: {labels: {app: web}}
+        spec: {containers: [{name: web, image: "nginx:1.27"}]}
     """
 )
 

@@ -81,7 +81,7 @@ def test_example_reads_as_five_cases_with_inline_and_referenced_objects() -> Non
     assert mutate.expect.patched is not None and mutate.expect.patched["metadata"]["labels"] == {
         "owner": "platform"
     }
-    assert first.line == 13 and mutate.line == 38
+    assert first.line == 13 and mutate.line == 43
     assert set(suite.policies) == {"require-team-label.example.com", "add-default-label"}
     assert all(c.mode is Mode.SERVER for c in suite.cases)
 

@@ -47,7 +47,8 @@ POLICY = textwrap.dedent(
 def _deployment(name: str, replicas: int) -> str:
     return (
         f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: shop}}\n"
-        f"spec: {{replicas: {replicas}}}\n"
+        f"spec: {{replicas: {replicas}, selector: {{matchLabels: {{app: a}}}}, template: "
+        f"{{metadata: {{labels: {{app: a}}}}, spec: {{containers: [{{name: c, image: 'nginx:1'}}]}}}}}}\n"
     )
 
 
@@ -72,14 +73,35 @@ def test_failures_are_reported_with_line_and_exit_1(
             policies: [policy.yaml]
             cases:
               - name: two replicas pass
-                object: {apiVersion: apps/v1, kind: Deployment, metadata: {name: a}, spec: {replicas: 2}}
+                object:
+                  apiVersion: apps/v1
+                  kind: Deployment
+                  metadata: {name: a}
+                  spec:
+                    replicas: 2
+                    selector: {matchLabels: {app: a}}
+                    template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c, image: 'x:1'}]}}
                 expect: {decision: admit, auditAnnotations: {replicas: "2"}}
               - name: five replicas are denied with the message
                 policy: max-replicas
-                object: {apiVersion: apps/v1, kind: Deployment, metadata: {name: b}, spec: {replicas: 5}}
+                object:
+                  apiVersion: apps/v1
+                  kind: Deployment
+                  metadata: {name: b}
+                  spec:
+                    replicas: 5
+                    selector: {matchLabels: {app: a}}
+                    template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c, image: 'x:1'}]}}
                 expect: {decision: deny, messages: ["at most 3 replicas, not 5"], allowed: false}
               - name: wrong on purpose
-                object: {apiVersion: apps/v1, kind: Deployment, metadata: {name: c}, spec: {replicas: 9}}
+                object:
+                  apiVersion: apps/v1
+                  kind: Deployment
+                  metadata: {name: c}
+                  spec:
+                    replicas: 9
+                    selector: {matchLabels: {app: a}}
+                    template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c, image: 'x:1'}]}}
                 expect: admit
             """
         )
@@ -88,7 +110,7 @@ def test_failures_are_reported_with_line_and_exit_1(
     junit.parent.mkdir()
     assert main(["test", str(tmp_path), "--junit", str(junit)]) == 1
     out = capsys.readouterr().out
-    assert f"FAIL wrong on purpose ({tmp_path / 'max.vaptest.yaml'}:12)" in out
+    assert f"FAIL wrong on purpose ({tmp_path / 'max.vaptest.yaml'}:26)" in out
     assert "expected admit, got deny" in out
     assert out.rstrip().endswith("2 passed, 1 failed")
     failures = ET.parse(junit).getroot().findall(".//failure")
@@ -119,7 +141,8 @@ def test_run_against_samples_service(tmp_path: Path) -> None:
 def test_run_against_samples_uses_setting_files_and_test_files(tmp_path: Path) -> None:
     (tmp_path / "samples").mkdir()
     (tmp_path / "samples" / "pod.yaml").write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec: {containers: []}\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\n"
+        "spec: {containers: [{name: c, image: 'nginx:1'}]}\n"
     )
     (tmp_path / "samples" / "big.yaml").write_text(_deployment("big", 8))
     paths = sample_paths(["samples/*.yaml"], [str(tmp_path)])
@@ -128,7 +151,9 @@ def test_run_against_samples_uses_setting_files_and_test_files(tmp_path: Path) -
     test_text = (
         "apiVersion: vap-lsp.io/v1alpha1\nkind: AdmissionTest\npolicies: [policy.yaml]\ncases:\n"
         "- name: ten replicas\n  object: {apiVersion: apps/v1, kind: Deployment, "
-        "metadata: {name: t, namespace: shop}, spec: {replicas: 10}}\n  expect: admit\n"
+        "metadata: {name: t, namespace: shop}, spec: {replicas: 10, selector: {matchLabels: {app: a}}, "
+        "template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c, image: 'x:1'}]}}}}\n"
+        "  expect: admit\n"
     )
     (tmp_path / "policy.yaml").write_text(POLICY)
     policy = Source((tmp_path / "policy.yaml").as_uri(), str(tmp_path / "policy.yaml"), POLICY)

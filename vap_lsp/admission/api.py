@@ -218,9 +218,14 @@ class AdmissionResult:
     patched: dict[str, Any] | None
     patch_diff: str | None
     evaluations: list[Evaluation]
+    evaluated: dict[str, Any] | None = None
+    """The object as validating admission saw it: decoded and defaulted, mutated, with what the
+    server fills in before (`vap_lsp.defaulting.server`); None on DELETE."""
+    notes: list[str] = field(default_factory=list)
+    """What the user should know about the evaluation (a kind without schema: not defaulted)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "object": dict(self.object),
             "allowed": self.allowed,
             "denials": [d.to_json() for d in self.denials],
@@ -229,26 +234,45 @@ class AdmissionResult:
             "patched": self.patched,
             "evaluations": [e.to_json() for e in self.evaluations],
         }
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 def admit(
-    request: AdmissionRequestInput, inputs: PolicyInputs, *, kubernetes_version: str
+    request: AdmissionRequestInput,
+    inputs: PolicyInputs,
+    *,
+    kubernetes_version: str,
+    builtin_validation: bool = True,
 ) -> AdmissionResult:
     """Run every policy/binding of `inputs` against `request` as the API server would (never raises
-    on bad policy or object data: problems become denials, warnings or `why_not`)."""
-    from vap_lsp.admission.engine import run_admission
+    on bad policy or object data: problems become denials, warnings or `why_not`).
 
-    return run_admission(request, inputs, kubernetes_version)
+    Objects are decoded as the server decodes them (defaulted, `vap_lsp.defaulting`); with
+    `builtin_validation`, an object the server's built-in validation rejects is denied with its
+    message before validating admission (off only for suites of tools that skip it)."""
+    return prepare(
+        inputs, kubernetes_version=kubernetes_version, builtin_validation=builtin_validation
+    ).admit(request)
 
 
-def prepare(inputs: PolicyInputs, *, kubernetes_version: str, report_values: bool = True) -> PreparedInputs:
+def prepare(
+    inputs: PolicyInputs,
+    *,
+    kubernetes_version: str,
+    report_values: bool = True,
+    builtin_validation: bool = True,
+) -> PreparedInputs:
     """The policy set compiled once for many requests: `prepare(...).admit(request)` gives what
     `admit(request, inputs, ...)` gives, without compiling, defaulting and indexing again.
     `inputs` must not change afterwards. `report_values=False`: every expression's `result` is
     None (verdicts, messages, failures and errors are the same), for callers that only count."""
     from vap_lsp.admission.engine import prepare as prepare_inputs
 
-    return prepare_inputs(inputs, kubernetes_version, report_values=report_values)
+    return prepare_inputs(
+        inputs, kubernetes_version, report_values=report_values, builtin_validation=builtin_validation
+    )
 
 
 def _str(v: object) -> str:

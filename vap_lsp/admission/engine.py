@@ -9,6 +9,7 @@ object data: problems become denials (as the server's failurePolicy decides) or 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import functools
 import io
@@ -48,6 +49,9 @@ from vap_lsp.cel.runtime import k8s
 from vap_lsp.cel.runtime.k8s import StructValue
 from vap_lsp.cel.runtime.values import to_python, type_name
 from vap_lsp.cel.types import DYN, Type
+from vap_lsp.defaulting import default_object
+from vap_lsp.defaulting.server import before_mutating, before_validating
+from vap_lsp.defaulting.validation import builtin_errors, rejection
 from vap_lsp.golang.jsonenc import marshal
 from vap_lsp.golang.strings import trim_space
 from vap_lsp.policy.defaults import apply_defaults
@@ -299,16 +303,60 @@ class PreparedInputs:
     report_values: bool = True
     """False: expressions' results are not converted for `ExpressionEvaluation.result` (None),
     for callers that count verdicts only (`vap-lsp impact`): a fifth of the time per request."""
+    builtin_validation: bool = True
+    """Deny what the server's built-in validation rejects before validating admission."""
     _namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _stored: dict[int, dict[str, Any]] = field(default_factory=dict)
     _equivalents: dict[tuple[GVR, GVKey, str], list[tuple[GVR, GVKey]]] = field(default_factory=dict)
 
     def namespace_object(self, name: str) -> dict[str, Any]:
         """CreateNamespaceObject of `name` (shared: evaluation never changes it)."""
         hit = self._namespaces.get(name)
         if hit is None:
-            hit = _strip_namespace(_namespace_manifest(self.inputs, name), name)
+            manifest = _namespace_manifest(self.inputs, name)
+            if isinstance(manifest, dict):
+                manifest = self.stored(manifest)
+            hit = _strip_namespace(manifest, name)
             if len(self._namespaces) < 100_000:
                 self._namespaces[name] = hit
+        return hit
+
+    def crd_schema(self, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The served schema of `obj`'s custom resource version, when its CRD is known."""
+        group, ver = _split_api_version(_text(obj.get("apiVersion")))
+        kind = _text(obj.get("kind"))
+        for c in self.crds:
+            if (c.group, c.version, c.kind) == (group, ver, kind) and c.served:
+                return c.schema
+        return None
+
+    def crd_status(self, gvk: tuple[str, str, str]) -> bool:
+        """Whether the CRD of `gvk` enables the status subresource for that version."""
+        group, ver, kind = gvk
+        for crd in self.inputs.crds:
+            spec = crd.get("spec")
+            if not isinstance(spec, Mapping):
+                continue
+            names = spec.get("names")
+            if not isinstance(names, Mapping) or (spec.get("group"), names.get("kind")) != (group, kind):
+                continue
+            for v in spec.get("versions") or []:
+                if isinstance(v, Mapping) and v.get("name") == ver:
+                    sub = v.get("subresources", spec.get("subresources"))
+                    return isinstance(sub, Mapping) and "status" in sub
+        return False
+
+    def decoded(self, obj: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        """`obj` as the server decodes it (a defaulted copy) and a note when nothing is known."""
+        result = default_object(obj, self.version, self.crd_schema(obj))
+        return result.object, result.note
+
+    def stored(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored object (param, namespace) as the server reads it: defaulted, once per object."""
+        hit = self._stored.get(id(obj))
+        if hit is None:
+            hit = self.decoded(obj)[0]
+            self._stored[id(obj)] = hit
         return hit
 
     def equivalents(self, gvr: GVR, gvk: GVKey, sub_resource: str) -> list[tuple[GVR, GVKey]]:
@@ -330,7 +378,9 @@ class PreparedInputs:
         return _context(request, self).attrs
 
 
-def prepare(inputs: PolicyInputs, version: str, *, report_values: bool = True) -> PreparedInputs:
+def prepare(
+    inputs: PolicyInputs, version: str, *, report_values: bool = True, builtin_validation: bool = True
+) -> PreparedInputs:
     return PreparedInputs(
         inputs,
         version,
@@ -340,6 +390,7 @@ def prepare(inputs: PolicyInputs, version: str, *, report_values: bool = True) -
         _policies(inputs, False, version),
         _bindings_by_policy(inputs),
         report_values,
+        builtin_validation,
     )
 
 
@@ -535,7 +586,7 @@ def collect_params(
         raise ConfigError("one of name or selector must be provided")
     if not found and ref.get("parameterNotFoundAction") == "Deny":
         raise ConfigError("no params found for policy binding with `Deny` parameterNotFoundAction")
-    return list(found)
+    return [ctx.prepared.stored(p) for p in found]
 
 
 def _labels(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -1133,17 +1184,35 @@ def _yaml(obj: Any) -> str:
     return buf.getvalue()
 
 
-def run_admission(request: AdmissionRequestInput, inputs: PolicyInputs, version: str) -> AdmissionResult:
-    return prepare(inputs, version).admit(request)
+def _decode(
+    request: AdmissionRequestInput, prepared: PreparedInputs
+) -> tuple[AdmissionRequestInput, list[str]]:
+    """The request with its objects as the server decodes them (defaulted); old objects are
+    stored objects, defaulted too."""
+    notes: list[str] = []
+    obj, old = request.object, request.old_object
+    if isinstance(obj, dict):
+        obj, note = prepared.decoded(obj)
+        notes += [note] if note else []
+    if isinstance(old, dict):
+        old, note = prepared.decoded(old)
+        notes += [note] if note and not notes else []
+    return dataclasses.replace(request, object=obj, old_object=old), notes
 
 
 def _admit(
     request: AdmissionRequestInput, prepared: PreparedInputs, explain: bool = False
 ) -> AdmissionResult:
+    request, notes = _decode(request, prepared)
     ctx = _context(request, prepared)
     ctx.explain = explain
     out = _Outcome()
+    writes = request.operation in ("CREATE", "UPDATE") and not request.sub_resource
+    if isinstance(request.object, dict) and writes:
+        before_mutating(request.object, ctx.attrs.namespace, ctx.namespaced)
     patched = _mutating_phase(ctx, out)
+    if patched is not None and patched is not request.object and patched != request.object:
+        patched = prepared.decoded(patched)[0]  # a mutated object is defaulted again
     diff: str | None = None
     if patched is not None and patched != request.object:
         diff = "".join(
@@ -1155,7 +1224,31 @@ def _admit(
             )
         )
     mutated = patched if patched is not None and patched != request.object else None
-    _validating_phase(ctx, patched if request.operation != "DELETE" else None, out)
+    evaluated = copy.deepcopy(patched) if request.operation != "DELETE" and patched is not None else None
+    gvk = (ctx.attrs.kind.group, ctx.attrs.kind.version, ctx.attrs.kind.kind)
+    builtin = prepared.schema.definition_for_kind(*gvk) is not None
+    errors: list[str] = []
+    if evaluated is not None and writes:
+        resource = prepared.schema.resource_for_kind(*gvk)
+        status = "status" in resource.subresources if resource is not None else prepared.crd_status(gvk)
+        known = builtin or prepared.crd_schema(evaluated) is not None
+        if known:
+            before_validating(
+                evaluated,
+                request.old_object,
+                request.operation,
+                gvk,
+                builtin=builtin,
+                status_subresource=status,
+            )
+        if builtin and prepared.builtin_validation:
+            errors = builtin_errors(evaluated, gvk, request.operation)
+    if errors:
+        message = rejection(evaluated or {}, gvk, errors)
+        out.denials.append(Denial("", "", message, "Invalid", reason_code("Invalid"), message))
+        notes.append("rejected by the built-in validation before validating admission")
+    else:
+        _validating_phase(ctx, evaluated, out)
     return AdmissionResult(
         ctx.identity,
         not out.denials,
@@ -1165,4 +1258,6 @@ def _admit(
         mutated,
         diff,
         out.evaluations,
+        evaluated,
+        notes,
     )

@@ -77,6 +77,13 @@ def add_parser(sub: Any) -> None:
         help="explain every verdict: scope, each validation's failing sub-expressions with their "
         "values and elements, messages, audit annotations, costs, mutations",
     )
+    run.add_argument(
+        "--show-defaulted",
+        action="store_true",
+        help="show each object as validating admission saw it: defaulted as the API server "
+        "decodes it, mutated, with the fields the server fills in on create (uid, name from "
+        "generateName, ...)",
+    )
     add_crd_option(run)
     add_config_options(run)
     run.set_defaults(func=run_command)
@@ -153,9 +160,10 @@ def run_command(args: argparse.Namespace) -> int:
     results = [prepared.admit(r, explain=args.explain) for r in requests]
     if not args.explain:
         if args.format == "json":
-            sys.stdout.write(json.dumps({"results": [r.to_json() for r in results]}, indent=2) + "\n")
+            payload = [_with_evaluated(r.to_json(), r, args.show_defaulted) for r in results]
+            sys.stdout.write(json.dumps({"results": payload}, indent=2) + "\n")
         else:
-            sys.stdout.write("".join(format_text(r) for r in results))
+            sys.stdout.write("".join(format_text(r, show_defaulted=args.show_defaulted) for r in results))
         return 0 if all(r.allowed for r in results) else 1
     from vap_lsp.admission.explain import explain_result
     from vap_lsp.cli.explain import format_explanation
@@ -163,7 +171,7 @@ def run_command(args: argparse.Namespace) -> int:
     explained = [explain_result(res, prepared, req) for res, req in zip(results, requests, strict=True)]
     if args.format == "json":
         payload = [
-            {**res.to_json(), "explain": [e.to_json() for e in ex]}
+            {**_with_evaluated(res.to_json(), res, args.show_defaulted), "explain": [e.to_json() for e in ex]}
             for res, ex in zip(results, explained, strict=True)
         ]
         sys.stdout.write(json.dumps({"results": payload}, indent=2, default=str) + "\n")
@@ -174,11 +182,17 @@ def run_command(args: argparse.Namespace) -> int:
     return 0 if all(r.allowed for r in results) else 1
 
 
+def _with_evaluated(out: dict[str, Any], result: AdmissionResult, show: bool) -> dict[str, Any]:
+    if show:
+        out["evaluatedObject"] = result.evaluated
+    return out
+
+
 def _value(v: object) -> str:
     return json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else json.dumps(v)
 
 
-def format_text(result: AdmissionResult) -> str:
+def format_text(result: AdmissionResult, *, show_defaulted: bool = False) -> str:
     o = result.object
     where = f"{o.get('namespace')}/" if o.get("namespace") else ""
     lines = [f"{o.get('apiVersion')} {o.get('kind')} {where}{o.get('name') or '<no name>'}"]
@@ -192,6 +206,8 @@ def format_text(result: AdmissionResult) -> str:
         for x in ev.expressions:
             shown = f"error: {x.error}" if x.error else _value(x.result)
             lines.append(f"    {x.field}: {shown}")
+    for note in result.notes:
+        lines.append(f"  note: {note}")
     for w in result.warnings:
         lines.append(f"  warning: {w}")
     for key, value in result.audit_annotations.items():
@@ -199,6 +215,9 @@ def format_text(result: AdmissionResult) -> str:
     if result.patch_diff:
         lines.append("  mutated:")
         lines.extend("    " + line.rstrip("\n") for line in result.patch_diff.splitlines())
+    if show_defaulted and result.evaluated is not None:
+        lines.append("  evaluated object:")
+        lines.extend("    " + line for line in json.dumps(result.evaluated, indent=2).splitlines())
     if result.allowed:
         lines.append("  => admitted")
     else:

@@ -427,7 +427,9 @@ def _sample_diagnostics(
                 span,
                 Severity.ERROR,
                 "denied",
-                f"denied by {policy}: {short_message(denial.message)}",
+                f"denied by {policy}: {short_message(denial.message)}"
+                if denial.policy
+                else f"rejected by the API server's built-in validation: {denial.message}",
                 source=SOURCE,
             ),
         )
@@ -483,6 +485,7 @@ def _section(
     out = [f"## {label}: {verdict}", "", f"{source.path or source.uri}:{line}", ""]
     out.extend(f"- denied: {d.message} (reason {d.reason}, code {d.code})" for d in result.denials)
     out.extend(f"- warning: {w}" for w in result.warnings)
+    out.extend(f"- note: {n}" for n in result.notes)
     out.extend(f"- audit annotation {k}: {v}" for k, v in sorted(result.audit_annotations.items()))
     for evaluation in result.evaluations:
         if not evaluation.matched and evaluation.why_not:

@@ -149,6 +149,7 @@ def read_kyverno(doc: TestDocument) -> TestSuite:
                     Mode.SERVER,
                     line,
                     notes,
+                    builtin_validation=False,
                 )
             )
     return suite

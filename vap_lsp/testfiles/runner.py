@@ -20,6 +20,7 @@ from vap_lsp.admission.api import (
     admit,
     prepare,
 )
+from vap_lsp.defaulting import default_object
 from vap_lsp.schema.store import default_version, get_schema_set, normalize_version
 from vap_lsp.testfiles.common import match_everything
 from vap_lsp.testfiles.model import CaseResult, Decision, Mode, TestCase, TestSuite
@@ -88,6 +89,18 @@ def _kaptest_decision(
     return Decision.ADMIT
 
 
+def _as_stored(value: Any, kubernetes_version: str, namespace: Any) -> Any:
+    """Defaulted, in the request's namespace: what the server would hold of an object written
+    with or without defaults (`vap_lsp.defaulting.server.before_mutating`)."""
+    if not isinstance(value, dict):
+        return value
+    out = default_object(value, kubernetes_version).object
+    meta = out.get("metadata")
+    if isinstance(namespace, str) and namespace and isinstance(meta, dict) and not meta.get("namespace"):
+        meta["namespace"] = namespace
+    return out
+
+
 def _normal(value: Any) -> Any:
     """JSON data as the API server would store it (ints and floats compare as numbers)."""
     return json.loads(json.dumps(value, sort_keys=True, default=str))
@@ -111,11 +124,20 @@ def run_case(case: TestCase, kubernetes_version: str, *, explain: bool = False) 
         if explain:
             from vap_lsp.admission.explain import explain_result
 
-            prepared = prepare(case.inputs, kubernetes_version=kubernetes_version)
+            prepared = prepare(
+                case.inputs,
+                kubernetes_version=kubernetes_version,
+                builtin_validation=case.builtin_validation,
+            )
             result = prepared.admit(case.request, explain=True)
             explanations = explain_result(result, prepared, case.request)
         else:
-            result = admit(case.request, case.inputs, kubernetes_version=kubernetes_version)
+            result = admit(
+                case.request,
+                case.inputs,
+                kubernetes_version=kubernetes_version,
+                builtin_validation=case.builtin_validation,
+            )
     except Exception as exc:  # admit must not raise; if it does, the case fails, others run
         return CaseResult(case, False, "crash", [f"admission raised {type(exc).__name__}: {exc}"])
     actual = observed_decision(result, case.request, case.policy, case.mode)
@@ -141,7 +163,10 @@ def run_case(case: TestCase, kubernetes_version: str, *, explain: bool = False) 
             failures.append(f"audit annotation {key}: expected {value!r}, got {got!r}")
     if expect.patched is not None:
         patched = result.patched if result.patched is not None else case.request.object
-        if _normal(patched) != _normal(expect.patched):
+        # Both as the server stores them: an expectation may be written with or without defaults.
+        namespace = result.object.get("namespace")
+        stored = _as_stored(patched, kubernetes_version, namespace)
+        if _normal(stored) != _normal(_as_stored(expect.patched, kubernetes_version, namespace)):
             failures.append(
                 "patched object differs from the expected one:\n" + _diff(expect.patched, patched)
             )

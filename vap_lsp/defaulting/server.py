@@ -1,0 +1,171 @@
+"""What kube-apiserver does to an object between decoding and each admission phase.
+
+The order (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`, `update.go` and
+`pkg/registry/generic/registry/store.go`, `pkg/registry/rest/create.go`):
+
+1. decode and default (`vap_lsp.defaulting.default_object`); the request's namespace is set on
+   a namespaced object without one (`rest.EnsureObjectNamespaceMatchesRequestNamespace`), a
+   cluster-scoped object loses its namespace: `before_mutating`;
+2. mutating admission (MutatingAdmissionPolicies, webhooks); a mutated object is defaulted
+   again;
+3. `Store.Create`: `FillObjectMetaSystemFields` (uid, creationTimestamp), the name from
+   `generateName`, then `rest.BeforeCreate`: the strategy's `PrepareForCreate` (status reset for
+   kinds with a status subresource, generation 1 for kinds that track it, a Pod's phase Pending
+   and QoS class, a Namespace's finalizer) and the built-in validation
+   (`vap_lsp.defaulting.validation`); on update `rest.BeforeUpdate` keeps uid, creationTimestamp
+   and generation of the stored object (generation + 1 when the spec changed) and the stored
+   status: `before_validating`;
+4. validating admission (ValidatingAdmissionPolicies, webhooks) on that object.
+
+Not reproduced: values only a live cluster knows (a Service's allocated clusterIP, managedFields).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import UTC, datetime
+
+from vap_lsp.defaulting.rules import JsonDict
+
+# Kinds whose registry strategy sets metadata.generation = 1 on create and bumps it when the
+# spec changes (group, kind); custom resources too.
+GENERATION_KINDS = frozenset(
+    {
+        ("apps", "Deployment"),
+        ("apps", "ReplicaSet"),
+        ("apps", "StatefulSet"),
+        ("apps", "DaemonSet"),
+        ("", "ReplicationController"),
+        ("batch", "Job"),
+        ("batch", "CronJob"),
+        ("policy", "PodDisruptionBudget"),
+        ("networking.k8s.io", "NetworkPolicy"),
+        ("networking.k8s.io", "Ingress"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    }
+)
+
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
+
+
+def _meta(obj: JsonDict) -> JsonDict | None:
+    meta = obj.get("metadata")
+    if meta is None:
+        meta = obj["metadata"] = {}
+    return meta if isinstance(meta, dict) else None
+
+
+def before_mutating(obj: JsonDict, namespace: str, namespaced: bool) -> None:
+    """The request's namespace on the object (step 1 above), in place."""
+    meta = _meta(obj)
+    if meta is None:
+        return
+    if namespaced and namespace and not meta.get("namespace"):
+        meta["namespace"] = namespace
+    elif not namespaced and meta.get("namespace") == "":
+        del meta["namespace"]
+
+
+def _digest(obj: JsonDict) -> bytes:
+    return hashlib.sha256(repr(sorted(obj.items(), key=lambda kv: kv[0])).encode()).digest()
+
+
+def generated_name(prefix: str, seed: bytes) -> str:
+    """names.SimpleNameGenerator: the prefix (cut to 58) and five random characters; here the
+    characters come from the object, so a run is reproducible."""
+    suffix = "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in seed[:5])
+    return prefix[:58] + suffix
+
+
+def _dict(v: object) -> JsonDict:
+    return v if isinstance(v, dict) else {}
+
+
+def _qos_class(spec: JsonDict) -> str:
+    """qos.GetPodQOS over cpu and memory of every container and init container."""
+    containers: list[JsonDict] = []
+    for key in ("containers", "initContainers"):
+        listed = spec.get(key)
+        containers += [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
+    guaranteed, any_set = True, False
+    for c in containers:
+        res = _dict(c.get("resources"))
+        requests, limits = _dict(res.get("requests")), _dict(res.get("limits"))
+        for r in ("cpu", "memory"):
+            req, lim = requests.get(r), limits.get(r)
+            if req not in (None, "0", 0) or lim not in (None, "0", 0):
+                any_set = True
+            if lim in (None, "0", 0) or str(req) != str(lim):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+def before_validating(
+    obj: JsonDict,
+    old: JsonDict | None,
+    operation: str,
+    gvk: tuple[str, str, str],
+    *,
+    builtin: bool,
+    status_subresource: bool,
+    now: datetime | None = None,
+) -> None:
+    """Steps 3 above for `operation` (CREATE or UPDATE of the main resource), in place."""
+    meta = _meta(obj)
+    if meta is None:
+        return
+    group, _version, kind = gvk
+    tracks_generation = (group, kind) in GENERATION_KINDS or not builtin
+    if operation == "CREATE":
+        seed = _digest(obj)
+        stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        meta["creationTimestamp"] = stamp
+        meta["uid"] = str(uuid.UUID(bytes=seed[:16], version=4))
+        meta.pop("deletionTimestamp", None)
+        prefix = meta.get("generateName")
+        if isinstance(prefix, str) and prefix and not meta.get("name"):
+            meta["name"] = generated_name(prefix, seed[16:])
+        if status_subresource:
+            if builtin:
+                obj["status"] = {}
+            else:
+                obj.pop("status", None)
+        if tracks_generation:
+            meta["generation"] = 1
+        spec = obj.get("spec")
+        if (group, kind) == ("", "Pod") and isinstance(spec, dict):
+            obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec)}
+        if (group, kind) == ("", "Namespace"):
+            obj["status"] = {"phase": "Active"}
+            if not isinstance(spec, dict):
+                spec = obj["spec"] = {}
+            finalizers = spec.get("finalizers")
+            if finalizers is None:
+                finalizers = spec["finalizers"] = []
+            if isinstance(finalizers, list) and "kubernetes" not in finalizers:
+                finalizers.append("kubernetes")
+        return
+    if operation != "UPDATE" or not isinstance(old, dict):
+        return
+    old_meta = old.get("metadata") if isinstance(old.get("metadata"), dict) else {}
+    assert isinstance(old_meta, dict)
+    if not meta.get("uid") and old_meta.get("uid"):
+        meta["uid"] = old_meta["uid"]
+    if old_meta.get("creationTimestamp"):
+        meta["creationTimestamp"] = old_meta["creationTimestamp"]
+    if status_subresource and "status" in old:
+        obj["status"] = old["status"]
+    if tracks_generation and "generation" in old_meta:
+        generation = old_meta["generation"]
+        if isinstance(generation, int) and obj.get("spec") != old.get("spec"):
+            generation += 1
+        meta["generation"] = generation
