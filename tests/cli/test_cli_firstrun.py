@@ -529,3 +529,14 @@ def test_run_and_test_say_a_missing_config_before_running(
     assert (status, out, err) == (2, "", f"vap-lsp: --config {missing}: no such file or directory\n")
     status, out, err = _run(capsys, "test", str(tmp_path), "--config", str(missing))
     assert (status, out, err) == (2, "", f"vap-lsp: --config {missing}: no such file or directory\n")
+
+
+def test_commented_patch_entries_are_read_past_prose_comments() -> None:
+    from vap_lsp.analysis.kustomize import _references
+
+    text = (
+        "resources:\n- bases/a.yaml\n#- ../webhook/manifests.yaml\npatches:\n"
+        "# Note: uncomment to enable the webhook\n#- path: patches/webhook_in_a.yaml\n"
+        "#replacements:\n#- source.yaml\n"
+    )
+    assert list(_references(text)) == [("patches/webhook_in_a.yaml", None)]

@@ -78,6 +78,17 @@ def carries_directives(node: Node | None, budget: int = 20_000) -> bool:
 
 # ------------------------------------------------------------------------------ kustomizations
 
+# Every top-level key of a Kustomization (kustomize api/types/kustomization.go).
+_KUSTOMIZATION_KEYS = frozenset(
+    {
+        *_PATCH_KEYS,
+        "apiVersion", "kind", "resources", "bases", "components", "crds", "namespace",
+        "namePrefix", "nameSuffix", "labels", "commonLabels", "commonAnnotations", "images",
+        "replicas", "replacements", "vars", "configurations", "configMapGenerator",
+        "secretGenerator", "generatorOptions", "generators", "transformers", "helmCharts",
+        "helmGlobals", "openapi", "sortOptions", "buildMetadata", "validators",
+    }
+)  # fmt: skip
 _TOP_KEY = re.compile(r"^#?\s{0,1}([A-Za-z][A-Za-z0-9]*):")
 _COMMENTED_PATH = re.compile(r"^\s*#+\s*-?\s*(?:path:\s*)?([^\s#'\"]+\.ya?ml)\s*$")
 
@@ -108,7 +119,9 @@ def _references(text: str) -> Iterator[tuple[str, PatchTarget | None]]:
     block = False
     for line in text.splitlines():
         top = _TOP_KEY.match(line)
-        if top is not None and not line.startswith(" "):
+        # A key at column 0 starts a section; a commented one only if it is a kustomization key
+        # (`#replacements:`), not prose such as `# Note: ...` inside the patches section.
+        if top is not None and (not line.startswith("#") or top.group(1) in _KUSTOMIZATION_KEYS):
             block = top.group(1) in _PATCH_KEYS
             continue
         if block and line.lstrip().startswith("#"):
