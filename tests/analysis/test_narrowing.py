@@ -378,3 +378,25 @@ def test_a_variable_read_only_in_guarded_branches_is_not_checked_for_that_kind()
     assert [(code, m.split(" (vap-lsp")[0]) for code, m in found] == [
         ("cel-type-check-extra", f"spec.variables[0].expression: type checking against {POD}; {CRONJOB}")
     ]
+
+
+def test_has_of_a_field_always_present_at_admission_is_true() -> None:
+    # AverageMarcus/common-admission-policies block-latest-tag: `!has(object.spec.template) && …`
+    # is the Pod branch. A Deployment's spec.template is required (always serialized), so for a
+    # Deployment that branch cannot run; for a CronJob `has()` is false (no such field): the
+    # branch runs, and its problem is real.
+    e = "!has(object.spec.template) && object.spec.containers.all(c, c.name != '')"
+    found = _findings(_one(e))
+    assert [(code, m.split("; unreachable for ")[-1]) for code, m in found if "'containers'" in m] == [
+        ("cel-type-check", _warning(V0, CRONJOB, _col(e, ".containers"), "undefined field 'containers'")[1]),
+        ("cel-type-check-guarded", f"{DEPLOYMENT}: guarded by !has(object.spec.template) && …"),
+    ]
+    # On DELETE `object` is null: has() is an error there, which decides nothing.
+    head = WORKLOADS.replace(
+        '["CREATE", "UPDATE"]\n        resources: ["deployments"]',
+        '["DELETE"]\n        resources: ["deployments"]',
+    )
+    found = _findings(_one(e), head)
+    assert [m for code, m in found if "'containers'" in m] == [
+        _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'")[1]
+    ]

@@ -5,7 +5,8 @@ The server's type checker checks each expression once per matched kind and warns
 branch that cannot run for that kind. For one kind (and the operations its rules match) a
 small three-valued evaluator decides the conditions it can: `object.kind` / `oldObject.kind`,
 `object.apiVersion`, `request.kind.{group,version,kind}`, `request.resource.{group,version,
-resource}`, `request.operation`, `has()` of a field the kind's schema does not have,
+resource}`, `request.operation`, `has()` of a field the kind's schema does not have (or that
+admission guarantees, `analysis.guarantees`),
 `oldObject`/`object`/`params` against `null`, through `==`, `!=`, `in [...]`, `!`, `&&`, `||`,
 `?:`, comprehensions over literal lists (`['Deployment', 'Job'].all(k, object.kind != k)`) and
 variables whose value is such a test (`variables.isPod`).
@@ -159,6 +160,9 @@ def everything_reachable(parsed: ParsedExpr | None = None) -> Reachability:
 
 _Env = Mapping[str, Value]
 TypeOf = Callable[[Expr], Type | None]
+Present = Callable[[Select], bool]
+"""Whether every field of a selection chain (`object.spec.template`, as checked for this kind)
+is present whenever the root is (`analysis.guarantees`: required, defaulted, server-set)."""
 
 
 class _Evaluator:
@@ -167,10 +171,12 @@ class _Evaluator:
         facts: Facts,
         variables: Mapping[str, ParsedExpr],
         type_of: TypeOf | None,
+        present: Present | None = None,
     ) -> None:
         self.facts = facts
         self.variables = {name: _Variable(parsed) for name, parsed in variables.items()}
         self.type_of = type_of
+        self.present = present
         self.read: dict[str, str] = {}
         """Variables whose value a guard used: name → their text (for the guard's message)."""
         self.facts_read = 0
@@ -199,7 +205,7 @@ class _Evaluator:
     def _fact(self, node: Select, env: _Env) -> Value:
         facts, gvk = self.facts, self.facts.gvk
         if node.test_only:
-            return self._has(node)
+            return self._has(node, env)
         operand = node.operand
         if isinstance(operand, Ident) and self._root(operand.name, env):
             if operand.name in ("object", "oldObject"):
@@ -239,11 +245,24 @@ class _Evaluator:
             return None
         return UNKNOWN
 
-    def _has(self, node: Select) -> Value:
+    def _has(self, node: Select, env: _Env) -> Value:
         """`has(x.f)` is false when `x`'s schema cannot hold `f` (built-in objects are decoded
-        with their schema, unknown fields dropped)."""
+        with their schema, unknown fields dropped); true when `x.f` is guaranteed at admission on
+        a root that is not null (else it may be an error, which decides nothing)."""
         if self.type_of is None:
             return UNKNOWN
+        root: Expr = node.operand
+        while isinstance(root, Select) and not root.optional and not root.test_only:
+            root = root.operand
+        if (
+            self.present is not None
+            and isinstance(root, Ident)
+            and root.name in ("object", "oldObject")
+            and self._root(root.name, env)
+            and isinstance(self._root_value(root.name), _Present)
+            and self.present(node)
+        ):
+            return True
         owner = self.type_of(node.operand)
         if (
             isinstance(owner, ObjectType)
@@ -262,13 +281,14 @@ class _Evaluator:
         if var.state == 0:
             var.state = 1
             # A variable's own expression was typed in another compile: no types for has().
-            saved, self.type_of = self.type_of, None
+            saved, self.type_of, present = self.type_of, None, self.present
+            self.present = None
             before = self.facts_read
             try:
                 var.value = self.eval(var.parsed.ast, {})
                 var.factual = self.facts_read > before
             finally:
-                self.type_of = saved
+                self.type_of, self.present = saved, present
                 var.state = 2
         if not isinstance(var.value, _Unknown) and var.factual:
             self.facts_read += 1
@@ -477,13 +497,15 @@ def reachability(
     facts: Facts,
     variables: Mapping[str, ParsedExpr],
     type_of: TypeOf | None = None,
+    present: Present | None = None,
 ) -> Reachability:
     """Which nodes of `parsed` can affect its value for `facts`' kind. `variables`: the parsed
     expression of each variable (by name) the expression may read; `type_of`: the types of
-    `parsed`'s nodes in this kind's compile (for `has()` of a field the schema lacks)."""
+    `parsed`'s nodes in this kind's compile (for `has()` of a field the schema lacks); `present`:
+    whether a selection is guaranteed at admission (for `has()` of such a field)."""
     if parsed.ast is None:
         return Reachability(parsed, facts)
-    walker = _Walker(parsed, _Evaluator(facts, variables, type_of))
+    walker = _Walker(parsed, _Evaluator(facts, variables, type_of, present))
     walker.walk(parsed.ast, {}, None)
     return Reachability(parsed, facts, walker.guards)
 

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from vap_lsp.analysis.guarantees import field_guarantee, point_of, subject, type_path
 from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, crd_type, object_type
 from vap_lsp.analysis.narrowing import (
     ALL_OPERATIONS,
@@ -42,6 +43,7 @@ from vap_lsp.analysis.narrowing import (
 from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
 from vap_lsp.analysis.workspace import CRDVersion, Read, WorkspaceIndex, recording, replay
 from vap_lsp.cel.ast import Call, Expr, Ident, ParsedExpr, Select
+from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileResult, compile_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, Mode, build_environment, variable_field_type
 from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
@@ -250,6 +252,9 @@ class View:
                 self.typing.facts(self.kind),
                 self.typing.variable_asts(site),
                 checked.type_of if checked is not None else None,
+                functools.partial(_guaranteed, self.typing, self.kind, checked)
+                if checked is not None
+                else None,
             )
             unread = self._unread(site) if site.kind is ExpressionKind.VARIABLE else None
             if unread is not None:
@@ -348,6 +353,33 @@ def _unified(result: CompileResult) -> Type | None:
     # Only the root may fail: an issue anywhere else leaves the variable untyped.
     loc = result.parsed.location(ast) + result.offset
     return first if all(i.start == loc for i in result.issues) else None
+
+
+def _guaranteed(typing: PolicyTyping, kind: KindTyping, checked: CheckedExpr, node: Select) -> bool:
+    """Whether every field of the chain `node` selects (`object.spec.template`) is present at
+    admission whenever `object`/`oldObject` is, when it is of `kind` (`guarantees.field_guarantee`)."""
+    held = subject(kind, typing.version, typing.workspace)
+    if held is None:
+        return False
+    chain: list[Select] = []
+    current: Expr = node
+    while isinstance(current, Select):
+        chain.append(current)
+        current = current.operand
+    if not isinstance(current, Ident):
+        return False
+    point = point_of(typing)
+    for select in reversed(chain):
+        ref = checked.references.get(select.id)
+        if ref is None or ref.field is None:
+            return False
+        path = type_path(ref.owner, select.field, held.type_name)
+        if (
+            path is None
+            or not field_guarantee(current.name, path, ref.field, held, point, typing.version).present
+        ):
+            return False
+    return True
 
 
 def _variable_index(site: ExpressionSite) -> int:

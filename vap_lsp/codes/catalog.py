@@ -516,7 +516,7 @@ RULES: tuple[Rule, ...] = (
             branch never runs for a Deployment. The warning is real (it is in
             `status.typeChecking`) but harmless. vap-lsp decides the guards it can for each kind
             (`object.kind`, `object.apiVersion`, `request.kind`, `request.resource`,
-            `request.operation`, `has()` of a field the kind lacks, `oldObject`/`params` against
+            `request.operation`, `has()` of a field the kind lacks or always has, `oldObject`/`params` against
             null, through `!`, `&&`, `||`, `?:`, lists of kinds and variables holding such a test)
             and reports a problem that lies only in branches unreachable for a kind with this code
             instead of `cel-type-check`, with the server's text and the guard. A problem that can
