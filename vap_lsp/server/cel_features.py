@@ -99,25 +99,15 @@ def register(server: VapLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
     @in_worker
     def signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
-        try:
-            return _signature_help(ls, params)
-        except Exception:  # a feature bug must not take the session down
-            log.exception("signature help failed")
-            return None
+        return _signature_help(ls, params)
 
     @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
     @in_worker
     def tokens_full(ls: VapLanguageServer, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
         from vap_lsp.features import semantic_tokens
 
-        try:
-            snapshot = full_snapshot(ls, params.text_document.uri)
-            data = encode_tokens(
-                semantic_tokens.semantic_tokens(snapshot), snapshot.lines, ls.position_encoding
-            )
-        except Exception:
-            log.exception("semantic tokens failed")
-            data = []
+        snapshot = full_snapshot(ls, params.text_document.uri)
+        data = encode_tokens(semantic_tokens.semantic_tokens(snapshot), snapshot.lines, ls.position_encoding)
         return lsp.SemanticTokens(data=data)
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)

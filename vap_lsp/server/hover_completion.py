@@ -186,11 +186,7 @@ def register(server: VapLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @in_worker
     def hover(ls: VapLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        try:
-            return hover_at(ls, params.text_document.uri, params.position)
-        except Exception:  # a feature bug must not take the session down
-            log.exception("hover failed")
-            return None
+        return hover_at(ls, params.text_document.uri, params.position)
 
     @server.feature(
         lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS)
@@ -198,8 +194,4 @@ def register(server: VapLanguageServer) -> None:
     @in_worker
     def completion(ls: VapLanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
         trigger = params.context.trigger_character if params.context is not None else None
-        try:
-            return completion_at(ls, params.text_document.uri, params.position, trigger)
-        except Exception:
-            log.exception("completion failed")
-            return None
+        return completion_at(ls, params.text_document.uri, params.position, trigger)

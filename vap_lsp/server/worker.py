@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from pygls.exceptions import JsonRpcException
+
 from vap_lsp.cancel import Cancelled, Token, scope
 from vap_lsp.server.documents import DocumentNotOpen, VapWorkspace
 from vap_lsp.server.preload import wait_for_engine
@@ -57,7 +59,8 @@ def in_worker(
     handler: Callable[[S, P], T],
 ) -> Callable[[S, P], Coroutine[Any, Any, T | None]]:
     """Register `handler` (a plain function of the server and the params) to run in the pool;
-    a request naming a document that is not open is answered with null without running it."""
+    a request naming a document that is not open is answered with null without running it, and
+    so is one whose handler fails (logged) or is cancelled."""
 
     @functools.wraps(handler)
     async def run(ls: S, params: P) -> T | None:  # pygls passes the server to a first parameter named `ls`
@@ -76,6 +79,11 @@ def in_worker(
             token.cancel()
             raise
         except (DocumentNotOpen, Cancelled):  # closed meanwhile
+            return None
+        except JsonRpcException:  # an answer for the client (pygls sends it as the error)
+            raise
+        except Exception:  # the one guard: a feature bug must not take the session down
+            log.exception("%s failed", getattr(handler, "__name__", "a request"))
             return None
 
     return run
