@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import logging
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
@@ -24,7 +23,6 @@ from vap_lsp.text import LineIndex, Position, Span
 if TYPE_CHECKING:
     from vap_lsp.server.app import VapLanguageServer
 
-log = logging.getLogger(__name__)
 
 FEATURE_MODULES = (
     "vap_lsp.features.cel_context",
