@@ -50,6 +50,7 @@ from vap_lsp.cel.runtime.k8s import StructValue
 from vap_lsp.cel.runtime.values import to_python, type_name
 from vap_lsp.cel.types import DYN, Type
 from vap_lsp.defaulting import default_object
+from vap_lsp.defaulting.rules import copy_json
 from vap_lsp.defaulting.server import before_mutating, before_validating
 from vap_lsp.defaulting.validation import builtin_errors, rejection
 from vap_lsp.golang.jsonenc import marshal
@@ -1224,7 +1225,7 @@ def _admit(
             )
         )
     mutated = patched if patched is not None and patched != request.object else None
-    evaluated = copy.deepcopy(patched) if request.operation != "DELETE" and patched is not None else None
+    evaluated = copy_json(patched) if request.operation != "DELETE" and patched is not None else None
     gvk = (ctx.attrs.kind.group, ctx.attrs.kind.version, ctx.attrs.kind.kind)
     builtin = prepared.schema.definition_for_kind(*gvk) is not None
     errors: list[str] = []

@@ -27,13 +27,13 @@ of the wrong type stay as written.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.defaulting.builtin import ITEM, VALUE, DefaultedField, builtin_fields, default_builtin
 from vap_lsp.defaulting.crd import crd_fields, default_custom
+from vap_lsp.defaulting.rules import copy_json
 from vap_lsp.policy.defaults import apply_defaults
 from vap_lsp.policy.kinds import recognise
 from vap_lsp.schema import get_schema_set, normalize_version
@@ -87,7 +87,7 @@ def default_object(
 ) -> Defaulted:
     """`obj` as kube-apiserver `kubernetes_version` decodes it: defaulted (built-in kinds), or
     pruned and defaulted by `crd_schema` (the served version's openAPIV3Schema of its CRD)."""
-    out = copy.deepcopy(obj)
+    out = copy_json(obj)
     api_version, kind = out.get("apiVersion"), out.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return Defaulted(out)

@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from vap_lsp.defaulting.custom import CUSTOM
-from vap_lsp.defaulting.rules import BY_DEFINITION, SKIP, JsonDict, Rule, _copy
+from vap_lsp.defaulting.rules import BY_DEFINITION, SKIP, JsonDict, Rule, copy_json
 from vap_lsp.schema import get_schema_set
 from vap_lsp.schema.store import SchemaSet
 
@@ -44,12 +44,15 @@ def _unset(value: Any, rule: Rule) -> bool:
 
 def _apply_rule(obj: JsonDict, rule: Rule) -> None:
     parent: Any = obj
-    for key in rule.path[:-1]:
-        parent = parent.get(key)
-        if not isinstance(parent, dict):
-            return
-    name = rule.path[-1]
-    if not _unset(parent.get(name), rule):
+    path = rule.path
+    if len(path) > 1:
+        for key in path[:-1]:
+            parent = parent.get(key)
+            if not isinstance(parent, dict):
+                return
+    name = path[-1]
+    current = parent.get(name)
+    if current is not None and (not rule.zero or not _unset(current, rule)):
         return
     if rule.when is not None and not rule.when(parent):
         return
@@ -64,51 +67,93 @@ def _child(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
     return (ref, {}) if isinstance(ref, str) else (None, schema)
 
 
+class _Plan:
+    """What defaulting does at one schema node, worked out once per version and node: the
+    OpenAPI defaults, the Go rules and custom defaulter of its definition, its children's plans."""
+
+    __slots__ = ("custom", "defaults", "extra", "is_array", "is_map", "props", "rules")
+
+    def __init__(self, schema: Mapping[str, Any], definition: str | None, version_minor: int) -> None:
+        props = schema.get("properties")
+        self.props: dict[str, tuple[str | None, Mapping[str, Any]]] | None = None
+        self.defaults: tuple[tuple[str, Any], ...] = ()
+        self.rules: tuple[Rule, ...] = ()
+        self.custom = CUSTOM.get(definition) if definition is not None else None
+        if isinstance(props, dict):
+            self.props = {k: _child(ps) for k, ps in props.items() if isinstance(ps, dict)}
+            self.defaults = tuple(
+                (k, ps["default"]) for k, ps in props.items() if isinstance(ps, dict) and "default" in ps
+            )
+            if definition is not None:
+                self.rules = tuple(r for r in BY_DEFINITION.get(definition, ()) if r.since <= version_minor)
+        extra = schema.get("additionalProperties")
+        self.is_map = self.props is None and isinstance(extra, dict) and schema.get("type") == "object"
+        items = schema.get("items")
+        self.is_array = isinstance(items, dict) and schema.get("type") == "array"
+        child = extra if self.is_map else items if self.is_array else None
+        self.extra: tuple[str | None, Mapping[str, Any]] | None = (
+            _child(child) if isinstance(child, dict) else None
+        )
+
+
 class _Defaulter:
     def __init__(self, schema_set: SchemaSet, version_minor: int) -> None:
         self.schema_set = schema_set
         self.minor = version_minor
+        self.plans: dict[int | str, _Plan | None] = {}
+
+    def plan(self, definition: str | None, schema: Mapping[str, Any]) -> _Plan | None:
+        key: int | str = definition if definition is not None else id(schema)
+        if key in self.plans:
+            return self.plans[key]
+        if definition is not None:
+            d = self.schema_set.definition(definition)
+            made = _Plan(d, definition, self.minor) if d is not None else None
+        else:
+            made = _Plan(schema, None, self.minor)
+        self.plans[key] = made
+        return made
 
     def node(self, value: Any, definition: str | None, schema: Mapping[str, Any], depth: int) -> None:
         if depth > _MAX_DEPTH:
             return
-        if definition is not None:
-            d = self.schema_set.definition(definition)
-            if d is None:
-                return
-            schema = d
+        plan = self.plan(definition, schema)
+        if plan is None:
+            return
         if isinstance(value, dict):
-            props = schema.get("properties")
-            if isinstance(props, dict):
-                for key, ps in props.items():
-                    if "default" in ps and value.get(key) is None:
-                        value[key] = _copy(ps["default"])
-                if definition is not None:
-                    for rule in BY_DEFINITION.get(definition, ()):
-                        if rule.since <= self.minor:
-                            _apply_rule(value, rule)
-                    custom = CUSTOM.get(definition)
-                    if custom is not None:
-                        custom(value)
+            props = plan.props
+            if props is not None:
+                for key, default in plan.defaults:
+                    if value.get(key) is None:
+                        value[key] = copy_json(default)
+                for rule in plan.rules:
+                    _apply_rule(value, rule)
+                if plan.custom is not None:
+                    plan.custom(value)
                 for key, child in value.items():
-                    ps = props.get(key)
-                    if isinstance(ps, dict) and child is not None:
-                        self.node(child, *_child(ps), depth + 1)
-                return
-            extra = schema.get("additionalProperties")
-            if isinstance(extra, dict) and schema.get("type") == "object":
+                    if isinstance(child, (dict, list)):
+                        target = props.get(key)
+                        if target is not None:
+                            self.node(child, target[0], target[1], depth + 1)
+            elif plan.is_map and plan.extra is not None:
                 for child in value.values():
-                    self.node(child, *_child(extra), depth + 1)
-        elif isinstance(value, list) and schema.get("type") == "array":
-            items = schema.get("items")
-            if isinstance(items, dict):
-                for child in value:
-                    self.node(child, *_child(items), depth + 1)
+                    if isinstance(child, (dict, list)):
+                        self.node(child, plan.extra[0], plan.extra[1], depth + 1)
+        elif isinstance(value, list) and plan.is_array and plan.extra is not None:
+            for child in value:
+                if isinstance(child, (dict, list)):
+                    self.node(child, plan.extra[0], plan.extra[1], depth + 1)
+
+
+_DEFAULTERS: dict[str, _Defaulter] = {}
 
 
 def default_builtin(obj: JsonDict, definition: str, version: str) -> None:
     """Default `obj` (an object of `definition`) in place as kube-apiserver `version` would."""
-    _Defaulter(get_schema_set(version), minor(version)).node(obj, definition, {}, 0)
+    defaulter = _DEFAULTERS.get(version)
+    if defaulter is None:
+        defaulter = _DEFAULTERS[version] = _Defaulter(get_schema_set(version), minor(version))
+    defaulter.node(obj, definition, {}, 0)
 
 
 @lru_cache(maxsize=256)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from vap_lsp.defaulting.builtin import ITEM, VALUE, DefaultedField
-from vap_lsp.defaulting.rules import _copy
+from vap_lsp.defaulting.rules import copy_json
 
 _META = ("apiVersion", "kind", "metadata")
 _MAX_DEPTH = 64
@@ -58,7 +58,7 @@ def default(value: Any, schema: Mapping[str, Any] | None, depth: int = 0) -> Non
             if not isinstance(ps, Mapping) or "default" not in ps or ps["default"] is None:
                 continue
             if key not in value or (value[key] is None and ps.get("nullable") is not True):
-                value[key] = _copy(ps["default"])
+                value[key] = copy_json(ps["default"])
         extra = schema.get("additionalProperties")
         for key, child in value.items():
             if key in props:

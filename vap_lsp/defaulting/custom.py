@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vap_lsp.defaulting.rules import CORE, JsonDict
+from vap_lsp.defaulting.rules import CORE, JsonDict, copy_json
 
 
 def _dicts(v: Any) -> list[JsonDict]:
@@ -112,19 +112,11 @@ def hpa_spec(spec: JsonDict) -> None:
     for key, defaults in (("scaleUp", _SCALE_UP), ("scaleDown", _SCALE_DOWN)):
         rules = behavior.get(key)
         if rules is None:
-            behavior[key] = _copy(defaults)
+            behavior[key] = copy_json(defaults)
         elif isinstance(rules, dict):
             for k, v in defaults.items():
                 if rules.get(k) is None:
-                    rules[k] = _copy(v)
-
-
-def _copy(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {k: _copy(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_copy(x) for x in v]
-    return v
+                    rules[k] = copy_json(v)
 
 
 def _template_labels(obj: JsonDict, spec_key: str = "spec") -> Any:

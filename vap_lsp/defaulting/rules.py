@@ -57,14 +57,16 @@ class Rule:
     """First Kubernetes minor version (1.x) with this default (a feature gate on by default)."""
 
     def computed(self, parent: JsonDict) -> Any:
-        return self.value(parent) if callable(self.value) else _copy(self.value)
+        return self.value(parent) if callable(self.value) else copy_json(self.value)
 
 
-def _copy(v: Any) -> Any:
+def copy_json(v: Any) -> Any:
+    """A copy of JSON-shaped data (maps and lists copied, leaves shared): several times faster
+    than `copy.deepcopy`, which admission pays on every object."""
     if isinstance(v, dict):
-        return {k: _copy(x) for k, x in v.items()}
+        return {k: copy_json(x) for k, x in v.items()}
     if isinstance(v, list):
-        return [_copy(x) for x in v]
+        return [copy_json(x) for x in v]
     return v
 
 

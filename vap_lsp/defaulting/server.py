@@ -74,7 +74,10 @@ def before_mutating(obj: JsonDict, namespace: str, namespaced: bool) -> None:
 
 
 def _digest(obj: JsonDict) -> bytes:
-    return hashlib.sha256(repr(sorted(obj.items(), key=lambda kv: kv[0])).encode()).digest()
+    """A seed for the generated uid and name: the kind and metadata (cheap, and reproducible)."""
+    return hashlib.sha256(
+        repr((obj.get("apiVersion"), obj.get("kind"), obj.get("metadata"))).encode()
+    ).digest()
 
 
 def generated_name(prefix: str, seed: bytes) -> str:
