@@ -369,3 +369,21 @@ def test_null_guards_are_decided_by_narrowing_where_the_case_is_an_operation() -
         ops="CREATE, UPDATE, DELETE",
     )
     assert [covered for covered, _ in _found(only_deletes, "object-on-delete")] == ["object"]
+
+
+def test_metadata_generation_is_set_before_validating_admission_for_kinds_that_track_it() -> None:
+    # rest.BeforeCreate → PrepareForCreate: generation 1 (vap_lsp.defaulting.server.GENERATION_KINDS).
+    expression = 'validations:\n  - expression: "object.metadata.generation >= 1"\n'
+    assert _found(_vap(expression), "optional-field") == [
+        (
+            "generation",
+            "object.metadata.generation is optional in the schema; without has() or `.?` the "
+            "expression fails when it is absent",
+        ),
+    ]  # fmt: skip  (Pods do not track it)
+    deployments = """\
+  matchConstraints:
+    resourceRules:
+      - {{apiGroups: [apps], apiVersions: [v1], operations: [{ops}], resources: [deployments]}}
+"""
+    assert _found(_vap(expression, rules=deployments), "optional-field") == []

@@ -39,6 +39,7 @@ from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import RESERVED_WORDS, FieldDecl, ObjectType, Type
 from vap_lsp.defaulting import ITEM, VALUE, DefaultedField, defaulted_fields
+from vap_lsp.defaulting.server import GENERATION_KINDS
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
 
@@ -239,6 +240,12 @@ def _metadata_guarantee(name: str, subject: Subject | None, point: Point, stored
         if stored or not point.mutating:
             return Guarantee(True, "always set by the API server before validating admission")
         return Guarantee(False, "set by the API server after mutating admission")
+    if name == "generation" and subject is not None:
+        if not subject.custom and (subject.group, subject.kind) not in GENERATION_KINDS:
+            return None  # a kind whose registry does not track it
+        if stored or not point.mutating:
+            return Guarantee(True, "always set: the registry sets it (1 on create) before this point")
+        return Guarantee(False, "set by the registry after mutating admission (1 on create)")
     return None
 
 
