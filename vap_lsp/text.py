@@ -119,6 +119,10 @@ class LineIndex:
         start = self._starts[line]
         return Position(line, _length(self.text[start:offset], encoding))
 
+    def range(self, span: Span, encoding: str = "utf-16") -> tuple[Position, Position]:
+        """The one span → (start, end) position conversion; adapters only wrap it in their types."""
+        return self.position(span.start, encoding), self.position(span.end, encoding)
+
     def offset(self, pos: Position, encoding: str = "utf-16") -> int:
         """LSP position to offset; clamps past-the-end lines and characters like editors do."""
         if pos.line < 0:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vap_lsp.text import LineCol, LineIndex, Position
+from vap_lsp.text import LineCol, LineIndex, Position, Span
 
 
 def test_ascii_round_trip() -> None:
@@ -53,3 +53,13 @@ def test_line_starts_are_the_same_with_and_without_carriage_returns() -> None:
         assert fast.line_count == general.line_count == text.count("\n") + 1
         for line in range(fast.line_count):
             assert fast.line_start(line) == general.line_start(line) - line  # one `\r` less per line
+
+
+def test_a_span_is_one_range_in_every_encoding() -> None:
+    # `LineIndex.range` is the one span → range conversion (LSP diagnostics, hovers, edits, CLI JSON).
+    idx = LineIndex("a: 😀x\nb: y\n")
+    span = Span(3, 9)  # "😀x\nb: "
+    assert idx.range(span) == (Position(0, 3), Position(1, 3))
+    assert idx.range(span, "utf-8") == (Position(0, 3), Position(1, 3))
+    assert idx.range(Span(4, 5), "utf-16") == (Position(0, 5), Position(0, 6))
+    assert idx.range(Span(4, 5), "utf-8") == (Position(0, 7), Position(0, 8))

@@ -53,8 +53,7 @@ def summary_line(reports: list[FileReport]) -> str:
 
 
 def _lsp_range(lines: LineIndex, d: Diagnostic | Related) -> dict[str, Any]:
-    start = lines.position(d.span.start)
-    end = lines.position(d.span.end)
+    start, end = lines.range(d.span)
     return {
         "start": {"line": start.line, "character": start.character},
         "end": {"line": end.line, "character": end.character},

@@ -9,9 +9,9 @@ from vap_lsp.codes import help_uri
 from vap_lsp.text import LineIndex, Span
 
 
-def _range(span: Span, lines: LineIndex, encoding: str) -> lsp.Range:
-    start = lines.position(span.start, encoding)
-    end = lines.position(span.end, encoding)
+def to_range(lines: LineIndex, span: Span, encoding: str) -> lsp.Range:
+    """A span as an LSP range in the client's position encoding (`LineIndex.range`)."""
+    start, end = lines.range(span, encoding)
     return lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character))
 
 
@@ -23,14 +23,14 @@ def to_lsp_diagnostic(
     href = help_uri(d.code)
     related = (
         [
-            lsp.DiagnosticRelatedInformation(lsp.Location(uri, _range(r.span, lines, encoding)), r.message)
+            lsp.DiagnosticRelatedInformation(lsp.Location(uri, to_range(lines, r.span, encoding)), r.message)
             for r in d.related
         ]
         if uri is not None and d.related
         else None
     )
     return lsp.Diagnostic(
-        range=_range(d.span, lines, encoding),
+        range=to_range(lines, d.span, encoding),
         message=d.message,
         severity=lsp.DiagnosticSeverity(int(d.severity)),
         code=d.code,

@@ -17,8 +17,9 @@ from lsprotocol import types as lsp
 from vap_lsp.features.results import CompletionEntry, CompletionResult, HoverResult
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.lru import LruCache
+from vap_lsp.server.convert import to_range
 from vap_lsp.server.worker import in_worker
-from vap_lsp.text import LineIndex, Position, Span
+from vap_lsp.text import LineIndex, Position
 
 if TYPE_CHECKING:
     from vap_lsp.server.app import VapLanguageServer
@@ -87,15 +88,10 @@ def _yaml_service(module: str, function: str) -> Any:
         return None
 
 
-def lsp_range(lines: LineIndex, span: Span, encoding: str) -> lsp.Range:
-    start, end = lines.position(span.start, encoding), lines.position(span.end, encoding)
-    return lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character))
-
-
 def to_lsp_hover(result: HoverResult, lines: LineIndex, encoding: str) -> lsp.Hover:
     return lsp.Hover(
         contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=result.markdown),
-        range=lsp_range(lines, result.span, encoding),
+        range=to_range(lines, result.span, encoding),
     )
 
 
@@ -104,7 +100,7 @@ def to_lsp_item(entry: CompletionEntry, lines: LineIndex, encoding: str) -> lsp.
     insert_text = entry.insert_text
     if entry.replace_span is not None:
         text_edit = lsp.TextEdit(
-            lsp_range(lines, entry.replace_span, encoding), entry.insert_text or entry.label
+            to_range(lines, entry.replace_span, encoding), entry.insert_text or entry.label
         )
         insert_text = None
     documentation = (

@@ -21,7 +21,7 @@ from pygls import uris
 
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.policy.kinds import PolicyKind, recognise
-from vap_lsp.server.convert import to_lsp_diagnostic
+from vap_lsp.server.convert import to_lsp_diagnostic, to_range
 from vap_lsp.server.worker import in_worker, off_loop
 from vap_lsp.text import LineIndex, Position, Span
 from vap_lsp.yaml.detect import decode_bytes
@@ -324,10 +324,8 @@ def _wrap_hover_and_hints(server: VapLanguageServer, state: _RunState) -> None:
         if extra is None:
             return None
         span, markdown = extra
-        start, end = lines.position(span.start, encoding), lines.position(span.end, encoding)
         return lsp.Hover(
-            lsp.MarkupContent(lsp.MarkupKind.Markdown, markdown),
-            lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character)),
+            lsp.MarkupContent(lsp.MarkupKind.Markdown, markdown), to_range(lines, span, encoding)
         )
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)

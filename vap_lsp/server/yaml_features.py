@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types as lsp
 
 from vap_lsp.features.snapshot import DocumentSnapshot
+from vap_lsp.server.convert import to_range
 from vap_lsp.server.worker import in_worker, off_loop
 from vap_lsp.text import LineIndex, Position, Span
 
@@ -66,11 +67,6 @@ class _Texts:
         if lines is None:
             return None
         return to_range(lines, span, self.ls.position_encoding)
-
-
-def to_range(lines: LineIndex, span: Span, encoding: str) -> lsp.Range:
-    start, end = lines.position(span.start, encoding), lines.position(span.end, encoding)
-    return lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character))
 
 
 def _offset(ls: VapLanguageServer, snapshot: DocumentSnapshot, position: lsp.Position) -> int:
