@@ -36,7 +36,7 @@ from vap_lsp.cel import types as t
 from vap_lsp.cel.checker import check
 from vap_lsp.cel.conformance import ConformanceDecls, conformance_environment, conformance_parse
 from vap_lsp.cel.environment import Environment
-from vap_lsp.cel.interpreter import evaluate
+from vap_lsp.cel.interpreter import EvalResult, evaluate
 from vap_lsp.cel.library.decls import FunctionDecl, Overload
 from vap_lsp.cel.runtime.values import (
     Duration,
@@ -421,6 +421,12 @@ def run_case(case: _Case) -> Outcome:
             out.status = "pass"
             return out
     result = evaluate(program, inp.bindings, env=env, cost_limit=None)
+    changed = _changed_by_tracing(
+        result, evaluate(program, inp.bindings, env=env, cost_limit=None, trace=True)
+    )
+    if changed:
+        out.detail = f"tracing changed the result: {changed}"
+        return out
     expected = inp.expected
     if inp.expects_error:
         if result.ok:
@@ -509,3 +515,18 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+_PLAIN_VALUES = (str, int, float, bool, bytes, type(None))
+
+
+def _changed_by_tracing(plain: EvalResult, traced: EvalResult) -> str | None:
+    """How a traced evaluation (`run --explain`, `test --coverage`) differs from the plain one,
+    if it does: error, cost, the value's type, and a primitive value."""
+    a = (plain.error, plain.cost, type(plain.value).__name__)
+    b = (traced.error, traced.cost, type(traced.value).__name__)
+    if a != b:
+        return f"{a} became {b}"
+    if isinstance(plain.value, _PLAIN_VALUES) and repr(plain.value) != repr(traced.value):
+        return f"{plain.value!r} became {traced.value!r}"
+    return None
