@@ -291,6 +291,8 @@ def explain_evaluation(
                 ("binding.validationActions", ", ".join(actions) if isinstance(actions, list) else "-")
             )
     out.scope.append(("failurePolicy", str(spec.get("failurePolicy") or "Fail")))
+    if mutating:
+        out.scope.append(("reinvocationPolicy", str(spec.get("reinvocationPolicy") or "Never")))
     by_field: dict[str, ExpressionExplanation] = {}
     for x in ev.expressions:
         if x.field not in by_field:  # a MAP reinvocation evaluates again: the first round is shown

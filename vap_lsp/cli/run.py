@@ -26,6 +26,7 @@ from vap_lsp.schema.store import available_versions, default_version
 
 if TYPE_CHECKING:
     from vap_lsp.admission.api import AdmissionResult, PolicyInputs
+    from vap_lsp.admission.explain import EvaluationExplanation
 
 
 def add_parser(sub: Any) -> None:
@@ -166,7 +167,6 @@ def run_command(args: argparse.Namespace) -> int:
             sys.stdout.write("".join(format_text(r, show_defaulted=args.show_defaulted) for r in results))
         return 0 if all(r.allowed for r in results) else 1
     from vap_lsp.admission.explain import explain_result
-    from vap_lsp.cli.explain import format_explanation
 
     explained = [explain_result(res, prepared, req) for res, req in zip(results, requests, strict=True)]
     if args.format == "json":
@@ -177,7 +177,10 @@ def run_command(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps({"results": payload}, indent=2, default=str) + "\n")
     else:
         sys.stdout.write(
-            "".join(format_explanation(res, ex) for res, ex in zip(results, explained, strict=True))
+            "".join(
+                format_text(res, show_defaulted=args.show_defaulted, explanations=ex)
+                for res, ex in zip(results, explained, strict=True)
+            )
         )
     return 0 if all(r.allowed for r in results) else 1
 
@@ -192,11 +195,22 @@ def _value(v: object) -> str:
     return json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else json.dumps(v)
 
 
-def format_text(result: AdmissionResult, *, show_defaulted: bool = False) -> str:
+def format_text(
+    result: AdmissionResult,
+    *,
+    show_defaulted: bool = False,
+    explanations: list[EvaluationExplanation] | None = None,
+) -> str:
+    """One object's verdict; with `explanations` (`--explain`) their text in place of the
+    expression results."""
     o = result.object
     where = f"{o.get('namespace')}/" if o.get("namespace") else ""
     lines = [f"{o.get('apiVersion')} {o.get('kind')} {where}{o.get('name') or '<no name>'}"]
-    for ev in result.evaluations:
+    if explanations is not None:
+        from vap_lsp.admission.explain import render_text
+
+        lines.extend(render_text(explanations))
+    for ev in result.evaluations if explanations is None else []:
         who = (
             ev.policy
             + (f" / binding {ev.binding}" if ev.binding else "")
