@@ -356,6 +356,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_impact_parser(sub)
 
+    from vap_lsp.cli.cel import add_parser as add_cel_parser
+
+    add_cel_parser(sub)
+
     from vap_lsp.cli.rule import add_parser as add_rule_parser
 
     add_rule_parser(sub)

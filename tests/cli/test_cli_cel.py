@@ -1,0 +1,216 @@
+"""`vap-lsp cel`: one expression compiled in the admission environment and evaluated (issue #27).
+
+Exit codes: 0 a value, 1 an evaluation error, 2 a compile error or bad usage. Costs are the
+runtime cost as cel-go's `CostTracker` counts it with Kubernetes' cost functions; no static
+estimator exists yet, so `estimate` is null.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vap_lsp.cli.main import main
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return str(path)
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str, rc: int) -> dict[str, Any]:
+    assert main(["cel", *argv, "--format", "json"]) == rc
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: prod}
+spec:
+  containers:
+    - name: app
+      image: nginx
+"""
+
+
+def test_a_value_prints_value_type_and_runtime_cost(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["cel", "[1, 2, 3].map(x, x * 2)"]) == 0
+    assert capsys.readouterr().out == (
+        "[2, 4, 6]\ntype: list(int)\ncost: 43 (runtime; static estimate not implemented)\n"
+    )
+
+
+def test_json_shape_with_a_null_estimate(capsys: pytest.CaptureFixture[str]) -> None:
+    # cel-go: constants cost 0, `size()` 1, `+` 1.
+    assert _json(capsys, "'abc'.size() + 1", rc=0) == {
+        "value": 4,
+        "error": None,
+        "type": "int",
+        "cost": {"actual": 2, "estimate": None},
+    }
+
+
+def test_evaluation_error_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _json(capsys, "1 / 0", rc=1) == {
+        "value": None,
+        "error": "division by zero",
+        "type": "int",
+        "cost": {"actual": 1, "estimate": None},
+    }
+    assert main(["cel", "1 / 0"]) == 1
+    assert capsys.readouterr().out.startswith("error: division by zero\n")
+
+
+def test_compile_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["cel", "x + 1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "undeclared reference to 'x'" in captured.err
+    got = _json(capsys, "x + 1", rc=2)
+    assert got["type"] is None and got["cost"] == {"actual": None, "estimate": None}
+    assert "undeclared reference to 'x'" in got["error"]
+
+
+def test_kind_types_object(capsys: pytest.CaptureFixture[str]) -> None:
+    """Typed from the schema: a misspelt field is a compile error; untyped, `dyn` accepts it."""
+    assert main(["cel", "object.spec.replicaz", "--kind", "apps/v1/Deployment"]) == 2
+    assert "undefined field 'replicaz'" in capsys.readouterr().err
+    assert _json(capsys, "object.spec.replicas", "--kind", "apps/v1/Deployment", rc=1)["type"] == "int"
+    assert _json(capsys, "object.spec.replicaz", rc=1)["type"] == "dyn"
+
+
+def test_bad_kind_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["cel", "true", "--kind", "Pod"]) == 2
+    assert "expected VERSION/KIND or GROUP/VERSION/KIND" in capsys.readouterr().err
+    assert main(["cel", "true", "--kind", "v1/Podz"]) == 2
+    assert "not a kind of Kubernetes" in capsys.readouterr().err
+
+
+def test_crd_kind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    crd = _write(
+        tmp_path,
+        "crd.yaml",
+        """\
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata: {name: widgets.example.com}
+        spec:
+          group: example.com
+          names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+          scope: Namespaced
+          versions:
+            - name: v1
+              served: true
+              storage: true
+              schema:
+                openAPIV3Schema:
+                  type: object
+                  properties:
+                    spec:
+                      type: object
+                      properties:
+                        size: {type: integer, default: 3}
+        """,
+    )
+    widget = _write(
+        tmp_path, "w.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {}\n"
+    )
+    # Defaulted from the CRD's schema, as `run` decodes the object.
+    got = _json(
+        capsys, "object.spec.size", "--kind", "example.com/v1/Widget", "--crd", crd, "--object", widget, rc=0
+    )
+    assert (got["value"], got["type"]) == (3, "int")
+    assert main(["cel", "object.spec.sise", "--kind", "example.com/v1/Widget", "--crd", crd]) == 2
+
+
+def test_object_is_defaulted_as_run_defaults_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pod = _write(tmp_path, "pod.yaml", POD)
+    got = _json(
+        capsys, "object.spec.containers[0].imagePullPolicy", "--kind", "v1/Pod", "--object", pod, rc=0
+    )
+    assert got["value"] == "Always"  # SetDefaults_Container: `nginx` has no tag, so :latest
+    got = _json(capsys, "object.spec.restartPolicy", "--object", pod, rc=0)
+    assert got["value"] == "Always"
+
+
+def test_old_object_and_request_operation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pod = _write(tmp_path, "pod.yaml", POD)
+    old = _write(tmp_path, "old.yaml", POD.replace("nginx", "nginx:1.0"))
+    expr = "request.operation + ' ' + oldObject.spec.containers[0].image"
+    assert _json(capsys, expr, "--object", pod, "--old-object", old, rc=0)["value"] == "UPDATE nginx:1.0"
+    assert _json(capsys, "request.operation + ' ' + string(object == null)", "--old-object", old, rc=0)[
+        "value"
+    ] == ("DELETE true")
+    assert _json(capsys, "request.namespace", "--object", pod, rc=0)["value"] == "prod"
+
+
+def test_request_file_is_bound_as_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    req = _write(tmp_path, "req.yaml", "operation: CONNECT\nuserInfo: {username: alice}\n")
+    got = _json(capsys, "request.userInfo.username + ' ' + request.operation", "--request", req, rc=0)
+    assert got["value"] == "alice CONNECT"
+
+
+def test_params_declared_only_when_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    params = _write(
+        tmp_path, "p.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\ndata: {max: '3'}\n"
+    )
+    assert _json(capsys, "int(params.data.max)", "--params", params, rc=0)["value"] == 3
+    assert main(["cel", "params.data.max"]) == 2  # no paramKind, no `params`: as the server compiles it
+    assert "undeclared reference to 'params'" in capsys.readouterr().err
+
+
+def test_namespace_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ns = _write(
+        tmp_path, "ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: prod, labels: {env: prod}}\n"
+    )
+    pod = _write(tmp_path, "pod.yaml", POD)
+    got = _json(capsys, "namespaceObject.metadata.labels", "--namespace-object", ns, "--object", pod, rc=0)
+    # CreateNamespaceObject adds the name label, as for `run`.
+    assert got["value"] == {"env": "prod", "kubernetes.io/metadata.name": "prod"}
+    assert _json(capsys, "namespaceObject == null", rc=0)["value"] is True
+
+
+def test_authorizer_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expr = "authorizer.group('').resource('pods').namespace('prod').check('get').allowed()"
+    got = _json(capsys, expr, rc=0)
+    assert got["value"] is False  # as `run`: without rules nothing is allowed
+    rules = _write(tmp_path, "rules.yaml", "- user: system:anonymous\n  verbs: [get]\n  resources: [pods]\n")
+    assert _json(capsys, expr, "--authorizer-rules", rules, rc=0)["value"] is True
+    bad = _write(tmp_path, "bad.yaml", "- user: x\n  resource: [pods]\n")
+    assert main(["cel", expr, "--authorizer-rules", bad]) == 2
+
+
+def test_kubernetes_version(capsys: pytest.CaptureFixture[str]) -> None:
+    # Kubernetes' quantity library is in the environment of every version vap-lsp knows.
+    assert (
+        _json(capsys, "quantity('1Gi').isGreaterThan(quantity('1Mi'))", "--kubernetes-version", "1.30", rc=0)[
+            "value"
+        ]
+        is True
+    )
+    assert main(["cel", "true", "--kubernetes-version", "0.1"]) == 2
+
+
+def test_unreadable_file_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["cel", "true", "--object", str(tmp_path / "missing.yaml")]) == 2
+    assert "missing.yaml" in capsys.readouterr().err
+    two = _write(tmp_path, "two.yaml", "a: 1\n---\nb: 2\n")
+    assert main(["cel", "true", "--object", two]) == 2
+    assert "expected one mapping" in capsys.readouterr().err
+
+
+def test_per_call_cost_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    got = _json(
+        capsys,
+        "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(a, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(b, "
+        "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(c, authorizer.path('/x').check('get').allowed() || true)))",
+        rc=1,
+    )
+    assert got["error"] is not None and "cost" in got["error"]

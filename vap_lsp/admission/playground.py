@@ -1,0 +1,174 @@
+"""One CEL expression compiled and evaluated as a validation of an admission policy (`vap-lsp cel`).
+
+Why here: the inputs must be bound exactly as `admit` binds them (objects defaulted as the server
+decodes them, `request` and `namespaceObject` built from the object, `authorizer` answering from
+the rules file), so this reuses the engine's request context rather than a second copy of it.
+Cost: `actual` is the interpreter's runtime cost (cel-go's `CostTracker` with Kubernetes' cost
+functions, per-call limit as at admission). There is no static cost estimator yet, so
+`estimate` is None: never a made-up range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from vap_lsp.admission import patching
+from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
+from vap_lsp.admission.engine import PER_CALL_LIMIT, _context, _request_value, prepare
+from vap_lsp.analysis.matching import GVK, crd_type, object_type
+from vap_lsp.analysis.workspace import crd_versions
+from vap_lsp.cel.compile import compile_expression
+from vap_lsp.cel.environment import ExpressionKind, build_environment
+from vap_lsp.cel.interpreter import evaluate
+from vap_lsp.cel.runtime import k8s
+from vap_lsp.cel.types import DYN, Type, type_string
+
+__all__ = ["PlaygroundError", "PlaygroundInputs", "PlaygroundResult", "evaluate_expression", "parse_kind"]
+
+
+class PlaygroundError(Exception):
+    """Bad usage (an unknown kind): exit code 2."""
+
+
+@dataclass
+class PlaygroundInputs:
+    """What `vap-lsp cel` binds; None means absent (the variable is null, as at admission)."""
+
+    version: str
+    kind: GVK | None = None
+    crds: list[dict[str, Any]] | None = None
+    object: dict[str, Any] | None = None
+    old_object: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    namespace_object: dict[str, Any] | None = None
+    request: dict[str, Any] | None = None
+    authorizer_rules: list[dict[str, Any]] | None = None
+    user: UserInfo | None = None
+
+
+@dataclass
+class PlaygroundResult:
+    compile_error: str | None
+    """cel-go's compile issues (the expression was not evaluated)."""
+    type: str | None
+    """The checked output type, as cel-go names it."""
+    value: Any = None
+    """The value as JSON (None also when the expression errs)."""
+    error: str | None = None
+    cost_actual: int | None = None
+    cost_limit_exceeded: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The `--format json` shape of issue #27; `estimate` stays null until an estimator exists."""
+        error = self.compile_error if self.compile_error is not None else self.error
+        return {
+            "value": self.value,
+            "error": error,
+            "type": self.type,
+            "cost": {"actual": self.cost_actual, "estimate": None},
+        }
+
+
+def parse_kind(text: str) -> GVK:
+    """`v1/Pod`, `apps/v1/Deployment`, `example.com/v1/Widget` (the core group has no prefix)."""
+    parts = text.split("/")
+    if len(parts) == 2 and all(parts):
+        return GVK("", parts[0], parts[1])
+    if len(parts) == 3 and all(parts):
+        return GVK(parts[0], parts[1], parts[2])
+    raise PlaygroundError(
+        f"--kind {text}: expected VERSION/KIND or GROUP/VERSION/KIND (v1/Pod, apps/v1/Deployment)"
+    )
+
+
+def _kind_type(inputs: PlaygroundInputs) -> Type:
+    gvk = inputs.kind
+    if gvk is None:
+        return DYN
+    for crd in inputs.crds or []:
+        for v in crd_versions(crd):
+            if (v.group, v.version, v.kind) == (gvk.group, gvk.version, gvk.kind):
+                return crd_type(inputs.version, v) or DYN
+    t = object_type(inputs.version, gvk)
+    if t is None:
+        raise PlaygroundError(
+            f"--kind {gvk.api_version}/{gvk.kind}: not a kind of Kubernetes {inputs.version} "
+            "(a custom resource needs its CRD with --crd)"
+        )
+    return t
+
+
+def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult:
+    """Compile `text` as a policy variable's expression (any result type, as validations see
+    `object` and `authorizer`; `object`/`oldObject` typed from the kind, else
+    dyn; `params` declared when params are given) and evaluate it against `inputs`."""
+    has_params = inputs.params is not None
+    env = build_environment(
+        inputs.version,
+        ExpressionKind.VARIABLE,  # any result type, `authorizer` declared
+        has_params=has_params,
+        object_type=_kind_type(inputs),
+        variables={},
+        mode="stored",
+    )
+    compiled = compile_expression(text, env)
+    if not compiled.ok or compiled.checked is None:
+        return PlaygroundResult(compile_error=compiled.render() or "compilation failed", type=None)
+    output = compiled.output_type
+    type_name = type_string(output) if output is not None else None
+
+    policy_inputs = PolicyInputs(
+        [],
+        [],
+        [],
+        [inputs.namespace_object] if inputs.namespace_object is not None else [],
+        list(inputs.crds or []),
+        list(inputs.authorizer_rules or []),
+    )
+    prepared = prepare(policy_inputs, inputs.version)
+    obj = prepared.decoded(inputs.object)[0] if inputs.object is not None else None
+    old = prepared.decoded(inputs.old_object)[0] if inputs.old_object is not None else None
+    subject = inputs.object if inputs.object is not None else inputs.old_object
+    if subject is None and inputs.kind is not None:  # no object: the request is still about the kind
+        subject = {"apiVersion": inputs.kind.api_version, "kind": inputs.kind.kind}
+    operation = "UPDATE" if inputs.object is not None and inputs.old_object is not None else "CREATE"
+    if inputs.object is None and inputs.old_object is not None:
+        operation = "DELETE"
+    request = AdmissionRequestInput(
+        operation,
+        subject if inputs.object is not None or inputs.old_object is None else None,
+        inputs.old_object,
+        user=inputs.user or UserInfo(),
+    )
+    ctx = _context(request, prepared)
+    activation: dict[str, Any] = {
+        "object": obj,
+        "oldObject": old,
+        "request": inputs.request
+        if inputs.request is not None
+        else _request_value(ctx, ctx.attrs.resource, ctx.attrs.kind),
+        "namespaceObject": ctx.namespace_object,
+        "variables": {},
+    }
+    if inputs.namespace_object is not None:  # given explicitly: bound whatever the object's namespace
+        meta = inputs.namespace_object.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        activation["namespaceObject"] = prepared.namespace_object(name if isinstance(name, str) else "")
+    if has_params:
+        activation["params"] = prepared.decoded(inputs.params)[0] if inputs.params else inputs.params
+    a = ctx.attrs
+    activation["authorizer"] = k8s.AuthorizerValue(ctx.authorizer)
+    activation["authorizer.requestResource"] = k8s.resource_check(
+        ctx.authorizer, a.resource.group, a.resource.resource, a.sub_resource, a.namespace, a.name
+    )
+    result = evaluate(compiled.checked, activation, env=env, cost_limit=PER_CALL_LIMIT)
+    value = patching.to_json(result.value) if result.ok else None
+    return PlaygroundResult(
+        compile_error=None,
+        type=type_name,
+        value=value,
+        error=result.error,
+        cost_actual=result.cost,
+        cost_limit_exceeded=result.cost_limit_exceeded,
+    )

@@ -1,0 +1,120 @@
+"""`vap-lsp cel`: a CEL playground with the server's admission environment.
+
+Thin: arguments, files and output; compiling and evaluating is `vap_lsp.admission.playground`.
+Exit codes: 0 a value, 1 an evaluation error, 2 a compile error or bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from vap_lsp.cli.crd_option import add_crd_option, given_version, load_external_crds
+from vap_lsp.schema.store import available_versions, default_version
+
+
+def add_parser(sub: Any) -> None:
+    cel = sub.add_parser(
+        "cel",
+        help="compile and evaluate one CEL expression as a policy validation (a playground)",
+        description="Compile EXPRESSION in the admission environment of a Kubernetes version "
+        "(object/oldObject typed from --kind, else dyn), evaluate it with the given inputs "
+        "(objects defaulted as `run` defaults them) and print its value, type and runtime cost. "
+        "The static cost estimate is not implemented yet: it is printed as null. "
+        "Exit codes: 0 a value, 1 an evaluation error, 2 a compile error or bad usage.",
+    )
+    cel.add_argument("expression", metavar="EXPRESSION")
+    cel.add_argument(
+        "--kind",
+        metavar="GROUP/VERSION/KIND",
+        help="type object/oldObject as this kind (v1/Pod, apps/v1/Deployment, a CRD's kind with --crd)",
+    )
+    add_crd_option(cel)
+    cel.add_argument("--object", metavar="FILE", help="the object (defaulted as the server decodes it)")
+    cel.add_argument(
+        "--old-object", metavar="FILE", help="the old object (UPDATE with --object, else DELETE)"
+    )
+    cel.add_argument("--params", metavar="FILE", help="the param object (declares `params`)")
+    cel.add_argument("--namespace-object", metavar="FILE", help="the Namespace bound as namespaceObject")
+    cel.add_argument("--request", metavar="FILE", help="bind this AdmissionRequest as `request`")
+    cel.add_argument(
+        "--authorizer-rules",
+        metavar="FILE",
+        help="who may do what, answering `authorizer` checks (as `run`; default: nothing allowed)",
+    )
+    cel.add_argument(
+        "--kubernetes-version",
+        metavar="X.Y",
+        help=f"({', '.join(available_versions())}; default {default_version()})",
+    )
+    cel.add_argument("--format", choices=("text", "json"), default="text")
+    cel.set_defaults(func=cel_command)
+
+
+def _fail(message: str) -> int:
+    print(f"vap-lsp: {message}", file=sys.stderr)
+    return 2
+
+
+def _one(path: str, option: str) -> dict[str, Any]:
+    from vap_lsp.admission.load import InputError, documents, read_text
+
+    docs = [d for d in documents(read_text(Path(path)), path) if d is not None]
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise InputError(f"{option} {path}: expected one mapping (an object), found {len(docs)} documents")
+    return docs[0]
+
+
+def cel_command(args: argparse.Namespace) -> int:
+    from vap_lsp.admission.load import InputError, load_authorizer_rules
+    from vap_lsp.admission.playground import (
+        PlaygroundError,
+        PlaygroundInputs,
+        evaluate_expression,
+        parse_kind,
+    )
+
+    try:
+        version = given_version(args) or default_version()
+    except ValueError as exc:
+        return _fail(str(exc))
+    io_errors: list[str] = []
+    crds = load_external_crds(args.crd, io_errors)
+    if io_errors:
+        return _fail(io_errors[0])
+    try:
+        inputs = PlaygroundInputs(
+            version,
+            kind=parse_kind(args.kind) if args.kind else None,
+            crds=crds,
+            object=_one(args.object, "--object") if args.object else None,
+            old_object=_one(args.old_object, "--old-object") if args.old_object else None,
+            params=_one(args.params, "--params") if args.params else None,
+            namespace_object=_one(args.namespace_object, "--namespace-object")
+            if args.namespace_object
+            else None,
+            request=_one(args.request, "--request") if args.request else None,
+            authorizer_rules=load_authorizer_rules(Path(args.authorizer_rules))
+            if args.authorizer_rules
+            else None,
+        )
+        result = evaluate_expression(args.expression, inputs)
+    except (InputError, PlaygroundError) as exc:
+        return _fail(str(exc))
+    if args.format == "json":
+        print(json.dumps(result.to_json(), indent=2))
+    elif result.compile_error is not None:
+        print(result.compile_error, file=sys.stderr)
+    else:
+        if result.error is not None:
+            print(f"error: {result.error}")
+        else:
+            print(json.dumps(result.value))
+        print(f"type: {result.type}")
+        print(f"cost: {result.cost_actual} (runtime; static estimate not implemented)")
+    if result.compile_error is not None:
+        return 2
+    return 1 if result.error is not None else 0
