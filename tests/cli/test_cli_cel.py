@@ -86,6 +86,13 @@ def test_kind_types_object(capsys: pytest.CaptureFixture[str]) -> None:
     assert _json(capsys, "object.spec.replicaz", rc=1)["type"] == "dyn"
 
 
+def test_object_of_another_kind_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pod = _write(tmp_path, "pod.yaml", POD)
+    assert main(["cel", "true", "--kind", "apps/v1/Deployment", "--object", pod]) == 2
+    assert capsys.readouterr().err == "vap-lsp: --object is v1 Pod, not the --kind apps/v1/Deployment\n"
+    assert main(["cel", "true", "--kind", "apps/v1/Deployment", "--old-object", pod]) == 2
+
+
 def test_bad_kind_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cel", "true", "--kind", "Pod"]) == 2
     assert "expected VERSION/KIND or GROUP/VERSION/KIND" in capsys.readouterr().err

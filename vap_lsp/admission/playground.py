@@ -104,6 +104,16 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
     `object` and `authorizer`; `object`/`oldObject` typed from the kind, else
     dyn; `params` declared when params are given) and evaluate it against `inputs`."""
     has_params = inputs.params is not None
+    if inputs.kind is not None:  # the server types `object` from the kind it is: never another
+        for option, obj in (("--object", inputs.object), ("--old-object", inputs.old_object)):
+            if obj is not None and (obj.get("apiVersion"), obj.get("kind")) != (
+                inputs.kind.api_version,
+                inputs.kind.kind,
+            ):
+                raise PlaygroundError(
+                    f"{option} is {obj.get('apiVersion')} {obj.get('kind')}, not the --kind "
+                    f"{inputs.kind.api_version}/{inputs.kind.kind}"
+                )
     env = build_environment(
         inputs.version,
         ExpressionKind.VARIABLE,  # any result type, `authorizer` declared
