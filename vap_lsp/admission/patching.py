@@ -53,8 +53,13 @@ def check_type_names(value: StructValue) -> None:
         raise PatchError("type mismatch: " + "\n".join(errs))
 
 
+_JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def to_json(value: object) -> Any:
     """A CEL value (maybe holding `Object{}` structs) as JSON data."""
+    if type(value) in _JSON_LEAVES:  # most of a reported object: no call to `to_python`
+        return value
     if isinstance(value, StructValue):
         return {k: to_json(v) for k, v in value.fields.items()}
     if isinstance(value, list):

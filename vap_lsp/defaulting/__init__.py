@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from vap_lsp.defaulting.builtin import ITEM, VALUE, DefaultedField, builtin_fields, default_builtin
@@ -50,6 +51,9 @@ __all__ = [
 ]
 
 GVK = tuple[str, str, str]
+
+_normalized = lru_cache(maxsize=64)(normalize_version)
+"""`normalize_version`, once per version string: admission defaults every object."""
 
 
 def defaulted_fields(gvk: GVK, kubernetes_version: str) -> Mapping[tuple[str, ...], DefaultedField]:
@@ -92,11 +96,10 @@ def default_object(
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return Defaulted(out)
     group, _, version = api_version.rpartition("/")
-    definition = get_schema_set(normalize_version(kubernetes_version)).definition_for_kind(
-        group, version, kind
-    )
+    normalized = _normalized(kubernetes_version)
+    definition = get_schema_set(normalized).definition_for_kind(group, version, kind)
     if definition is not None:
-        default_builtin(out, definition, normalize_version(kubernetes_version))
+        default_builtin(out, definition, normalized)
         recognised = recognise(api_version, kind)
         if recognised is not None:
             out = apply_defaults(recognised[0], api_version, out)

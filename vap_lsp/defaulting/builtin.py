@@ -36,10 +36,12 @@ def minor(version: str) -> int:
     return int(version.split(".")[1])
 
 
+def _is_zero(value: Any, zero: tuple[Any, ...]) -> bool:
+    return any(type(value) is type(z) and value == z for z in zero)
+
+
 def _unset(value: Any, rule: Rule) -> bool:
-    if value is None:
-        return True
-    return any(type(value) is type(z) and value == z for z in rule.zero)
+    return value is None or _is_zero(value, rule.zero)
 
 
 def _apply_rule(obj: JsonDict, rule: Rule) -> None:
@@ -67,25 +69,58 @@ def _child(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
     return (ref, {}) if isinstance(ref, str) else (None, schema)
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+_Step = tuple[str, Any, bool, tuple[Any, ...], Rule | None]
+"""One Go rule as applied: (field, constant, whether to copy it, zero values, None) for a constant
+of one segment without condition (most rules: no call), else ("", None, False, (), rule)."""
+
+_Default = tuple[str, Any, bool]
+"""An OpenAPI default: (field, value, whether the value must be copied)."""
+
+
+def _step(rule: Rule) -> _Step:
+    if len(rule.path) == 1 and not callable(rule.value) and rule.when is None:
+        return (rule.path[0], rule.value, type(rule.value) not in _LEAVES, rule.zero, None)
+    return ("", None, False, (), rule)
+
+
 class _Plan:
     """What defaulting does at one schema node, worked out once per version and node: the
-    OpenAPI defaults, the Go rules and custom defaulter of its definition, its children's plans."""
+    OpenAPI defaults, the Go rules and custom defaulter of its definition, and (filled in as
+    objects reach them) its children's plans."""
 
-    __slots__ = ("custom", "defaults", "extra", "is_array", "is_map", "props", "rules")
+    __slots__ = (
+        "children",
+        "custom",
+        "defaults",
+        "extra",
+        "inert",
+        "is_array",
+        "is_map",
+        "item",
+        "props",
+        "rules",
+    )
 
     def __init__(self, schema: Mapping[str, Any], definition: str | None, version_minor: int) -> None:
         props = schema.get("properties")
         self.props: dict[str, tuple[str | None, Mapping[str, Any]]] | None = None
-        self.defaults: tuple[tuple[str, Any], ...] = ()
-        self.rules: tuple[Rule, ...] = ()
+        self.children: dict[str, _Plan | None] = {}
+        self.defaults: tuple[_Default, ...] = ()
+        self.rules: tuple[_Step, ...] = ()
         self.custom = CUSTOM.get(definition) if definition is not None else None
         if isinstance(props, dict):
             self.props = {k: _child(ps) for k, ps in props.items() if isinstance(ps, dict)}
             self.defaults = tuple(
-                (k, ps["default"]) for k, ps in props.items() if isinstance(ps, dict) and "default" in ps
+                (k, ps["default"], type(ps["default"]) not in _LEAVES)
+                for k, ps in props.items()
+                if isinstance(ps, dict) and "default" in ps
             )
             if definition is not None:
-                self.rules = tuple(r for r in BY_DEFINITION.get(definition, ()) if r.since <= version_minor)
+                self.rules = tuple(
+                    _step(r) for r in BY_DEFINITION.get(definition, ()) if r.since <= version_minor
+                )
         extra = schema.get("additionalProperties")
         self.is_map = self.props is None and isinstance(extra, dict) and schema.get("type") == "object"
         items = schema.get("items")
@@ -94,6 +129,10 @@ class _Plan:
         self.extra: tuple[str | None, Mapping[str, Any]] | None = (
             _child(child) if isinstance(child, dict) else None
         )
+        self.item: _Plan | None = None
+        """The plan of every value (a map) or item (an array), once resolved."""
+        self.inert: bool | None = None
+        """Nothing below this node is ever defaulted (labels, selectors, quantities): not walked."""
 
 
 class _Defaulter:
@@ -114,35 +153,69 @@ class _Defaulter:
         self.plans[key] = made
         return made
 
-    def node(self, value: Any, definition: str | None, schema: Mapping[str, Any], depth: int) -> None:
+    def node(self, value: Any, plan: _Plan, depth: int) -> None:
         if depth > _MAX_DEPTH:
-            return
-        plan = self.plan(definition, schema)
-        if plan is None:
             return
         if isinstance(value, dict):
             props = plan.props
             if props is not None:
-                for key, default in plan.defaults:
+                for key, default, copy in plan.defaults:
                     if value.get(key) is None:
-                        value[key] = copy_json(default)
-                for rule in plan.rules:
-                    _apply_rule(value, rule)
+                        value[key] = copy_json(default) if copy else default
+                for name, constant, copy, zero, rule in plan.rules:
+                    if rule is not None:
+                        _apply_rule(value, rule)
+                        continue
+                    current = value.get(name)
+                    if current is None or (zero and _is_zero(current, zero)):
+                        value[name] = copy_json(constant) if copy else constant
                 if plan.custom is not None:
                     plan.custom(value)
+                children = plan.children
                 for key, child in value.items():
                     if isinstance(child, (dict, list)):
-                        target = props.get(key)
-                        if target is not None:
-                            self.node(child, target[0], target[1], depth + 1)
-            elif plan.is_map and plan.extra is not None:
+                        sub = children[key] if key in children else self.child(plan, key)
+                        if sub is not None:
+                            self.node(child, sub, depth + 1)
+            elif plan.is_map and (sub := self.item_plan(plan)) is not None:
                 for child in value.values():
                     if isinstance(child, (dict, list)):
-                        self.node(child, plan.extra[0], plan.extra[1], depth + 1)
-        elif isinstance(value, list) and plan.is_array and plan.extra is not None:
+                        self.node(child, sub, depth + 1)
+        elif isinstance(value, list) and plan.is_array and (sub := self.item_plan(plan)) is not None:
             for child in value:
                 if isinstance(child, (dict, list)):
-                    self.node(child, plan.extra[0], plan.extra[1], depth + 1)
+                    self.node(child, sub, depth + 1)
+
+    def child(self, plan: _Plan, key: str) -> _Plan | None:
+        """The plan of property `key` of `plan`, None when it has none or is inert."""
+        target = plan.props.get(key) if plan.props is not None else None
+        sub = self.plan(*target) if target is not None else None
+        if sub is not None and self.is_inert(sub):
+            sub = None
+        plan.children[key] = sub
+        return sub
+
+    def item_plan(self, plan: _Plan) -> _Plan | None:
+        if plan.item is None and plan.extra is not None:
+            plan.item = self.plan(*plan.extra)
+        return plan.item if plan.item is not None and not self.is_inert(plan.item) else None
+
+    def is_inert(self, plan: _Plan) -> bool:
+        if plan.inert is not None:
+            return plan.inert
+        plan.inert = False  # while recursive definitions are being worked out: walk them
+        if plan.props is not None:
+            inert = not plan.defaults and not plan.rules and plan.custom is None
+            for key in plan.props:
+                if not inert:
+                    break
+                inert = self.child(plan, key) is None
+        elif plan.is_map or plan.is_array:
+            inert = self.item_plan(plan) is None
+        else:
+            inert = True
+        plan.inert = inert
+        return inert
 
 
 _DEFAULTERS: dict[str, _Defaulter] = {}
@@ -153,7 +226,9 @@ def default_builtin(obj: JsonDict, definition: str, version: str) -> None:
     defaulter = _DEFAULTERS.get(version)
     if defaulter is None:
         defaulter = _DEFAULTERS[version] = _Defaulter(get_schema_set(version), minor(version))
-    defaulter.node(obj, definition, {}, 0)
+    plan = defaulter.plan(definition, {})
+    if plan is not None and not defaulter.is_inert(plan):
+        defaulter.node(obj, plan, 0)
 
 
 @lru_cache(maxsize=256)
