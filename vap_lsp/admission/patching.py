@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from vap_lsp.cel.runtime.k8s import StructValue
-from vap_lsp.cel.runtime.values import to_python
+from vap_lsp.cel.runtime.values import JSON_LEAVES, to_python
 
 Schema = Mapping[str, Any]
 Resolve = Callable[[Schema], Schema]
@@ -53,12 +53,9 @@ def check_type_names(value: StructValue) -> None:
         raise PatchError("type mismatch: " + "\n".join(errs))
 
 
-_JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
-
-
 def to_json(value: object) -> Any:
     """A CEL value (maybe holding `Object{}` structs) as JSON data."""
-    if type(value) in _JSON_LEAVES:  # most of a reported object: no call to `to_python`
+    if type(value) in JSON_LEAVES:  # most of a reported object: no call to `to_python`
         return value
     if isinstance(value, StructValue):
         return {k: to_json(v) for k, v in value.fields.items()}

@@ -52,8 +52,13 @@ __all__ = [
 
 GVK = tuple[str, str, str]
 
-_normalized = lru_cache(maxsize=64)(normalize_version)
-"""`normalize_version`, once per version string: admission defaults every object."""
+
+@lru_cache(maxsize=1024)
+def _definition(kubernetes_version: str, api_version: str, kind: str) -> tuple[str, str | None]:
+    """(normalized version, definition of the kind): once per kind, admission defaults every object."""
+    normalized = normalize_version(kubernetes_version)
+    group, _, version = api_version.rpartition("/")
+    return normalized, get_schema_set(normalized).definition_for_kind(group, version, kind)
 
 
 def defaulted_fields(gvk: GVK, kubernetes_version: str) -> Mapping[tuple[str, ...], DefaultedField]:
@@ -95,9 +100,7 @@ def default_object(
     api_version, kind = out.get("apiVersion"), out.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return Defaulted(out)
-    group, _, version = api_version.rpartition("/")
-    normalized = _normalized(kubernetes_version)
-    definition = get_schema_set(normalized).definition_for_kind(group, version, kind)
+    normalized, definition = _definition(kubernetes_version, api_version, kind)
     if definition is not None:
         default_builtin(out, definition, normalized)
         recognised = recognise(api_version, kind)

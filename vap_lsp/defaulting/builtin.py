@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from vap_lsp.defaulting.custom import CUSTOM
-from vap_lsp.defaulting.rules import BY_DEFINITION, SKIP, JsonDict, Rule, copy_json
+from vap_lsp.defaulting.rules import BY_DEFINITION, JSON_LEAVES, SKIP, JsonDict, Rule, copy_json
 from vap_lsp.schema import get_schema_set
 from vap_lsp.schema.store import SchemaSet
 
@@ -69,8 +69,6 @@ def _child(schema: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
     return (ref, {}) if isinstance(ref, str) else (None, schema)
 
 
-_LEAVES = frozenset({str, int, float, bool, type(None)})
-
 _Step = tuple[str, Any, bool, tuple[Any, ...], Rule | None]
 """One Go rule as applied: (field, constant, whether to copy it, zero values, None) for a constant
 of one segment without condition (most rules: no call), else ("", None, False, (), rule)."""
@@ -81,7 +79,7 @@ _Default = tuple[str, Any, bool]
 
 def _step(rule: Rule) -> _Step:
     if len(rule.path) == 1 and not callable(rule.value) and rule.when is None:
-        return (rule.path[0], rule.value, type(rule.value) not in _LEAVES, rule.zero, None)
+        return (rule.path[0], rule.value, type(rule.value) not in JSON_LEAVES, rule.zero, None)
     return ("", None, False, (), rule)
 
 
@@ -113,7 +111,7 @@ class _Plan:
         if isinstance(props, dict):
             self.props = {k: _child(ps) for k, ps in props.items() if isinstance(ps, dict)}
             self.defaults = tuple(
-                (k, ps["default"], type(ps["default"]) not in _LEAVES)
+                (k, ps["default"], type(ps["default"]) not in JSON_LEAVES)
                 for k, ps in props.items()
                 if isinstance(ps, dict) and "default" in ps
             )

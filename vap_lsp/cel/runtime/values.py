@@ -398,13 +398,13 @@ def normalize(v: object) -> Value:
     raise CelError(f"unsupported conversion to ref.Val: ({type(v).__name__}){v!r}")
 
 
-_JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
+JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
 def to_python(v: Value) -> object:
     """A CEL value back to JSON-shaped Python data (uint → int, timestamp → RFC 3339 string,
     duration → Go duration string, optional → its value or None)."""
-    if type(v) in _JSON_LEAVES:  # first: reports convert every leaf of an object
+    if type(v) in JSON_LEAVES:  # first: reports convert every leaf of an object
         return v
     from vap_lsp.cel.runtime.timefmt import format_go_duration, format_timestamp
 
