@@ -239,3 +239,25 @@ def test_run_json_show_defaulted(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert container["terminationMessagePath"] == "/dev/termination-log"
     assert _cli(argv) == 0
     assert "evaluatedObject" not in json.loads(capsys.readouterr().out)["results"][0]
+
+
+@pytest.mark.parametrize(
+    ("written", "registry_fields"),
+    [
+        (POD, True),
+        # no schema: evaluated as written, and the registry's steps are not simulated
+        ("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 3}\n", False),
+    ],
+)
+def test_the_callers_object_is_never_changed(written: str, registry_fields: bool) -> None:
+    """Validating admission reads the engine's own decoded copy (no second copy of it): the
+    registry's fields land on that copy, never on the request's object, defaulted or not."""
+    obj = yaml.safe_load(written)
+    before = json.loads(json.dumps(obj))
+    inputs = PolicyInputs.from_objects([d for d in yaml.safe_load_all(policy("true")) if d])
+    result = admit(AdmissionRequestInput("CREATE", obj), inputs, kubernetes_version="1.35")
+    assert obj == before
+    assert result.evaluated is not None and result.evaluated is not obj
+    assert ("creationTimestamp" in result.evaluated["metadata"]) is registry_fields
+    again = admit(AdmissionRequestInput("CREATE", obj), inputs, kubernetes_version="1.35")
+    assert again.evaluated is not result.evaluated and obj == before

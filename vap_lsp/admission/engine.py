@@ -1204,6 +1204,7 @@ def _decode(
 def _admit(
     request: AdmissionRequestInput, prepared: PreparedInputs, explain: bool = False
 ) -> AdmissionResult:
+    written = request.object
     request, notes = _decode(request, prepared)
     ctx = _context(request, prepared)
     ctx.explain = explain
@@ -1225,7 +1226,12 @@ def _admit(
             )
         )
     mutated = patched if patched is not None and patched != request.object else None
-    evaluated = copy_json(patched) if request.operation != "DELETE" and patched is not None else None
+    evaluated: dict[str, Any] | None = None
+    if request.operation != "DELETE" and patched is not None:
+        # The decoded object is the engine's own copy, nowhere else in the result when nothing
+        # mutated it: validating admission reads it without a second copy.
+        own = patched is request.object and patched is not written
+        evaluated = patched if own else copy_json(patched)
     gvk = (ctx.attrs.kind.group, ctx.attrs.kind.version, ctx.attrs.kind.kind)
     builtin = prepared.schema.definition_for_kind(*gvk) is not None
     errors: list[str] = []
