@@ -261,3 +261,29 @@ def test_the_callers_object_is_never_changed(written: str, registry_fields: bool
     assert ("creationTimestamp" in result.evaluated["metadata"]) is registry_fields
     again = admit(AdmissionRequestInput("CREATE", obj), inputs, kubernetes_version="1.35")
     assert again.evaluated is not result.evaluated and obj == before
+
+
+@pytest.mark.parametrize(("version", "generation"), [("1.32", None), ("1.33", 1), ("1.35", 1)])
+def test_a_pods_generation_is_set_on_create_since_1_33(version: str, generation: int | None) -> None:
+    """pkg/registry/core/pod/strategy.go PrepareForCreate: `pod.Generation = 1` (KEP-5067 Pod
+    generation, ungated, 1.33); before 1.33 a Pod had no generation."""
+    result = run(policy("true"), POD, version)
+    assert result.evaluated["metadata"].get("generation") == generation
+
+
+def test_a_pods_generation_is_bumped_when_its_spec_changes() -> None:
+    """strategy.go updatePodGeneration: +1 when the spec changes; BeforeUpdate keeps the stored one."""
+    old = yaml.safe_load(POD)
+    old["metadata"]["generation"] = 4
+
+    def update(obj: dict[str, Any], expected: int) -> Any:
+        inputs = PolicyInputs.from_objects(
+            [d for d in yaml.safe_load_all(policy(f"object.metadata.generation == {expected}")) if d]
+        )
+        request = AdmissionRequestInput("UPDATE", obj, old_object=old)
+        return admit(request, inputs, kubernetes_version="1.35")
+
+    changed = update(yaml.safe_load(POD.replace("web:2.1", "web:2.2")), 5)
+    assert changed.allowed, changed.denials
+    same = update(yaml.safe_load(POD), 4)
+    assert same.allowed, same.denials

@@ -47,12 +47,12 @@ def _map(body: str, *, ops: str = "CREATE, UPDATE", rules: str = _WORKLOADS) -> 
     )
 
 
-def _found(text: str, *codes: str) -> list[tuple[str, str]]:
+def _found(text: str, *codes: str, version: str = "1.34") -> list[tuple[str, str]]:
     """(the text each diagnostic of `codes` covers, its message after the site's field), the file
     alone in a scanned workspace (its CRDs type its policies, its bindings see its policies)."""
     workspace = WorkspaceIndex()
     workspace.complete = True
-    analysis = analyse_text(text, AnalysisSettings("1.34"), workspace=workspace, uri="file:///p.yaml")
+    analysis = analyse_text(text, AnalysisSettings(version), workspace=workspace, uri="file:///p.yaml")
     return [
         (text[d.span.start : d.span.end], _after_field(d)) for d in analysis.diagnostics if d.code in codes
     ]
@@ -372,15 +372,17 @@ def test_null_guards_are_decided_by_narrowing_where_the_case_is_an_operation() -
 
 
 def test_metadata_generation_is_set_before_validating_admission_for_kinds_that_track_it() -> None:
-    # rest.BeforeCreate → PrepareForCreate: generation 1 (vap_lsp.defaulting.server.GENERATION_KINDS).
+    # rest.BeforeCreate → PrepareForCreate: generation 1 (vap_lsp.defaulting.server.GENERATION_KINDS);
+    # a Pod's too since 1.33 (pkg/registry/core/pod/strategy.go PrepareForCreate, KEP-5067).
     expression = 'validations:\n  - expression: "object.metadata.generation >= 1"\n'
-    assert _found(_vap(expression), "optional-field") == [
+    assert _found(_vap(expression), "optional-field", version="1.32") == [
         (
             "generation",
             "object.metadata.generation is optional in the schema; without has() or `.?` the "
             "expression fails when it is absent",
         ),
-    ]  # fmt: skip  (Pods do not track it)
+    ]  # fmt: skip  (Pods did not track it before 1.33)
+    assert _found(_vap(expression), "optional-field", version="1.33") == []
     deployments = """\
   matchConstraints:
     resourceRules:

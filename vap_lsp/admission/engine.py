@@ -50,6 +50,7 @@ from vap_lsp.cel.runtime.k8s import StructValue
 from vap_lsp.cel.runtime.values import to_python, type_name
 from vap_lsp.cel.types import DYN, Type
 from vap_lsp.defaulting import default_object
+from vap_lsp.defaulting.builtin import minor
 from vap_lsp.defaulting.rules import copy_json
 from vap_lsp.defaulting.server import before_mutating, before_validating
 from vap_lsp.defaulting.validation import builtin_errors, rejection
@@ -1247,6 +1248,7 @@ def _admit(
                 gvk,
                 builtin=builtin,
                 status_subresource=status,
+                kubernetes_minor=minor(prepared.version),
             )
         if builtin and prepared.builtin_validation:
             errors = builtin_errors(evaluated, gvk, request.operation)

@@ -39,7 +39,8 @@ from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import RESERVED_WORDS, FieldDecl, ObjectType, Type
 from vap_lsp.defaulting import ITEM, VALUE, DefaultedField, defaulted_fields
-from vap_lsp.defaulting.server import GENERATION_KINDS
+from vap_lsp.defaulting.builtin import minor
+from vap_lsp.defaulting.server import tracks_generation
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
 
@@ -196,7 +197,7 @@ def field_guarantee(
     if len(path) == 1 and path[0] in _TOP:
         return Guarantee(True, _TOP[path[0]])
     if len(path) == 2 and path[0] == "metadata":
-        special = _metadata_guarantee(path[1], subject, point, stored)
+        special = _metadata_guarantee(path[1], subject, point, stored, version)
         if special is not None:
             return special
     builtin = subject is not None and not subject.custom
@@ -221,7 +222,9 @@ def field_guarantee(
     return Guarantee(False, "optional in the schema")
 
 
-def _metadata_guarantee(name: str, subject: Subject | None, point: Point, stored: bool) -> Guarantee | None:
+def _metadata_guarantee(
+    name: str, subject: Subject | None, point: Point, stored: bool, version: str
+) -> Guarantee | None:
     if name == "namespace":
         if subject is None or subject.namespaced is None:
             return None
@@ -241,7 +244,7 @@ def _metadata_guarantee(name: str, subject: Subject | None, point: Point, stored
             return Guarantee(True, "always set by the API server before validating admission")
         return Guarantee(False, "set by the API server after mutating admission")
     if name == "generation" and subject is not None:
-        if not subject.custom and (subject.group, subject.kind) not in GENERATION_KINDS:
+        if not tracks_generation(subject.group, subject.kind, minor(version), custom=subject.custom):
             return None  # a kind whose registry does not track it
         if stored or not point.mutating:
             return Guarantee(True, "always set: the registry sets it (1 on create) before this point")

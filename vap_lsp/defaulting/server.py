@@ -52,6 +52,20 @@ GENERATION_KINDS = frozenset(
     }
 )
 
+GENERATION_SINCE = {("", "Pod"): 33}
+"""Kinds whose registry sets generation from a Kubernetes minor on: a Pod's `PrepareForCreate`
+sets `Generation = 1` and `updatePodGeneration` bumps it when the spec changes, ungated, since
+1.33 (KEP-5067 Pod generation; `pkg/registry/core/pod/strategy.go`)."""
+
+
+def tracks_generation(group: str, kind: str, kubernetes_minor: int, *, custom: bool = False) -> bool:
+    """Whether the registry of the kind sets metadata.generation (1 on create, +1 on spec change)."""
+    if custom or (group, kind) in GENERATION_KINDS:
+        return True
+    since = GENERATION_SINCE.get((group, kind))
+    return since is not None and kubernetes_minor >= since
+
+
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
 
 
@@ -120,6 +134,7 @@ def before_validating(
     *,
     builtin: bool,
     status_subresource: bool,
+    kubernetes_minor: int,
     now: datetime | None = None,
 ) -> None:
     """Steps 3 above for `operation` (CREATE or UPDATE of the main resource), in place."""
@@ -127,7 +142,7 @@ def before_validating(
     if meta is None:
         return
     group, _version, kind = gvk
-    tracks_generation = (group, kind) in GENERATION_KINDS or not builtin
+    generation = tracks_generation(group, kind, kubernetes_minor, custom=not builtin)
     if operation == "CREATE":
         seed = _digest(obj)
         stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -142,7 +157,7 @@ def before_validating(
                 obj["status"] = {}
             else:
                 obj.pop("status", None)
-        if tracks_generation:
+        if generation:
             meta["generation"] = 1
         spec = obj.get("spec")
         if (group, kind) == ("", "Pod") and isinstance(spec, dict):
@@ -167,8 +182,8 @@ def before_validating(
         meta["creationTimestamp"] = old_meta["creationTimestamp"]
     if status_subresource and "status" in old:
         obj["status"] = old["status"]
-    if tracks_generation and "generation" in old_meta:
-        generation = old_meta["generation"]
-        if isinstance(generation, int) and obj.get("spec") != old.get("spec"):
-            generation += 1
-        meta["generation"] = generation
+    if generation and "generation" in old_meta:
+        stored = old_meta["generation"]
+        if isinstance(stored, int) and obj.get("spec") != old.get("spec"):
+            stored += 1
+        meta["generation"] = stored
