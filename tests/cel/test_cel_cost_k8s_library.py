@@ -7,8 +7,11 @@ Evaluated as `vap-lsp cel` evaluates (`vap_lsp.admission.playground`: the admiss
 constant list literals (and conversions of constants such as `uint(1)`) into constants that cost 0.
 So an expression on a constant list costs here Kubernetes' figure minus the literal's creation
 (10 for a five-element list: `TestListsCost`'s "10 cost for the list declaration") and minus the
-folded conversions. Not translated: `jsonpatch.escapeKey` (declared only in a MutatingAdmissionPolicy's
-JSONPatch environment) and the estimated-cost column (vap-lsp has no static estimator yet).
+folded conversions. Not translated: TestSetsCost's mixed-type literals (`[1.0, 1]`: a compile
+error under the admission environment's HomogeneousAggregateLiterals), TestTwoVariableComprehensionCost
+(map literals: folding not yet accounted for here), `jsonpatch.escapeKey` (declared only in a
+MutatingAdmissionPolicy's JSONPatch environment) and the estimated-cost column (vap-lsp has no
+static estimator yet).
 """
 
 from __future__ import annotations
@@ -140,6 +143,48 @@ RUNTIME_COSTS: list[tuple[str, str, int]] = [
     ("TestNameFormatCost", 'format.named("dns1123Subdomain").value().validate("my-name")', 17),
     ("TestNameFormatCost", 'format.named("dns1123Label").value().validate("my-name")', 10),
     ("TestNameFormatCost", 'format.named("dns1123Label").value() == format.named("dns1123Label").value()', 5),
+]
+
+# TestSetsCost (the cases whose literals are homogeneous: Kubernetes' admission environment has
+# HomogeneousAggregateLiterals, so `[1.0, 1]` does not compile there, though `testCost`'s does).
+# Kubernetes' figure counts 10 per list literal, folded at admission: 10 * the number of `[`.
+SETS_K8S: list[tuple[str, int]] = [
+    ("sets.contains([], [])", 21),
+    ("sets.contains([1], [])", 21),
+    ("sets.contains([1], [1])", 22),
+    ("sets.contains([1], [1, 1])", 23),
+    ("sets.contains([1, 1], [1])", 23),
+    ("sets.contains([2, 1], [1])", 23),
+    ("sets.contains([1, 2, 3, 4], [2, 3])", 29),
+    ("!sets.contains([1], [2])", 23),
+    ("!sets.contains([1], [1, 2])", 24),
+    ("sets.equivalent([], [])", 21),
+    ("sets.equivalent([1], [1])", 23),
+    ("sets.equivalent([1], [1, 1])", 25),
+    ("sets.equivalent([1, 1], [1])", 25),
+    ("!sets.equivalent([2, 1], [1])", 26),
+    ("!sets.equivalent([1], [1, 2])", 26),
+    ("sets.intersects([1], [1])", 22),
+    ("sets.intersects([1], [1, 1])", 23),
+    ("sets.intersects([1, 1], [1])", 23),
+    ("sets.intersects([2, 1], [1])", 23),
+    ("sets.intersects([1], [1, 2])", 23),
+    ("!sets.intersects([], [])", 22),
+    ("!sets.intersects([1], [])", 22),
+    ("!sets.intersects([1], [2])", 23),
+]
+RUNTIME_COSTS += [("TestSetsCost", expr, k8s - 10 * expr.count("[")) for expr, k8s in SETS_K8S]
+
+# TestSemverCost
+RUNTIME_COSTS += [
+    ("TestSemverCost", 'semver("1.0.0")', 1),
+    ("TestSemverCost", 'semver("1234.56789012345.67890123456789")', 4),
+    ("TestSemverCost", 'isSemver("1.0.0")', 1),
+    ("TestSemverCost", 'isSemver("1234.56789012345.67890123456789")', 4),
+    *[("TestSemverCost", f'semver("1.2.3").{op}()', 2) for op in ("major", "minor", "patch")],
+    ("TestSemverCost", 'semver("1.0.0").isLessThan(semver("1.1.0"))', 3),
+    ("TestSemverCost", 'semver("1.1.0").isGreaterThan(semver("1.0.0"))', 3),
+    ("TestSemverCost", 'semver("1.0.0").compareTo(semver("1.2.3"))', 3),
 ]
 
 LISTS = {
