@@ -125,3 +125,77 @@ def test_upstream_case(name: str, spec: str, expected: str) -> None:
         assert errors == []
     else:
         assert any(expected in e for e in errors), errors
+
+
+# TestValidateMutatingAdmissionPolicy's CEL cases (same file), on a v1beta1 MutatingAdmissionPolicy.
+# The Go test writes the first alpha design's `Mutation{Expression, MessageExpression}`; its
+# "invalid messageExpression" compile error is checked on the served expression field
+# (`applyConfiguration.expression`), which the server compiles and reports in the same form.
+MAP_HEAD = """\
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: config
+spec:
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ["a"]
+        apiVersions: ["a"]
+        operations: ["*"]
+        resources: ["a"]
+"""
+MAP_CASES: list[tuple[str, str, str]] = [
+    (
+        "invalid messageExpression (on applyConfiguration.expression)",
+        """\
+        mutations:
+          - patchType: ApplyConfiguration
+            applyConfiguration:
+              expression: "object.x in [1, 2, "
+        """,
+        "spec.mutations[0].applyConfiguration.expression: Invalid value: \"object.x in [1, 2, \": compilation failed: ERROR: <input>:1:19: Syntax error: missing ']' at '<EOF>",
+    ),
+    (
+        "match condition with parameters allowed",
+        """\
+        paramKind: {kind: Foo, apiVersion: foobar/v1alpha1}
+        matchConditions:
+          - name: hasParams
+            expression: 'params.foo == "okay"'
+        mutations:
+          - patchType: ApplyConfiguration
+            applyConfiguration:
+              expression: "Object{}"
+        """,
+        "",
+    ),
+    (
+        "match condition with parameters not allowed if no param kind",
+        """\
+        matchConditions:
+          - name: hasParams
+            expression: 'params.foo == "okay"'
+        mutations:
+          - patchType: ApplyConfiguration
+            applyConfiguration:
+              expression: "Object{}"
+        """,
+        "undeclared reference to 'params'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "spec", "expected"), MAP_CASES, ids=[c[0] for c in MAP_CASES])
+def test_upstream_map_case(name: str, spec: str, expected: str) -> None:
+    text = MAP_HEAD + textwrap.indent(textwrap.dedent(spec), "  ")
+    errors = [
+        d.message
+        for d in analyse_text(text, AnalysisSettings("1.34")).diagnostics
+        if d.severity is Severity.ERROR
+    ]
+    if not expected:
+        assert errors == []
+    else:
+        assert any(expected in e for e in errors), errors
