@@ -244,7 +244,8 @@ def test_stateful_set_defaults(version: str, max_unavailable: int | None) -> Non
 
 def test_job_defaults() -> None:
     """batch/v1 TestSetDefaultJob (SetDefaults_Job): both counts unset → 1/1; backoffLimit 6;
-    with backoffLimitPerIndex → MaxInt32; labels from the template; podReplacementPolicy."""
+    with backoffLimitPerIndex → MaxInt32; labels from the template; podReplacementPolicy;
+    manualSelector false (kubernetes/kubernetes#120206, 1.29)."""
     job = defaulted(
         """
 apiVersion: batch/v1
@@ -258,7 +259,7 @@ spec:
     spec = job["spec"]
     assert (spec["completions"], spec["parallelism"], spec["backoffLimit"]) == (1, 1, 6)
     assert spec["completionMode"] == "NonIndexed"
-    assert spec["suspend"] is False
+    assert spec["suspend"] is False and spec["manualSelector"] is False
     assert spec["podReplacementPolicy"] == "TerminatingOrFailed"
     assert job["metadata"]["labels"] == {"app": "j"}
     indexed = defaulted(
@@ -296,6 +297,8 @@ spec:
         spec["failedJobsHistoryLimit"],
     ) == ("Allow", False, 3, 1)
     assert spec["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "Always"
+    # SetDefaults_Job takes a *Job: SetObjectDefaults_CronJob does not call it on the template.
+    assert set(spec["jobTemplate"]["spec"]) == {"template"}
 
 
 def test_hpa_defaults() -> None:

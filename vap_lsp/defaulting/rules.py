@@ -535,29 +535,32 @@ def _build() -> list[Rule]:
         Rule(
             APPS + "RollingUpdateStatefulSetStrategy", ("maxUnavailable",), 1, "1 (since 1.35)", sts, since=35
         ),
-        # batch/v1
+        # batch/v1: SetDefaults_Job takes a *Job: a CronJob's jobTemplate is not defaulted by it
+        # (zz_generated.defaults.go: SetObjectDefaults_Job calls it, SetObjectDefaults_CronJob not).
         Rule(
-            BATCH + "JobSpec",
-            ("completions",),
+            BATCH + "Job",
+            ("spec", "completions"),
             1,
             "1 when parallelism is unset too",
             job,
             always=False,
             when=lambda s: s.get("parallelism") is None,
         ),
-        Rule(BATCH + "JobSpec", ("parallelism",), _job_parallelism, "1", job),
+        Rule(BATCH + "Job", ("spec", "parallelism"), _job_parallelism, "1", job),
         Rule(
-            BATCH + "JobSpec",
-            ("backoffLimit",),
+            BATCH + "Job",
+            ("spec", "backoffLimit"),
             _job_backoff,
             "6 (2147483647 with backoffLimitPerIndex)",
             job,
         ),
-        Rule(BATCH + "JobSpec", ("completionMode",), "NonIndexed", '"NonIndexed"', job),
-        Rule(BATCH + "JobSpec", ("suspend",), False, "false", job),
+        Rule(BATCH + "Job", ("spec", "completionMode"), "NonIndexed", '"NonIndexed"', job),
+        Rule(BATCH + "Job", ("spec", "suspend"), False, "false", job),
+        # kubernetes/kubernetes#120206 (1.29): Validate read nil as false; now defaulted.
+        Rule(BATCH + "Job", ("spec", "manualSelector"), False, "false", job),
         Rule(
-            BATCH + "JobSpec",
-            ("podReplacementPolicy",),
+            BATCH + "Job",
+            ("spec", "podReplacementPolicy"),
             _job_replacement,
             '"TerminatingOrFailed" ("Failed" with a podFailurePolicy)',
             job,
