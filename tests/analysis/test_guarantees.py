@@ -232,6 +232,19 @@ def test_object_on_delete_guards() -> None:
     assert _found(_vap("validations:\n  - expression: \"object.kind == 'Pod'\"\n"), "object-on-delete") == []
 
 
+def test_a_nested_has_is_no_null_guard() -> None:
+    # has(object.spec) is false on a null object, but has(object.spec.hostNetwork) selects `spec`
+    # of null first and fails (cel-go's refQualify: only the tested qualifier may be absent).
+    nested = _vap(
+        'validations:\n  - expression: "has(object.spec.hostNetwork) && object.spec.hostNetwork"\n', ops='"*"'
+    )
+    assert [covered for covered, _ in _found(nested, "object-on-delete")] == ["object"]
+    one_level = _vap(
+        'validations:\n  - expression: "has(object.spec) && object.spec.hostNetwork"\n', ops='"*"'
+    )
+    assert _found(one_level, "object-on-delete") == []
+
+
 def test_a_variable_is_guarded_where_it_is_read() -> None:
     # Variables are evaluated lazily: only where an expression reads them.
     text = _vap(

@@ -352,7 +352,10 @@ def null_cases(typing: PolicyTyping) -> list[NullCase]:
 
 # --- guards ------------------------------------------------------------------------------
 
-_NULL_TEST = r"\b{r}\s*[!=]=\s*null\b|\bnull\s*[!=]=\s*{r}\b|\bhas\(\s*{r}\b|\b{r}\s*\.\?"
+# `has(root.f)` is false on a null root, but `has(root.f.g)` selects `f` of null first and fails
+# (cel-go's refQualify: only the tested qualifier may be absent), so only the one-level form guards.
+_HAS_ROOT = r"\bhas\(\s*{r}\s*\.\s*[A-Za-z_]\w*\s*\)"
+_NULL_TEST = r"\b{r}\s*[!=]=\s*null\b|\bnull\s*[!=]=\s*{r}\b|" + _HAS_ROOT + r"|\b{r}\s*\.\?"
 _EXTRA_GUARDS = {
     "oldObject": r"|\brequest\.operation\b",
     "object": r"|\brequest\.operation\b",
@@ -376,7 +379,7 @@ def root_guarded(root: str, texts: Iterable[str], *, by_request: bool = True) ->
 
 @functools.cache
 def _presence(root: str) -> re.Pattern[str]:
-    return re.compile(rf"\bhas\(\s*{re.escape(root)}\b|\b{re.escape(root)}\s*\.\?")
+    return re.compile(_HAS_ROOT.format(r=re.escape(root)) + rf"|\b{re.escape(root)}\s*\.\?")
 
 
 def presence_tested(root: str, text: str) -> bool:
