@@ -88,6 +88,8 @@ LSP_MODE_DIAGNOSTICS = [
     '14 :error "validation" unknown field "spec.validation"',
     '17 :note "hostNetwork" spec.validations[0].expression: object.spec.hostNetwork is optional in the'
     " schema; without has() or `.?` the expression fails when it is absent",
+    '17 :warning "object" spec.validations[0].expression: object is null on DELETE, which this policy'
+    " matches; guard with `object == null || ...` or `request.operation != 'DELETE'`",
     '19 :error "NotAllowed" spec.validations[0].reason: Unsupported value: "NotAllowed": supported values:'
     ' "Forbidden", "Invalid", "RequestEntityTooLarge"',
     '5 :error "Deny_Privileged" metadata.name: Invalid value: "Deny_Privileged": a lowercase RFC 1123'
@@ -126,6 +128,7 @@ def test_emacs_lsp_mode_with_the_readme_config(tmp_path: Path) -> None:
     assert json.loads(hover) == (
         "```cel\nobject: Pod\n```\n\nThe object of the admission request (`null` for DELETE)."
         " In a validation expression (must return bool).\n\nMatched kinds: v1 Pod"
+        "\n\n**At admission**: null on DELETE, which this policy matches."
         "\n\n**Typing unavailable**: object is untyped (dyn) for *: `*` resources are not type-checked"
         " (list the resources to have them typed)."
     )

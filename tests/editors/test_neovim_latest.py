@@ -36,6 +36,7 @@ EXPECTED_DIAGNOSTICS = [
     "11:20-11:35 ERROR FieldValueInvalid spec.matchConstraints.resourceRules[0].operations: Invalid v",
     "12:19-12:32 ERROR FieldValueInvalid spec.matchConstraints.resourceRules[0].resources: Invalid va",
     '13:2-13:12 ERROR unknown-field unknown field "spec.validation"',
+    "16:19-16:25 WARN object-on-delete spec.validations[0].expression: object is null on DELETE, wh",
     "16:31-16:42 HINT optional-field spec.validations[0].expression: object.spec.hostNetwork is o",
     '18:14-18:24 ERROR FieldValueNotSupported spec.validations[0].reason: Unsupported value: "NotAllowed":',
     '4:8-4:23 ERROR FieldValueInvalid metadata.name: Invalid value: "Deny_Privileged": a lowercase',
@@ -47,6 +48,7 @@ EXPECTED_HOVER = {
     "kind": "markdown",
     "value": "```cel\nobject: Pod\n```\n\nThe object of the admission request (`null` for DELETE)."
     " In a validation expression (must return bool).\n\nMatched kinds: v1 Pod"
+    "\n\n**At admission**: null on DELETE, which this policy matches."
     "\n\n**Typing unavailable**: object is untyped (dyn) for *: `*` resources are not type-checked"
     " (list the resources to have them typed).",
 }

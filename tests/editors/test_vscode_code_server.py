@@ -96,6 +96,12 @@ EXPECTED_PROBLEMS = [
         "[Ln 19, Col 15]",
     ),
     (
+        "spec.validations[0].expression: object is null on DELETE, which this policy matches; guard with"
+        " `object == null || ...` or `request.operation != 'DELETE'`",
+        "vap-lsp object-on-delete",
+        "[Ln 17, Col 20]",
+    ),
+    (
         "spec.matchConstraints.resourceRules[0]: object is untyped (dyn) for *: `*` resources are not"
         " type-checked (list the resources to have them typed)",
         "vap-lsp typing-unavailable",
@@ -282,7 +288,7 @@ def test_vscode_extension_in_code_server(code_server: tuple[str, Path]) -> None:
             problems = [re.sub(r"\s+", " ", rows.nth(i).inner_text()).strip() for i in range(1, rows.count())]
             assert problems == [" ".join(row) for row in EXPECTED_PROBLEMS]
             status = page.locator("#status\\.problems, .statusbar-item[id*='problems']").first.inner_text()
-            assert re.sub(r"\s+", " ", status).strip() == "6 0 1", status  # errors, warnings, infos
+            assert re.sub(r"\s+", " ", status).strip() == "6 1 1", status  # errors, warnings, infos
 
             # 2. Hover on `object` in `object.spec.hostNetwork != true` (line 17, `o` at column 20).
             page.locator(".monaco-editor .view-lines").first.click()
@@ -293,6 +299,7 @@ def test_vscode_extension_in_code_server(code_server: tuple[str, Path]) -> None:
             assert hover.first.inner_text() == (
                 "object: Pod\n\nThe object of the admission request (null for DELETE)."
                 " In a validation expression (must return bool).\n\nMatched kinds: v1 Pod"
+                "\n\nAt admission: null on DELETE, which this policy matches."
                 "\n\nTyping unavailable: object is untyped (dyn) for *: * resources are not type-checked"
                 " (list the resources to have them typed)."
             )
