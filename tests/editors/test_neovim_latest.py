@@ -110,7 +110,7 @@ def test_neovim_latest_with_the_readme_config(tmp_path: Path) -> None:
     assert "ok attach: vap_lsp (vap-lsp serve), kubernetesVersion 1.33" in lines
     diagnostics = [line.removeprefix("diagnostic ") for line in lines if line.startswith("diagnostic ")]
     assert diagnostics == EXPECTED_DIAGNOSTICS
-    assert "ok diagnostics: 8 shown by vim.diagnostic" in lines
+    assert "ok diagnostics: 9 shown by vim.diagnostic" in lines
     hover = json.loads(next(line for line in lines if line.startswith("hover ")).removeprefix("hover "))
     assert hover == EXPECTED_HOVER
     completion = next(line for line in lines if line.startswith("completion ")).removeprefix("completion ")
