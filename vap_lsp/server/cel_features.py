@@ -16,8 +16,9 @@ from vap_lsp.features.results import TOKEN_TYPES
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.lru import LruCache
 from vap_lsp.server import hover_completion
+from vap_lsp.server.convert import to_offset, to_position, to_span
 from vap_lsp.server.worker import in_worker
-from vap_lsp.text import LineIndex, Position, Span
+from vap_lsp.text import LineIndex
 
 if TYPE_CHECKING:
     from vap_lsp.features.results import SemanticToken
@@ -72,9 +73,7 @@ def _signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> l
     from vap_lsp.features import cel_signature
 
     uri = params.text_document.uri
-    offset = hover_completion.line_index(ls, uri).offset(
-        Position(params.position.line, params.position.character), ls.position_encoding
-    )
+    offset = to_offset(hover_completion.line_index(ls, uri), params.position, ls.position_encoding)
     result = cel_signature.signature_help(hover_completion.local_snapshot(ls, uri, offset), offset)
     if result is None:
         return None
@@ -119,17 +118,12 @@ def register(server: VapLanguageServer) -> None:
             snapshot = full_snapshot(ls, params.text_document.uri)
             encoding = ls.position_encoding
             lines = snapshot.lines
-            r = params.range
-            within = Span(
-                lines.offset(Position(r.start.line, r.start.character), encoding),
-                lines.offset(Position(r.end.line, r.end.character), encoding),
-            )
+            within = to_span(lines, params.range, encoding)
             out: list[lsp.InlayHint] = []
             for hint in inlay_hints.inlay_hints(snapshot, within):
-                pos = lines.position(hint.offset, encoding)
                 out.append(
                     lsp.InlayHint(
-                        position=lsp.Position(pos.line, pos.character),
+                        position=to_position(lines, hint.offset, encoding),
                         label=hint.label,
                         kind=lsp.InlayHintKind.Type,
                         tooltip=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=hint.tooltip)

@@ -1,4 +1,5 @@
-"""Engine records to lsprotocol types."""
+"""Engine records to lsprotocol types, and LSP positions and ranges to offsets and spans: the
+one place either direction is spelled (`LineIndex` does the counting)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,23 @@ from lsprotocol import types as lsp
 
 from vap_lsp.analysis.diagnostics import Diagnostic
 from vap_lsp.codes import help_uri
-from vap_lsp.text import LineIndex, Span
+from vap_lsp.text import LineIndex, Position, Span
+
+
+def to_offset(lines: LineIndex, position: lsp.Position, encoding: str) -> int:
+    """An LSP position as a code-point offset, clamped as LSP says (`LineIndex.offset`)."""
+    return lines.offset(Position(position.line, position.character), encoding)
+
+
+def to_span(lines: LineIndex, rng: lsp.Range, encoding: str) -> Span:
+    """An LSP range as a span (ends as given: a client may send them reversed)."""
+    return Span(to_offset(lines, rng.start, encoding), to_offset(lines, rng.end, encoding))
+
+
+def to_position(lines: LineIndex, offset: int, encoding: str) -> lsp.Position:
+    """A code-point offset as an LSP position in the client's encoding."""
+    pos = lines.position(offset, encoding)
+    return lsp.Position(pos.line, pos.character)
 
 
 def to_range(lines: LineIndex, span: Span, encoding: str) -> lsp.Range:

@@ -20,7 +20,8 @@ from urllib.parse import unquote
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument, Workspace
 
-from vap_lsp.text import LineIndex, Position
+from vap_lsp.server.convert import to_span
+from vap_lsp.text import LineIndex
 
 _ENCODINGS: dict[object, str] = {
     lsp.PositionEncodingKind.Utf8: "utf-8",
@@ -42,10 +43,8 @@ class VapTextDocument(TextDocument):
         source = self.source
         lines = LineIndex(source)
         encoding = encoding_name(self.position_codec.encoding)
-        r = change.range
-        start = lines.offset(Position(r.start.line, r.start.character), encoding)
-        end = lines.offset(Position(r.end.line, r.end.character), encoding)
-        start, end = min(start, end), max(start, end)
+        span = to_span(lines, change.range, encoding)
+        start, end = min(span.start, span.end), max(span.start, span.end)
         self._source = source[:start] + change.text + source[end:]
 
     @property

@@ -17,9 +17,9 @@ from lsprotocol import types as lsp
 from vap_lsp.features.results import CompletionEntry, CompletionResult, HoverResult
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.lru import LruCache
-from vap_lsp.server.convert import to_range
+from vap_lsp.server.convert import to_offset, to_range
 from vap_lsp.server.worker import in_worker
-from vap_lsp.text import LineIndex, Position
+from vap_lsp.text import LineIndex
 
 if TYPE_CHECKING:
     from vap_lsp.server.app import VapLanguageServer
@@ -149,7 +149,7 @@ def line_index(ls: VapLanguageServer, uri: str) -> LineIndex:
 
 def _offset(ls: VapLanguageServer, uri: str, position: lsp.Position) -> tuple[int, LineIndex]:
     lines = line_index(ls, uri)
-    return lines.offset(Position(position.line, position.character), ls.position_encoding), lines
+    return to_offset(lines, position, ls.position_encoding), lines
 
 
 def hover_at(ls: VapLanguageServer, uri: str, position: lsp.Position) -> lsp.Hover | None:

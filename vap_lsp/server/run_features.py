@@ -21,9 +21,9 @@ from pygls import uris
 
 from vap_lsp.analysis.files import read_file, walk_yaml
 from vap_lsp.policy.kinds import PolicyKind, recognise
-from vap_lsp.server.convert import to_lsp_diagnostic, to_range
+from vap_lsp.server.convert import to_lsp_diagnostic, to_offset, to_position, to_range, to_span
 from vap_lsp.server.worker import in_worker, off_loop
-from vap_lsp.text import LineIndex, Position, Span
+from vap_lsp.text import LineIndex
 from vap_lsp.yaml.detect import decode_bytes
 
 if TYPE_CHECKING:
@@ -203,8 +203,7 @@ def register(server: VapLanguageServer) -> None:
             snapshot = ls.snapshot(params.text_document.uri)
             out = []
             for lens in run_samples.policy_lenses(snapshot):
-                start = snapshot.lines.position(lens.span.start, ls.position_encoding)
-                position = lsp.Position(start.line, start.character)
+                position = to_position(snapshot.lines, lens.span.start, ls.position_encoding)
                 out.append(
                     lsp.CodeLens(
                         range=lsp.Range(position, position),
@@ -277,9 +276,7 @@ def _source_actions(ls: VapLanguageServer, params: lsp.CodeActionParams) -> list
         from vap_lsp.features import run_samples
 
         snapshot = ls.snapshot(params.text_document.uri)
-        offset = snapshot.offset(
-            Position(params.range.start.line, params.range.start.character), ls.position_encoding
-        )
+        offset = to_offset(snapshot.lines, params.range.start, ls.position_encoding)
         obj = snapshot.object_at(offset)
         for lens in run_samples.policy_lenses(snapshot):
             if obj is not None and obj.node.span.start <= lens.span.start <= obj.node.span.end:
@@ -319,7 +316,7 @@ def _wrap_hover_and_hints(server: VapLanguageServer, state: _RunState) -> None:
 
         text, values = run
         lines, encoding = LineIndex(text), ls.position_encoding
-        offset = lines.offset(Position(params.position.line, params.position.character), encoding)
+        offset = to_offset(lines, params.position, encoding)
         extra = run_samples.value_hover(values, offset)
         if extra is None:
             return None
@@ -350,17 +347,12 @@ def _wrap_hover_and_hints(server: VapLanguageServer, state: _RunState) -> None:
 
         text, values = run
         lines, encoding = LineIndex(text), ls.position_encoding
-        r = params.range
-        within = Span(
-            lines.offset(Position(r.start.line, r.start.character), encoding),
-            lines.offset(Position(r.end.line, r.end.character), encoding),
-        )
+        within = to_span(lines, params.range, encoding)
         out: list[lsp.InlayHint] = []
         for hint in run_samples.value_hints(values, within):
-            pos = lines.position(hint.offset, encoding)
             out.append(
                 lsp.InlayHint(
-                    position=lsp.Position(pos.line, pos.character),
+                    position=to_position(lines, hint.offset, encoding),
                     label=hint.label,
                     tooltip=hint.tooltip,
                     padding_left=False,

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types as lsp
 
 from vap_lsp.features.snapshot import DocumentSnapshot
-from vap_lsp.server.convert import to_range
+from vap_lsp.server.convert import to_offset, to_range
 from vap_lsp.server.worker import in_worker, off_loop
-from vap_lsp.text import LineIndex, Position, Span
+from vap_lsp.text import LineIndex, Span
 
 if TYPE_CHECKING:
     from vap_lsp.features import code_actions, navigation, symbols
@@ -70,7 +70,7 @@ class _Texts:
 
 
 def _offset(ls: VapLanguageServer, snapshot: DocumentSnapshot, position: lsp.Position) -> int:
-    return snapshot.offset(Position(position.line, position.character), ls.position_encoding)
+    return to_offset(snapshot.lines, position, ls.position_encoding)
 
 
 def _text_edits(
