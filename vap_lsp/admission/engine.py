@@ -241,7 +241,7 @@ def _split_api_version(api_version: str) -> tuple[str, str]:
 
 
 @dataclass
-class _Context:
+class RequestContext:
     """Everything about one request that does not depend on the policy."""
 
     request: AdmissionRequestInput
@@ -377,7 +377,7 @@ class PreparedInputs:
 
     def request_attributes(self, request: AdmissionRequestInput) -> RequestAttrs:
         """What matching sees of `request` (namespace labels, resource, kind): for `--explain`."""
-        return _context(request, self).attrs
+        return request_context(request, self).attrs
 
 
 def prepare(
@@ -421,7 +421,9 @@ def _strip_namespace(ns: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
     return {"metadata": out_meta, "spec": copy.deepcopy(spec), "status": copy.deepcopy(status)}
 
 
-def _context(request: AdmissionRequestInput, prepared: PreparedInputs) -> _Context:
+def request_context(request: AdmissionRequestInput, prepared: PreparedInputs) -> RequestContext:
+    """What one request binds (attributes, namespace object, params source); shared with the
+    CEL playground (`admission.playground`) so `vap-lsp cel` binds inputs as `run` does."""
     inputs, schema, crds = prepared.inputs, prepared.schema, prepared.crds
     subject = request.object if request.object is not None else request.old_object
     subject = subject if isinstance(subject, Mapping) else {}
@@ -468,7 +470,7 @@ def _context(request: AdmissionRequestInput, prepared: PreparedInputs) -> _Conte
         "namespace": namespace or None,
         "name": name or None,
     }
-    return _Context(
+    return RequestContext(
         request,
         prepared,
         inputs,
@@ -486,7 +488,7 @@ def _context(request: AdmissionRequestInput, prepared: PreparedInputs) -> _Conte
 _OPTIONS_KIND = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
 
 
-def _request_value(ctx: _Context, gvr: GVR, gvk: GVKey) -> dict[str, Any]:
+def request_value(ctx: RequestContext, gvr: GVR, gvk: GVKey) -> dict[str, Any]:
     """CreateAdmissionRequest as JSON (omitempty fields absent when empty)."""
     r, a = ctx.request, ctx.attrs
     user: dict[str, Any] = {}
@@ -540,7 +542,7 @@ def _param_kind_text(pk: Mapping[str, Any]) -> str:
 
 
 def collect_params(
-    ctx: _Context, policy: _Policy, binding_spec: Mapping[str, Any]
+    ctx: RequestContext, policy: _Policy, binding_spec: Mapping[str, Any]
 ) -> list[dict[str, Any] | None]:
     """generic.CollectParams over the param objects given; raises ConfigError with the server's text."""
     pk = policy.spec.get("paramKind")
@@ -619,7 +621,7 @@ class _Run:
 
     def __init__(
         self,
-        ctx: _Context,
+        ctx: RequestContext,
         policy: _Policy,
         obj: dict[str, Any] | None,
         old: dict[str, Any] | None,
@@ -635,7 +637,7 @@ class _Run:
         self.base: dict[str, Any] = {
             "object": obj,
             "oldObject": old,
-            "request": _request_value(ctx, gvr, gvk),
+            "request": request_value(ctx, gvr, gvk),
             "namespaceObject": ctx.namespace_object,
         }
         if policy.has_params:
@@ -892,7 +894,7 @@ def _bindings_by_policy(inputs: PolicyInputs) -> dict[tuple[bool, str], list[tup
     return out
 
 
-def _bindings(ctx: _Context, policy: _Policy) -> list[tuple[str, dict[str, Any]]]:
+def _bindings(ctx: RequestContext, policy: _Policy) -> list[tuple[str, dict[str, Any]]]:
     return ctx.prepared.bindings.get((policy.kind is PolicyKind.MAP, policy.name), [])
 
 
@@ -907,7 +909,9 @@ class _Invocation:
     evaluation: Evaluation
 
 
-def _invocations(ctx: _Context, policies: list[_Policy], out: _Outcome, prefix: str) -> list[_Invocation]:
+def _invocations(
+    ctx: RequestContext, policies: list[_Policy], out: _Outcome, prefix: str
+) -> list[_Invocation]:
     """Policy and binding matching and params: what the generic dispatcher hands to the plugin.
     Configuration errors are denials (failurePolicy Fail) right here."""
     invocations: list[_Invocation] = []
@@ -981,7 +985,7 @@ def _denial(prefix: str, policy: str, binding: str, message: str, reason: str = 
     return Denial(policy, binding, text, reason, reason_code(reason), message)
 
 
-def _validating_phase(ctx: _Context, obj: dict[str, Any] | None, out: _Outcome) -> None:
+def _validating_phase(ctx: RequestContext, obj: dict[str, Any] | None, out: _Outcome) -> None:
     policies = ctx.prepared.validating
     failures: list[dict[str, Any]] = []
     for p in policies:
@@ -1032,7 +1036,7 @@ def _validating_phase(ctx: _Context, obj: dict[str, Any] | None, out: _Outcome) 
 
 
 def _object_schema(
-    ctx: _Context, obj: Mapping[str, Any]
+    ctx: RequestContext, obj: Mapping[str, Any]
 ) -> tuple[Mapping[str, Any] | None, patching.Resolve]:
     def identity(s: Mapping[str, Any]) -> Mapping[str, Any]:
         return s
@@ -1054,7 +1058,7 @@ def _object_schema(
 
 
 def _mutate_once(
-    ctx: _Context, run: _Run, kind: str, e: _Expr, obj: dict[str, Any], patches: list[Any] | None = None
+    ctx: RequestContext, run: _Run, kind: str, e: _Expr, obj: dict[str, Any], patches: list[Any] | None = None
 ) -> dict[str, Any]:
     """dispatchOne for one mutation; raises patching.PatchError with the server's text. The patch
     it applies is appended to `patches` (for `--explain`)."""
@@ -1108,7 +1112,7 @@ def _mutate_once(
     return result if isinstance(result, dict) else obj
 
 
-def _mutating_phase(ctx: _Context, out: _Outcome) -> dict[str, Any] | None:
+def _mutating_phase(ctx: RequestContext, out: _Outcome) -> dict[str, Any] | None:
     """The MAP dispatcher with one reinvocation round (reinvocationPolicy IfNeeded)."""
     policies = ctx.prepared.mutating
     if not policies:
@@ -1207,7 +1211,7 @@ def _admit(
 ) -> AdmissionResult:
     written = request.object
     request, notes = _decode(request, prepared)
-    ctx = _context(request, prepared)
+    ctx = request_context(request, prepared)
     ctx.explain = explain
     out = _Outcome()
     writes = request.operation in ("CREATE", "UPDATE") and not request.sub_resource

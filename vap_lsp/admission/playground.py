@@ -15,7 +15,7 @@ from typing import Any
 
 from vap_lsp.admission import patching
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
-from vap_lsp.admission.engine import PER_CALL_LIMIT, _context, _request_value, prepare
+from vap_lsp.admission.engine import PER_CALL_LIMIT, prepare, request_context, request_value
 from vap_lsp.analysis.matching import GVK, crd_type, object_type
 from vap_lsp.analysis.workspace import crd_versions
 from vap_lsp.cel.compile import compile_expression
@@ -151,13 +151,13 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         inputs.old_object,
         user=inputs.user or UserInfo(),
     )
-    ctx = _context(request, prepared)
+    ctx = request_context(request, prepared)
     activation: dict[str, Any] = {
         "object": obj,
         "oldObject": old,
         "request": inputs.request
         if inputs.request is not None
-        else _request_value(ctx, ctx.attrs.resource, ctx.attrs.kind),
+        else request_value(ctx, ctx.attrs.resource, ctx.attrs.kind),
         "namespaceObject": ctx.namespace_object,
         "variables": {},
     }
