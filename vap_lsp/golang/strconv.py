@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["parse_float", "parse_int", "parse_uint", "quote", "quote_bytes"]
+__all__ = ["SHORT_ESCAPES", "parse_float", "parse_int", "parse_uint", "quote", "quote_bytes"]
 
-_SHORT = {
+SHORT_ESCAPES = {
+    # strconv.Quote's one-letter escapes (cel-go's strings.quote uses the same set).
     "\a": "\\a",
     "\b": "\\b",
     "\f": "\\f",
@@ -39,7 +40,7 @@ def quote(s: str) -> str:
 def _quote(s: str, raw_bytes: bool) -> str:
     out = ['"']
     for ch in s:
-        short = _SHORT.get(ch)
+        short = SHORT_ESCAPES.get(ch)
         if short is not None:
             out.append(short)
             continue

@@ -18,6 +18,7 @@ from vap_lsp.cel.runtime.values import (
 )
 from vap_lsp.golang.fmt import format_e_width, format_fixed_grouped
 from vap_lsp.golang.fmt import format_g as go_format_g
+from vap_lsp.golang.strconv import SHORT_ESCAPES
 from vap_lsp.golang.strconv import quote as go_quote
 
 __all__ = [
@@ -112,22 +113,9 @@ def join(items: Sequence[Value], sep: str = "") -> str:
     return sep.join(items)
 
 
-_QUOTE_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    "\\": "\\\\",
-    '"': '\\"',
-}
-
-
 def quote(s: str) -> str:
     """`strings.quote`: CEL escapes for control characters, everything else verbatim."""
-    return '"' + "".join(_QUOTE_ESCAPES.get(c, c) for c in s) + '"'
+    return '"' + "".join(SHORT_ESCAPES.get(c, c) for c in s) + '"'
 
 
 def _go_v(v: Value) -> str:
