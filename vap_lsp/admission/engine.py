@@ -1245,7 +1245,7 @@ def _admit(
         status = "status" in resource.subresources if resource is not None else prepared.crd_status(gvk)
         known = builtin or prepared.crd_schema(evaluated) is not None
         if known:
-            before_validating(
+            notes += before_validating(
                 evaluated,
                 request.old_object,
                 request.operation,

@@ -9,15 +9,18 @@ The order (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`, `upd
 2. mutating admission (MutatingAdmissionPolicies, webhooks); a mutated object is defaulted
    again;
 3. `Store.Create`: `FillObjectMetaSystemFields` (uid, creationTimestamp), the name from
-   `generateName`, then `rest.BeforeCreate`: the strategy's `PrepareForCreate` (status reset for
-   kinds with a status subresource, generation 1 for kinds that track it, a Pod's phase Pending
-   and QoS class, a Namespace's finalizer) and the built-in validation
-   (`vap_lsp.defaulting.validation`); on update `rest.BeforeUpdate` keeps uid, creationTimestamp
-   and generation of the stored object (generation + 1 when the spec changed) and the stored
-   status: `before_validating`;
+   `generateName`, the registry's `BeginCreate` hook (a Service's cluster IPs, IP families and
+   node ports: `vap_lsp.defaulting.service`), then `rest.BeforeCreate`: the strategy's
+   `PrepareForCreate` (status reset for kinds with a status subresource, generation 1 for
+   kinds that track it, a Pod's phase Pending and QoS class, a Namespace's finalizer) and the
+   built-in validation (`vap_lsp.defaulting.validation`); on update the `BeginUpdate` hook
+   (a Service keeps its stored allocations) and `rest.BeforeUpdate`, which keeps uid,
+   creationTimestamp and generation of the stored object (generation + 1 when the spec
+   changed) and the stored status: `before_validating`;
 4. validating admission (ValidatingAdmissionPolicies, webhooks) on that object.
 
-Not reproduced: values only a live cluster knows (a Service's allocated clusterIP, managedFields).
+Not reproduced: values only a live cluster knows (managedFields; a Service's allocated
+addresses and ports are placeholders, said in a note).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import uuid
 from datetime import UTC, datetime
 
 from vap_lsp.defaulting.rules import JsonDict
+from vap_lsp.defaulting.service import allocate_create, allocate_update
 
 # Kinds whose registry strategy sets metadata.generation = 1 on create and bumps it when the
 # spec changes (group, kind); custom resources too.
@@ -136,12 +140,14 @@ def before_validating(
     status_subresource: bool,
     kubernetes_minor: int,
     now: datetime | None = None,
-) -> None:
-    """Steps 3 above for `operation` (CREATE or UPDATE of the main resource), in place."""
+) -> list[str]:
+    """Steps 3 above for `operation` (CREATE or UPDATE of the main resource), in place; the
+    notes say which filled-in values are placeholders for what only the cluster knows."""
     meta = _meta(obj)
     if meta is None:
-        return
+        return []
     group, _version, kind = gvk
+    service = builtin and (group, kind) == ("", "Service")
     generation = tracks_generation(group, kind, kubernetes_minor, custom=not builtin)
     if operation == "CREATE":
         seed = _digest(obj)
@@ -152,6 +158,7 @@ def before_validating(
         prefix = meta.get("generateName")
         if isinstance(prefix, str) and prefix and not meta.get("name"):
             meta["name"] = generated_name(prefix, seed[16:])
+        notes = allocate_create(obj) if service else []
         if status_subresource:
             if builtin:
                 obj["status"] = {}
@@ -171,9 +178,10 @@ def before_validating(
                 finalizers = spec["finalizers"] = []
             if isinstance(finalizers, list) and "kubernetes" not in finalizers:
                 finalizers.append("kubernetes")
-        return
+        return notes
     if operation != "UPDATE" or not isinstance(old, dict):
-        return
+        return []
+    notes = allocate_update(obj, old) if service else []
     old_meta = old.get("metadata") if isinstance(old.get("metadata"), dict) else {}
     assert isinstance(old_meta, dict)
     if not meta.get("uid") and old_meta.get("uid"):
@@ -187,3 +195,4 @@ def before_validating(
         if isinstance(stored, int) and obj.get("spec") != old.get("spec"):
             stored += 1
         meta["generation"] = stored
+    return notes
