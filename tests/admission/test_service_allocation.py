@@ -206,7 +206,8 @@ def test_an_update_allocates_only_what_it_newly_needs() -> None:
     )
     a, b = grown.evaluated["spec"]["ports"]
     assert a["nodePort"] == 30080 and b["nodePort"] not in (0, 30080)
-    assert grown.notes and "spec.ports[1].nodePort" in grown.notes[0] and "spec.ports[0]" not in grown.notes[0]
+    assert grown.notes and "spec.ports[1].nodePort" in grown.notes[0]
+    assert "spec.ports[0]" not in grown.notes[0]
 
 
 def test_a_service_written_as_stored_gets_the_same_verdict() -> None:
