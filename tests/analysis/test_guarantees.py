@@ -402,3 +402,212 @@ def test_metadata_generation_is_set_before_validating_admission_for_kinds_that_t
       - {{apiGroups: [apps], apiVersions: [v1], operations: [{ops}], resources: [deployments]}}
 """
     assert _found(_vap(expression, rules=deployments), "optional-field") == []
+
+
+# --- null guards, decided on the parsed expression (`narrowing.NullFlow`) ------------------------
+
+_PODS_AND_VOLUMES = """\
+  matchConstraints:
+    resourceRules:
+      - {{apiGroups: [""], apiVersions: ["v1"], operations: [{ops}], resources: [pods, persistentvolumes]}}
+"""
+
+_NS_NULL = (
+    "namespaceObject is null for cluster-scoped v1 PersistentVolume, which this policy matches; guard with "
+    "`namespaceObject == null || ...` or `has(namespaceObject.metadata)`"
+)
+
+
+def _namespace_finding(expression: str, variables: str = "") -> list[tuple[str, str]]:
+    body = variables + f'validations:\n  - expression: "{expression}"\n'
+    return _found(_vap(body, rules=_PODS_AND_VOLUMES), "namespace-object-null")
+
+
+def test_namespace_object_guards_that_make_the_read_safe_are_silent() -> None:
+    # policy_dispatcher.go: no namespace is fetched for a cluster-scoped request (nor a Namespace's own).
+    guarded = [
+        "namespaceObject == null || 'team' in namespaceObject.metadata.labels",
+        "null != namespaceObject && 'team' in namespaceObject.metadata.labels",
+        "has(namespaceObject.metadata) && 'team' in namespaceObject.metadata.labels",
+        "!has(namespaceObject.metadata) || 'team' in namespaceObject.metadata.labels",
+        "namespaceObject != null ? 'team' in namespaceObject.metadata.labels : true",
+        "request.namespace == '' || 'team' in namespaceObject.metadata.labels",
+        "object.kind == 'Pod' && 'team' in namespaceObject.metadata.labels",
+        "object.kind != 'Pod' || 'team' in namespaceObject.metadata.labels",
+        "'team' in namespaceObject.?metadata.?labels.orValue({})",
+    ]
+    for expression in guarded:
+        assert _namespace_finding(expression) == [], expression
+    through_variable = 'variables:\n  - name: hasNs\n    expression: "namespaceObject != null"\n'
+    assert (
+        _namespace_finding("!variables.hasNs || 'team' in namespaceObject.metadata.labels", through_variable)
+        == []
+    )
+
+
+def test_namespace_object_tests_that_do_not_make_the_read_safe_are_reported() -> None:
+    # A test of the root that does not decide the branch is no guard, whatever it mentions.
+    unguarded = [
+        "has(namespaceObject.metadata.labels) && 'team' in namespaceObject.metadata.labels",  # nested has
+        "has(namespaceObject.metadata) || 'team' in namespaceObject.metadata.labels",  # wrong polarity
+        "namespaceObject == null && 'team' in namespaceObject.metadata.labels",
+        "request.namespace != '' || 'team' in namespaceObject.metadata.labels",
+        "object.kind == 'Pod' || 'team' in namespaceObject.metadata.labels",  # runs for a PersistentVolume
+    ]
+    for expression in unguarded:
+        assert _namespace_finding(expression) == [("namespaceObject", _NS_NULL)], expression
+
+
+def test_object_on_delete_guards_through_operation_lists() -> None:
+    # compile_test.go "object null checks"; request.operation decided per matched operation.
+    def finding(expression: str) -> list[str]:
+        text = _vap(f'validations:\n  - expression: "{expression}"\n', ops="CREATE, UPDATE, DELETE")
+        return [covered for covered, _ in _found(text, "object-on-delete")]
+
+    assert finding("request.operation in ['CREATE', 'UPDATE'] && 'team' in object.metadata.labels") == []
+    assert finding("request.operation in ['DELETE'] || 'team' in object.metadata.labels") == []
+    assert finding("request.operation in ['CREATE', 'DELETE'] && 'team' in object.metadata.labels") == [
+        "object"
+    ]
+    assert finding("!(request.operation == 'DELETE') && object.metadata.name != ''") == []
+    assert finding("has(object.metadata.labels) && 'team' in object.metadata.labels") == ["object"]
+
+
+def _params_policy(expression: str, extra: str = "") -> str:
+    head = "paramKind: {apiVersion: v1, kind: ConfigMap}\n" + extra
+    return _vap(head + f'validations:\n  - expression: "{expression}"\n') + _BINDING
+
+
+def test_params_guards_are_decided_on_the_expression() -> None:
+    # policy_dispatcher.go CollectParams: a binding without paramRef validates with nil params.
+    guarded = [
+        "params != null && object.metadata.name != params.data.reserved",
+        "null == params || object.metadata.name != params.data.reserved",
+        "!has(params.data) || object.metadata.name != params.data.reserved",
+        "params == null ? true : object.metadata.name != params.data.reserved",
+        "object.metadata.name != params.?data.?reserved.orValue('')",
+    ]
+    for expression in guarded:
+        assert _found(_params_policy(expression), "param-ref-missing") == [], expression
+    variable = 'variables:\n  - name: hasParams\n    expression: "params != null"\n'
+    through = _params_policy("!variables.hasParams || object.metadata.name != params.data.reserved", variable)
+    assert _found(through, "param-ref-missing") == []
+    condition = 'matchConditions:\n  - name: with-params\n    expression: "params != null"\n'
+    assert (
+        _found(_params_policy("object.metadata.name != params.data.reserved", condition), "param-ref-missing")
+        == []
+    )
+    unguarded = [
+        "has(params.data.reserved) && object.metadata.name != params.data.reserved",  # nested has
+        "params == null && object.metadata.name != params.data.reserved",
+        "has(params.data) || object.metadata.name != params.data.reserved",
+    ]
+    for expression in unguarded:
+        assert [c for c, _ in _found(_params_policy(expression), "param-ref-missing")] == ["demo"], expression
+
+
+def test_a_params_read_only_in_a_variable_no_expression_reads_is_not_evaluated() -> None:
+    # Variables are evaluated lazily (on first read): never read, never evaluated.
+    variable = 'variables:\n  - name: reserved\n    expression: "params.data.reserved"\n'
+    assert _found(_params_policy("object.metadata.name != ''", variable), "param-ref-missing") == []
+    read = _params_policy("object.metadata.name != variables.reserved", variable)
+    assert [c for c, _ in _found(read, "param-ref-missing")] == ["demo"]
+    guarded_read = _params_policy("params == null || object.metadata.name != variables.reserved", variable)
+    assert _found(guarded_read, "param-ref-missing") == []
+
+
+# --- excludeResourceRules: what a policy sees is what gets past them ----------------------------
+# policy/matching/matching.go `Matches`: excludeResourceRules first (any rule, every name), then
+# resourceRules; each rule is webhook/predicates/rules `Matcher` (scope, operation, group, version,
+# resource/subresource). The type checker (`typesToCheck`) reads resourceRules only.
+
+
+def _excluding(exclude: str) -> str:
+    return (
+        "  matchConstraints:\n    resourceRules:\n"
+        '      - {{apiGroups: [""], apiVersions: ["v1"], operations: [{ops}], resources: [pods]}}\n'
+        f"    excludeResourceRules:\n      - {exclude}\n"
+    )
+
+
+def test_object_on_delete_is_silent_when_deletes_are_excluded() -> None:
+    expression = "validations:\n  - expression: \"'team' in object.metadata.labels\"\n"
+
+    def finding(exclude: str) -> list[str]:
+        text = _vap(expression, ops='"*"', rules=_excluding(exclude))
+        return [covered for covered, _ in _found(text, "object-on-delete")]
+
+    everything = '{{apiGroups: ["*"], apiVersions: ["*"], operations: [DELETE], resources: ["*"]}}'
+    assert finding(everything) == []
+    assert finding('{{apiGroups: [""], apiVersions: [v1], operations: [DELETE], resources: [pods]}}') == []
+    namespaced = (
+        '{{apiGroups: [""], apiVersions: [v1], operations: [DELETE], resources: [pods], scope: Namespaced}}'
+    )
+    assert finding(namespaced) == []  # every Pod request has a namespace
+    # Exclusions that leave some DELETE of a Pod through:
+    some_names = (
+        '{{apiGroups: [""], apiVersions: [v1], operations: [DELETE], resources: [pods], resourceNames: [a]}}'
+    )
+    assert finding(some_names) == ["object"]
+    cluster = (
+        '{{apiGroups: [""], apiVersions: [v1], operations: [DELETE], resources: [pods], scope: Cluster}}'
+    )
+    assert finding(cluster) == ["object"]
+    other = '{{apiGroups: [""], apiVersions: [v1], operations: [DELETE], resources: [services]}}'
+    assert finding(other) == ["object"]
+    creates = '{{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}}'
+    assert finding(creates) == ["object"]
+
+
+def test_old_object_on_create_follows_the_operations_left_after_exclusion() -> None:
+    expression = 'validations:\n  - expression: "oldObject.metadata.name == object.metadata.name"\n'
+    rules = _excluding('{{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}}')
+    assert _found(_vap(expression, rules=rules), "old-object-on-create") == []
+    kept = _excluding('{{apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [pods]}}')
+    assert [c for c, _ in _found(_vap(expression, rules=kept), "old-object-on-create")] == ["oldObject"]
+
+
+def test_a_kind_every_request_of_which_is_excluded_is_still_type_checked_by_the_server() -> None:
+    # The server's warning stays (typesToCheck ignores exclusions), labelled as unreachable.
+    rules = """\
+  matchConstraints:
+    resourceRules:
+      - {{apiGroups: [""], apiVersions: ["v1"], operations: [{ops}], resources: [pods]}}
+      - {{apiGroups: ["apps"], apiVersions: ["v1"], operations: [{ops}], resources: [deployments]}}
+    excludeResourceRules:
+      - {{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["*"], resources: [deployments]}}
+"""
+    text = _vap('validations:\n  - expression: "object.spec.containers.size() < 10"\n', rules=rules)
+    assert _found(text, "cel-type-check", "cel-type-check-guarded") == [
+        (".containers", "type checking against apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined "
+         "field 'containers'; unreachable for apps/v1, Kind=Deployment: guarded by "
+         "spec.matchConstraints.excludeResourceRules (every request of this kind is excluded)"),
+    ]  # fmt: skip
+
+
+def test_operations_reaching_subtracts_only_certain_exclusions() -> None:
+    # One rule matcher for offline admission and the static checks (analysis.matching.rule_matches).
+    from vap_lsp.analysis.matching import operations_reaching
+
+    every = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
+    pods = [("", "v1", "pods")]
+    match = {
+        "resourceRules": [
+            {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["*"], "resources": ["pods/*"]}
+        ],
+        "excludeResourceRules": [
+            {
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "operations": ["CONNECT", "DELETE"],
+                "resources": ["pods"],
+            }
+        ],
+    }
+    # `pods/*` matches subresources too (pods/exec on CONNECT), which `pods` does not exclude.
+    assert operations_reaching(match, every, pods, True) == every
+    match["excludeResourceRules"][0]["resources"] = ["pods/*"]
+    assert operations_reaching(match, every, pods, True) == {"CREATE", "UPDATE"}
+    assert operations_reaching(match, every) == {"CREATE", "UPDATE"}  # the policy as a whole
+    match["excludeResourceRules"][0]["resourceNames"] = ["a"]
+    assert operations_reaching(match, every, pods, True) == every

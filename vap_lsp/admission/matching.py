@@ -2,8 +2,9 @@
 
 Mirrors `pkg/admission/plugin/policy/matching` (namespace and object selectors, resource rules
 with subresources, scope and resourceNames, excludeResourceRules, matchPolicy Equivalent) and
-`pkg/admission/plugin/webhook/predicates/rules`. Kept apart from the engine so the rules are
-testable on plain data.
+`pkg/admission/plugin/webhook/predicates/rules`, whose one rule is matched by
+`analysis.matching.rule_matches` (the static checks' home of it too). Kept apart from the engine
+so the rules are testable on plain data.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vap_lsp.analysis.matching import RuleRequest, names_match
+from vap_lsp.analysis.matching import rule_matches as shared_rule_matches
 from vap_lsp.schema.store import SchemaSet
 
 
@@ -102,48 +105,17 @@ def _labels(obj: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return labels if isinstance(labels, Mapping) else {}
 
 
-def _in(values: Any, value: str) -> bool:
-    return isinstance(values, list) and ("*" in values or value in values)
-
-
-def _resource_matches(resources: Any, resource: str, sub: str) -> bool:
-    if not isinstance(resources, list):
-        return False
-    for r in resources:
-        if not isinstance(r, str):
-            continue
-        res, _, rsub = r.partition("/")
-        if r == "*/*":
-            return True
-        if rsub == "":
-            if (res == "*" or res == resource) and sub == "":
-                return True
-            continue
-        if (res == "*" or res == resource) and (rsub == "*" or rsub == sub):
-            return True
-    return False
-
-
 def rule_matches(rule: Mapping[str, Any], attrs: RequestAttrs, resource: GVR) -> bool:
-    """rules.Matcher.Matches for one RuleWithOperations."""
-    if not _in(rule.get("operations"), attrs.operation):
-        return False
-    if not _in(rule.get("apiGroups"), resource.group) or not _in(rule.get("apiVersions"), resource.version):
-        return False
-    if not _resource_matches(rule.get("resources"), resource.resource, attrs.sub_resource):
-        return False
-    scope = rule.get("scope") or "*"
-    is_namespace = (resource.group, resource.version, resource.resource) == ("", "v1", "namespaces")
-    if scope == "Namespaced":
-        return not is_namespace and attrs.namespace != ""
-    if scope == "Cluster":
-        return is_namespace or attrs.namespace == ""
-    return True
-
-
-def _names_match(rule: Mapping[str, Any], name: str) -> bool:
-    names = rule.get("resourceNames")
-    return not names or (isinstance(names, list) and name in names)
+    """rules.Matcher.Matches for one RuleWithOperations, with `resource` as the request's."""
+    request = RuleRequest(
+        attrs.operation,
+        resource.group,
+        resource.version,
+        resource.resource,
+        attrs.sub_resource,
+        attrs.namespace,
+    )
+    return shared_rule_matches(rule, request)
 
 
 def rules_match(rules: Sequence[Any], match_policy: Any, attrs: RequestAttrs) -> tuple[bool, GVR, GVKey]:
@@ -159,7 +131,7 @@ def matching_rule(
     resource and kind it matched as; None when none does."""
     for i, rule in enumerate(rules):
         matched = isinstance(rule, Mapping) and rule_matches(rule, attrs, attrs.resource)
-        if matched and _names_match(rule, attrs.name):
+        if matched and names_match(rule, attrs.name):
             return i, attrs.resource, attrs.kind
     if match_policy == "Exact" or match_policy is None:
         return None, attrs.resource, attrs.kind
@@ -169,7 +141,7 @@ def matching_rule(
         for gvr, gvk in attrs.equivalents:
             if (gvr.group, gvr.version) == (attrs.resource.group, attrs.resource.version):
                 continue
-            if rule_matches(rule, attrs, gvr) and _names_match(rule, attrs.name):
+            if rule_matches(rule, attrs, gvr) and names_match(rule, attrs.name):
                 return i, gvr, gvk
     return None, attrs.resource, attrs.kind
 

@@ -16,28 +16,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from typing import Any
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.guarantees import (
-    NullCase,
-    Point,
-    Subject,
-    field_guarantee,
-    mentions_root,
-    null_cases,
-    presence_tested,
-    root_guarded,
-    type_path,
-)
-from vap_lsp.analysis.narrowing import Facts, Reachability, decide, reachability
+from vap_lsp.analysis.guarantees import Point, Subject, field_guarantee, null_cases, type_path
+from vap_lsp.analysis.narrowing import NullFlow, Reachability
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import PolicyTyping
-from vap_lsp.cel.ast import Call, Expr, Ident, Select, children
+from vap_lsp.cel.ast import Expr, Ident, Select, children
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileResult
-from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.yaml.model import MappingNode, ScalarNode, lookup
 
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
@@ -54,33 +42,26 @@ def _walk(node: Expr | None) -> Iterator[Expr]:
 
 def null_roots(typing: PolicyTyping, results: list[tuple[ExpressionSite, CompileResult]]) -> list[Diagnostic]:
     """Roots read without a null guard where they can be null (warnings: the expression fails
-    for every such request). A guard in a matchCondition keeps those requests out of every
-    expression; a messageExpression that fails falls back to `message`, so it is not one.
-
-    Where the null case is an operation (`oldObject` on CREATE, `object` on DELETE), narrowing
-    (`analysis.narrowing`, per matched kind with only that operation) decides which reads can
-    run: `request.operation`, `x == null` and variables holding such tests, in the expression
-    and in matchConditions. `has()` and `.?` are safe on null. Without a typed kind, a guard
-    anywhere in the expression counts."""
-    readers = _variable_readers(results)
+    for every such request). Narrowing (`narrowing.NullFlow`, per matched kind in the requests
+    where the root is null) decides the guards: `request.operation`, `x == null`, `has(x.f)`,
+    a kind or scope test, variables holding such tests, in the expression and in
+    matchConditions; `.?` and `has()` are safe on null."""
     diagnostics: list[Diagnostic] = []
+    parsed = [(site, result.parsed) for site, result in results]
+    offsets = {id(site): result.offset for site, result in results}
     for case in null_cases(typing):
-        flow = _NullFlow(typing, case, results)
+        flow = NullFlow(
+            case.root, list(case.facts), parsed, typing.variable_asts, conditions_guard=case.conditions_guard
+        )
         if flow.excluded:
             continue  # a match condition already keeps those requests out
-        for site, result in results:
-            if not case.sites(site) or site.kind is ExpressionKind.MESSAGE_EXPRESSION:
+        for site, _ in parsed:
+            if not case.sites(site):
                 continue
-            if result.parsed.ast is None or not mentions_root(case.root, site.text):
+            ident = flow.unguarded_read(site)
+            if ident is None:
                 continue
-            node = flow.unguarded_read(site, result)
-            if node is None:
-                continue
-            if site.kind is ExpressionKind.VARIABLE and not any(
-                flow.reads_variable(reader, site.name or "") for reader in readers.get(site.name or "", [])
-            ):
-                continue  # evaluated only where the root is guarded (or never)
-            start = node.start + result.offset
+            start = ident.start + offsets[id(site)]
             diagnostics.append(
                 Diagnostic(
                     site.node.source_span(start, start + len(case.root)),
@@ -91,115 +72,6 @@ def null_roots(typing: PolicyTyping, results: list[tuple[ExpressionSite, Compile
                 )
             )
     return diagnostics
-
-
-class _NullFlow:
-    """Which reads of a null case's root can run when it is null."""
-
-    def __init__(
-        self, typing: PolicyTyping, case: NullCase, results: list[tuple[ExpressionSite, CompileResult]]
-    ) -> None:
-        self.typing = typing
-        self.case = case
-        self.results = {id(site): result for site, result in results}
-        conditions = [(s, r) for s, r in results if s.kind is ExpressionKind.MATCH_CONDITION]
-        op = case.operation
-        facts = [
-            replace(f, operations=frozenset({op}))
-            for f in (typing.facts(k) for k in typing.kinds)
-            if op is not None and op in f.operations
-        ]
-        texts = [s.text for s, _ in conditions]
-        if not facts:  # no narrowing: a guard anywhere counts
-            self.facts: list[Facts] = []
-            self.excluded = case.conditions_guard and root_guarded(case.root, texts)
-            return
-        # Kinds for which no matchCondition rules the request out.
-        self.facts = [
-            f
-            for f in facts
-            if not any(
-                r.parsed.ast is not None and decide(r.parsed.ast, f, {}) is False for _, r in conditions
-            )
-        ]
-        presence = any(presence_tested(case.root, text) for text in texts)
-        self.excluded = not self.facts or (case.conditions_guard and presence)
-
-    def _reachable(self, site: ExpressionSite, result: CompileResult, node: Expr) -> bool:
-        if not self.facts:
-            return True
-        variables = self.typing.variable_asts(site)
-        return any(reachability(result.parsed, f, variables).guard_of(node) is None for f in self.facts)
-
-    def unguarded_read(self, site: ExpressionSite, result: CompileResult) -> Ident | None:
-        """The first read of the root that can run when it is null (None: every read is guarded)."""
-        root = self.case.root
-        if not self.facts:
-            if root_guarded(root, [site.text], by_request=self.case.conditions_guard):
-                return None
-            return _root_read(result.parsed.ast, root) if result.parsed.ast is not None else None
-        if presence_tested(root, site.text):
-            return None
-        for read, ident in _root_reads(result.parsed.ast, root):
-            if self._reachable(site, result, read):
-                return ident
-        return None
-
-    def reads_variable(self, site: ExpressionSite, name: str) -> bool:
-        """Whether `site` reads `variables.<name>` where the root can be null."""
-        if site.kind is ExpressionKind.MESSAGE_EXPRESSION:
-            return False
-        if not self.facts:
-            return not root_guarded(self.case.root, [site.text])
-        result = self.results.get(id(site))
-        if result is None or result.parsed.ast is None or presence_tested(self.case.root, site.text):
-            return False
-        return any(
-            isinstance(n, Select) and n.field == name and isinstance(n.operand, Ident)
-            and n.operand.name == "variables" and self._reachable(site, result, n)
-            for n in _walk(result.parsed.ast)
-        )  # fmt: skip
-
-
-def _root_reads(ast: Expr | None, root: str) -> Iterator[tuple[Expr, Ident]]:
-    """Every read of a field or an index of `root` that fails when it is null (`.?` does not)."""
-    for node in _walk(ast):
-        if isinstance(node, Select) and not node.test_only and not node.optional:
-            operand: Expr | None = node.operand
-        elif isinstance(node, Call) and node.function == "_[_]" and node.args:
-            operand = node.args[0]
-        else:
-            continue
-        if isinstance(operand, Ident) and operand.name == root:
-            yield node, operand
-
-
-def _root_read(ast: Expr, root: str) -> Ident | None:
-    """The first read of a field or an index of `root`."""
-    for node in _walk(ast):
-        if isinstance(node, Select):
-            operand: Expr | None = node.operand
-        elif isinstance(node, Call) and node.function in ("_[_]", "_[?_]") and node.args:
-            operand = node.args[0]
-        else:
-            continue
-        if isinstance(operand, Ident) and operand.name == root:
-            return operand
-    return None
-
-
-def _variable_readers(
-    results: list[tuple[ExpressionSite, CompileResult]],
-) -> dict[str, list[ExpressionSite]]:
-    """The sites that read each variable (`variables.<name>`)."""
-    readers: dict[str, list[ExpressionSite]] = {}
-    for site, _ in results:
-        for name in _VARIABLE_READ.findall(site.text):
-            readers.setdefault(name, []).append(site)
-    return readers
-
-
-_VARIABLE_READ = re.compile(r"\bvariables\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def message_templates(root: MappingNode, spec: Mapping[str, Any]) -> list[Diagnostic]:

@@ -30,11 +30,12 @@ and no param object the policy is not evaluated at all, so `params` is never nul
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from vap_lsp.analysis.matching import ALL_OPERATIONS, operations_reaching
+from vap_lsp.analysis.narrowing import Facts, NullFlow, replace_nulls
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import RESERVED_WORDS, FieldDecl, ObjectType, Type
@@ -56,39 +57,34 @@ __all__ = [
     "Subject",
     "field_guarantee",
     "matched_operations",
-    "mentions_root",
     "null_cases",
     "params_unguarded",
     "point_of",
-    "presence_tested",
-    "root_guarded",
+    "policy_operations",
     "root_subjects",
     "subject",
     "type_path",
 ]
 
-ALL_OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
 _MUTATING_OPERATIONS = frozenset({"CREATE", "UPDATE", "CONNECT"})  # MAPs cannot match DELETE
 
 STORED_ROOTS = frozenset({"oldObject", "params"})
 """Roots holding an object as stored: defaulted and validated when it was written."""
 
 
+def policy_operations(policy: PolicyKind) -> frozenset[str]:
+    """The operations a policy of this kind can match (`*` means these)."""
+    return _MUTATING_OPERATIONS if policy is PolicyKind.MAP else ALL_OPERATIONS
+
+
 def matched_operations(spec: Mapping[str, Any], policy: PolicyKind = PolicyKind.VAP) -> frozenset[str]:
-    """The operations `matchConstraints.resourceRules` match (`*` is every one the policy kind
-    can match)."""
+    """The operations some request `matchConstraints.resourceRules` matches has, less those
+    `excludeResourceRules` exclude for every such request (`matching.operations_reaching`)."""
     constraints = spec.get("matchConstraints")
     rules = constraints.get("resourceRules") if isinstance(constraints, Mapping) else None
-    every = _MUTATING_OPERATIONS if policy is PolicyKind.MAP else ALL_OPERATIONS
-    ops: set[str] = set()
-    for rule in rules if isinstance(rules, list) else []:
-        if isinstance(rule, Mapping) and isinstance(rule.get("operations"), list):
-            for op in rule["operations"]:
-                if op == "*":
-                    ops |= every
-                elif isinstance(op, str):
-                    ops.add(op)
-    return frozenset(ops)
+    if not isinstance(constraints, Mapping) or not isinstance(rules, list) or not rules:
+        return frozenset()
+    return operations_reaching(constraints, policy_operations(policy))
 
 
 @dataclass(frozen=True)
@@ -303,113 +299,85 @@ class NullCase:
     case: str
     """"on DELETE, which this policy matches" — completes "<root> is null …"."""
     fix: str
+    facts: tuple[Facts, ...]
+    """The requests where it is null, one class per kind (`narrowing.Facts`, with the operation
+    that makes it null): narrowing decides the guards in them."""
     sites: Callable[[ExpressionSite], bool] = lambda site: True
     """Which sites it concerns."""
     conditions_guard: bool = True
-    """Whether a guard in a matchCondition keeps those requests out, and a test of the request
-    guards too (not when the case is the matchConditions themselves: null whatever the request)."""
-    operation: str | None = None
-    """The operation that makes it null (narrowing decides guards on it: `request.operation`,
-    `x == null`, variables holding such a test)."""
+    """Whether a guard in a matchCondition keeps those requests out (not when the case is the
+    matchConditions themselves: null whatever the request)."""
+
+
+def _requests(typing: PolicyTyping, operation: str | None = None) -> list[Facts]:
+    """The classes of requests the policy sees (with `operation` only): one per matched kind
+    whose rules let requests with it through, and one of any kind when some rule matches
+    resources the model cannot type (wildcards, unknown resources)."""
+    out: list[Facts] = []
+    for kind in typing.kinds:
+        facts = typing.facts(kind)
+        if operation is None:
+            out.append(facts)
+        elif operation in facts.operations:
+            out.append(replace(facts, operations=frozenset({operation})))
+    if not typing.kinds or typing.untyped_resources():
+        ops = matched_operations(typing.spec, typing.policy)
+        if operation is None or operation in ops:
+            out.append(
+                Facts(
+                    None,
+                    operations=frozenset({operation}) if operation else ops,
+                    has_params=typing.has_params,
+                )
+            )
+    return out
 
 
 def null_cases(typing: PolicyTyping) -> list[NullCase]:
     """The roots that can be null where this policy's expressions run."""
-    ops = matched_operations(typing.spec, typing.policy)
     cases: list[NullCase] = []
-    if "CREATE" in ops:
+    creates = _requests(typing, "CREATE")
+    if creates:
         fix = "guard with `oldObject == null || ...` or `request.operation == 'UPDATE'`"
         case = "on CREATE, which this policy matches"
-        cases.append(NullCase("oldObject", CODE_OLD_OBJECT_ON_CREATE, case, fix, operation="CREATE"))
-    if "DELETE" in ops and typing.policy is PolicyKind.VAP:
+        cases.append(NullCase("oldObject", CODE_OLD_OBJECT_ON_CREATE, case, fix, tuple(creates)))
+    deletes = _requests(typing, "DELETE") if typing.policy is PolicyKind.VAP else []
+    if deletes:
         fix = "guard with `object == null || ...` or `request.operation != 'DELETE'`"
         case = "on DELETE, which this policy matches"
-        cases.append(NullCase("object", CODE_OBJECT_ON_DELETE, case, fix, operation="DELETE"))
+        cases.append(NullCase("object", CODE_OBJECT_ON_DELETE, case, fix, tuple(deletes)))
     fix = "guard with `namespaceObject == null || ...` or `has(namespaceObject.metadata)`"
-    cluster = [
-        k.gvk
-        for k in typing.kinds
-        if (found := subject(k, typing.version, typing.workspace)) is not None and found.namespaced is False
-    ]
+    every = _requests(typing)
+    cluster = [f for f in every if f.namespaced is False and f.gvk is not None]
     if cluster:
-        kinds = ", ".join(f"{g.api_version} {g.kind}" for g in cluster)
+        kinds = ", ".join(f"{f.gvk.api_version} {f.gvk.kind}" for f in cluster if f.gvk is not None)
         case = f"for cluster-scoped {kinds}, which this policy matches"
         cases.append(
             NullCase(
-                "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix,
+                "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix, tuple(cluster),
                 lambda site: site.kind is not ExpressionKind.MATCH_CONDITION,
             )
         )  # fmt: skip
     case = "in matchConditions (the server evaluates them without the namespace)"
+    in_conditions = tuple(replace_nulls(f, "namespaceObject") for f in every or [Facts(None)])
     cases.append(
         NullCase(
-            "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix.split(" or ")[0],
+            "namespaceObject", CODE_NAMESPACE_OBJECT_NULL, case, fix.split(" or ")[0], in_conditions,
             lambda site: site.kind is ExpressionKind.MATCH_CONDITION, False,
         )
     )  # fmt: skip
     return cases
 
 
-# --- guards ------------------------------------------------------------------------------
-
-# `has(root.f)` is false on a null root, but `has(root.f.g)` selects `f` of null first and fails
-# (cel-go's refQualify: only the tested qualifier may be absent), so only the one-level form guards.
-_HAS_ROOT = r"\bhas\(\s*{r}\s*\.\s*[A-Za-z_]\w*\s*\)"
-_NULL_TEST = r"\b{r}\s*[!=]=\s*null\b|\bnull\s*[!=]=\s*{r}\b|" + _HAS_ROOT + r"|\b{r}\s*\.\?"
-_EXTRA_GUARDS = {
-    "oldObject": r"|\brequest\.operation\b",
-    "object": r"|\brequest\.operation\b",
-    "namespaceObject": r"|\brequest\.namespace\b",
-}
-
-
-@functools.cache
-def _guard(root: str, by_request: bool) -> re.Pattern[str]:
-    extra = _EXTRA_GUARDS.get(root, "") if by_request else ""
-    return re.compile(_NULL_TEST.format(r=re.escape(root)) + extra)
-
-
-def root_guarded(root: str, texts: Iterable[str], *, by_request: bool = True) -> bool:
-    """Whether any of `texts` guards `root` against null: compares it with null, tests it with
-    `has()` or `.?`, or (with `by_request`) tests what decides it: `request.operation` for
-    `object`/`oldObject`, `request.namespace` for `namespaceObject`."""
-    pattern = _guard(root, by_request)
-    return any(pattern.search(text) for text in texts)
-
-
-@functools.cache
-def _presence(root: str) -> re.Pattern[str]:
-    return re.compile(_HAS_ROOT.format(r=re.escape(root)) + rf"|\b{re.escape(root)}\s*\.\?")
-
-
-def presence_tested(root: str, text: str) -> bool:
-    """Whether `text` tests `root` with `has()` or reads it with `.?` (both are safe on null;
-    narrowing decides the other guards)."""
-    return _presence(root).search(text) is not None
-
-
-@functools.cache
-def _mention(root: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w.]){re.escape(root)}\s*(?:\.\s*[A-Za-z_]|\[)")
-
-
-def mentions_root(root: str, text: str) -> bool:
-    """Whether `text` reads a field or an index of `root` (`params.x`, `params['x']`)."""
-    return _mention(root).search(text) is not None
-
-
 def params_unguarded(sites: Iterable[ExpressionSite]) -> bool:
     """Whether a policy reads `params` where it can be null without a guard: when a binding has
     no `paramRef`, `params` is null for every request (`CollectParams`: "Validate with nil
-    params"). A guard in a matchCondition covers every expression; a messageExpression that
-    fails falls back to `message`."""
-    sites = list(sites)
-    conditions = [s.text for s in sites if s.kind is ExpressionKind.MATCH_CONDITION]
-    if root_guarded("params", conditions):
-        return False
-    return any(
-        site.kind is not ExpressionKind.MESSAGE_EXPRESSION
-        and mentions_root("params", site.text)
-        and not root_guarded("params", [site.text])
-        for site in sites
-    )
+    params"). Narrowing (`NullFlow`) decides the guards: in the expression, in the variables it
+    reads, in a matchCondition (which covers every expression); a messageExpression that fails
+    falls back to `message`."""
+    from vap_lsp.cel.parser import parse  # the workspace index calls this: CEL only when needed
+
+    parsed = [(site, parse(site.text)) for site in sites if "params" in site.text or "variables" in site.text]
+    variables = {s.name: p for s, p in parsed if s.kind is ExpressionKind.VARIABLE and s.name is not None}
+    flow = NullFlow("params", [Facts(None, has_params=False)], parsed, lambda site: variables)
+    return not flow.excluded and any(flow.unguarded_read(site) is not None for site, _ in parsed)

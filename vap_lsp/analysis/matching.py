@@ -1,13 +1,18 @@
-"""The CEL types of the kinds a policy's `object` can be (built-in kinds, CRD versions).
+"""Which requests a policy's rules match, and the CEL types of the kinds its `object` can be.
 
-Which kinds those are (the type-check controller's `typesToCheck`) is resolved by the typing
-model, `typing._walk_rules`, in one walk with what stays untyped.
+Rule matching is the API server's `webhook/predicates/rules` `Matcher` (scope, operation,
+group, version, resource and subresource) with `policy/matching`'s `resourceNames`: offline
+admission (`admission.matching`) calls it for one request, the static checks for classes of
+requests (`operations_reaching`: which operations of a kind's requests get past `resourceRules`
+and `excludeResourceRules`). Which kinds `object` can be (the type-check controller's
+`typesToCheck`, which ignores `excludeResourceRules`) is resolved by the typing model,
+`typing._walk_rules`, in one walk with what stays untyped.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +24,8 @@ from vap_lsp.lru import LruCache
 from vap_lsp.schema.store import SchemaSet, get_schema_set
 
 MAX_TYPES_PER_RULE = 10
+
+ALL_OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
 
 # OpenAPI v3 publishes Quantity as `oneOf: [string, number]` with no `type`, which would hide
 # every resources.limits field. The server's type checker resolves built-ins from compiled Go
@@ -80,3 +87,151 @@ def crd_type(kubernetes_version: str, crd: CRDVersion) -> Type | None:
     converted = schema_to_type(published_schema(crd.schema), _resolver(schema_set), crd.kind)
     _CRD_TYPES.put(key, (crd.schema, converted))
     return converted
+
+
+# --- rule matching --------------------------------------------------------------------------
+
+ANY = "\x00any"
+"""In a `RuleRequest` of a class of requests: any value (only a rule's `*` matches it for sure)."""
+
+
+@dataclass(frozen=True)
+class RuleRequest:
+    """What a rule reads of a request: `rules.Matcher` (`GetOperation`, `GetResource`,
+    `GetSubresource`, `GetNamespace`: "" for a cluster-scoped object)."""
+
+    operation: str
+    group: str
+    version: str
+    resource: str
+    subresource: str
+    namespace: str
+
+
+_NAMESPACES = ("", "v1", "namespaces")
+
+
+def _exact_or_wildcard(items: Any, requested: str) -> bool:
+    return isinstance(items, list) and any(item == "*" or item == requested for item in items)
+
+
+def _resource_matches(resources: Any, resource: str, subresource: str) -> bool:
+    """`rules.Matcher.resource`: `pods` matches only the main resource, `pods/*` and `*/*` its
+    subresources too (an empty subresource included)."""
+    for entry in resources if isinstance(resources, list) else []:
+        if not isinstance(entry, str):
+            continue
+        res, _, sub = entry.partition("/")
+        if (res == "*" or res == resource) and (sub == "*" or sub == subresource):
+            return True
+    return False
+
+
+def rule_matches(rule: Mapping[str, Any], request: RuleRequest) -> bool:
+    """`rules.Matcher.Matches` for one `RuleWithOperations` (not `resourceNames`: `names_match`)."""
+    scope = rule.get("scope") or "*"
+    is_namespace = (request.group, request.version, request.resource) == _NAMESPACES
+    if scope == "Namespaced" and (is_namespace or request.namespace == ""):
+        return False
+    if scope == "Cluster" and not (is_namespace or request.namespace == ""):
+        return False
+    if scope not in ("*", "Namespaced", "Cluster"):
+        return False
+    return (
+        _exact_or_wildcard(rule.get("operations"), request.operation)
+        and _exact_or_wildcard(rule.get("apiGroups"), request.group)
+        and _exact_or_wildcard(rule.get("apiVersions"), request.version)
+        and _resource_matches(rule.get("resources"), request.resource, request.subresource)
+    )
+
+
+def names_match(rule: Mapping[str, Any], name: str | None) -> bool:
+    """`matchesResourceRules`: an empty `resourceNames` matches every name. `name` None: any
+    name, matched for sure only by an empty list."""
+    names = rule.get("resourceNames")
+    if not names:
+        return True
+    return name is not None and isinstance(names, list) and name in names
+
+
+def _excluded(excludes: Sequence[Any], request: RuleRequest) -> int | None:
+    """The index of an exclude rule that matches every request of the class `request` (every
+    name), None when none does."""
+    for index, rule in enumerate(excludes):
+        if isinstance(rule, Mapping) and rule_matches(rule, request) and names_match(rule, None):
+            return index
+    return None
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _any(value: str) -> str:
+    return ANY if "*" in value else value
+
+
+def _namespaces(scope: Any, namespaced: bool | None) -> tuple[str, ...]:
+    if namespaced is not None:
+        return ("ns",) if namespaced else ("",)
+    return {"Namespaced": ("ns",), "Cluster": ("",)}.get(scope, ("ns", ""))
+
+
+def rule_requests(
+    rules: Sequence[Any],
+    operations: Iterable[str],
+    kind_resources: Iterable[tuple[str, str, str]] | None = None,
+    namespaced: bool | None = None,
+) -> list[RuleRequest]:
+    """The classes of requests `rules` can match, for `operations`: every (group, version,
+    resource[/subresource]) a rule names (a `*` is any value), or with `kind_resources` those
+    resources of one kind (with every subresource a rule names for them, and any other)."""
+    requests: list[RuleRequest] = []
+    operations = tuple(operations)
+    for rule in rules:
+        if not isinstance(rule, Mapping):
+            continue
+        if kind_resources is None:
+            shapes = [
+                (_any(g), _any(v), _any(res), _any(sub) if sep else "")
+                for g in _strings(rule.get("apiGroups"))
+                for v in _strings(rule.get("apiVersions"))
+                for res, sep, sub in (r.partition("/") for r in _strings(rule.get("resources")))
+            ]
+        else:
+            named = {r.partition("/")[2] for r in _strings(rule.get("resources")) if "/" in r} - {"*"}
+            shapes = [(g, v, res, sub) for g, v, res in kind_resources for sub in ("", ANY, *sorted(named))]
+        for op in operations:
+            for ns in _namespaces(rule.get("scope"), namespaced):
+                for g, v, res, sub in shapes:
+                    request = RuleRequest(op, g, v, res, sub, ns)
+                    if rule_matches(rule, request):
+                        requests.append(request)
+    return requests
+
+
+def operations_reaching(
+    match: Mapping[str, Any] | None,
+    operations: Iterable[str],
+    kind_resources: Iterable[tuple[str, str, str]] | None = None,
+    namespaced: bool | None = None,
+) -> frozenset[str]:
+    """The operations of `operations` for which some request `match.resourceRules` matches is not
+    excluded whatever its name by `match.excludeResourceRules` (`policy/matching` `Matches`:
+    exclusion first). `kind_resources`: only the requests for those resources of one kind (of
+    scope `namespaced`). Without `resourceRules` every request matches.
+
+    Only what is certain is subtracted: an exclude rule with `resourceNames` excludes some
+    names, and `matchPolicy: Equivalent` exclusions through other versions are not followed."""
+    if not isinstance(match, Mapping):
+        return frozenset(operations)
+    includes = match.get("resourceRules")
+    excludes = match.get("excludeResourceRules")
+    excludes = excludes if isinstance(excludes, list) else []
+    if not isinstance(includes, list) or not includes:
+        includes = [{"apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"], "operations": ["*"]}]
+    reaching = set()
+    for request in rule_requests(includes, operations, kind_resources, namespaced):
+        if request.operation not in reaching and _excluded(excludes, request) is None:
+            reaching.add(request.operation)
+    return frozenset(reaching)

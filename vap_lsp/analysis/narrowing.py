@@ -7,50 +7,66 @@ small three-valued evaluator decides the conditions it can: `object.kind` / `old
 `object.apiVersion`, `request.kind.{group,version,kind}`, `request.resource.{group,version,
 resource}`, `request.operation`, `has()` of a field the kind's schema does not have (or that
 admission guarantees, `analysis.guarantees`),
-`oldObject`/`object`/`params` against `null`, through `==`, `!=`, `in [...]`, `!`, `&&`, `||`,
-`?:`, comprehensions over literal lists (`['Deployment', 'Job'].all(k, object.kind != k)`) and
-variables whose value is such a test (`variables.isPod`).
+`oldObject`/`object`/`params`/`namespaceObject` against `null` (and `has()` of one of their
+fields, false on a null root), `request.namespace` of a cluster-scoped kind, through `==`, `!=`,
+`in [...]`, `!`, `&&`, `||`, `?:`, comprehensions over literal lists
+(`['Deployment', 'Job'].all(k, object.kind != k)`) and variables whose value is such a test
+(`variables.isPod`).
 
 A sub-expression is *unreachable* for the kind when a decided condition makes its value
 irrelevant: the other side of `||` is true, of `&&` false, or the other branch of `?:` was
 chosen. CEL's `&&`/`||` are commutative (an error on one side is absorbed when the other
 decides), so a guard on either side counts. Anything the evaluator cannot decide keeps its
 branches reachable: narrowing never hides a problem in a branch that can run.
+
+The same evaluator decides the null guards of roots (`NullFlow`): with facts in which a root is
+null (`object` on DELETE, `namespaceObject` of a cluster-scoped kind, `params` of a binding
+without `paramRef`), a read of one of its fields that stays reachable fails at admission.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from vap_lsp.analysis.guarantees import ALL_OPERATIONS
-from vap_lsp.analysis.matching import GVK
+from vap_lsp.analysis.matching import ALL_OPERATIONS, GVK
+from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, ListExpr, Literal, ParsedExpr, Select, children
+from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import ObjectType, Type
 
 __all__ = [
     "ALL_OPERATIONS",
     "Facts",
     "Guard",
+    "NullFlow",
     "Reachability",
     "decide",
     "everything_reachable",
     "reachability",
+    "replace_nulls",
+    "root_reads",
 ]
 
 
 @dataclass(frozen=True)
 class Facts:
-    """What is known of an admission request when `object` is of kind `gvk`."""
+    """What is known of an admission request when `object` is of kind `gvk` (None: any kind)."""
 
-    gvk: GVK
+    gvk: GVK | None
     resources: frozenset[str] = frozenset()
     """The resources (plural) the rules type as this kind (empty: not known)."""
     operations: frozenset[str] = ALL_OPERATIONS
     """The operations any rule that can match this kind matches."""
     has_params: bool = True
     """Whether the policy has a `paramKind` (without one, `params` is null)."""
+    namespaced: bool | None = None
+    """The kind's scope (None: unknown). For a cluster-scoped kind `namespaceObject` is null and
+    `request.namespace` empty (a Namespace's own requests carry its name there)."""
+    null_roots: frozenset[str] = frozenset()
+    """Roots null in these requests beyond what the rest says (`params` of a binding without
+    `paramRef`, `namespaceObject` in matchConditions)."""
 
 
 class _Unknown:
@@ -208,17 +224,19 @@ class _Evaluator:
             return self._has(node, env)
         operand = node.operand
         if isinstance(operand, Ident) and self._root(operand.name, env):
-            if operand.name in ("object", "oldObject"):
+            if operand.name in ("object", "oldObject") and gvk is not None:
                 if node.field == "kind":
                     return gvk.kind
                 if node.field == "apiVersion":
                     return gvk.api_version
             if operand.name == "request" and node.field == "operation":
                 return _one_of(facts.operations)
+            if operand.name == "request" and node.field == "namespace" and self._cluster_scoped():
+                return ""
             return UNKNOWN
         if isinstance(operand, Select) and isinstance(operand.operand, Ident):
             root = operand.operand
-            if root.name != "request" or not self._root("request", env):
+            if root.name != "request" or not self._root("request", env) or gvk is None:
                 return UNKNOWN
             if operand.field == "kind":
                 return {"group": gvk.group, "version": gvk.version, "kind": gvk.kind}.get(node.field, UNKNOWN)
@@ -231,10 +249,23 @@ class _Evaluator:
                     return _one_of(facts.resources)
         return UNKNOWN
 
+    def _cluster_scoped(self) -> bool:
+        """A cluster-scoped kind other than Namespace (whose requests carry its own name as the
+        namespace, `policy_dispatcher.go` unsets it only to fetch no namespaceObject)."""
+        gvk = self.facts.gvk
+        return self.facts.namespaced is False and (gvk is None or (gvk.group, gvk.kind) != ("", "Namespace"))
+
     def _root_value(self, name: str) -> Value:
         """Whether a root is null: `oldObject` on CREATE (and CONNECT), `object` on DELETE,
-        `params` without a `paramKind`."""
-        ops = self.facts.operations
+        `params` without a `paramKind`, `namespaceObject` for a cluster-scoped kind
+        (`policy_dispatcher.go`: no namespace to fetch, a Namespace's own request included),
+        and the facts' `null_roots`."""
+        facts = self.facts
+        if name in facts.null_roots:
+            return None
+        if name == "namespaceObject" and facts.namespaced is False:
+            return None
+        ops = facts.operations
         if name == "oldObject":
             if ops <= {"CREATE", "CONNECT"}:
                 return None
@@ -246,14 +277,17 @@ class _Evaluator:
         return UNKNOWN
 
     def _has(self, node: Select, env: _Env) -> Value:
-        """`has(x.f)` is false when `x`'s schema cannot hold `f` (built-in objects are decoded
-        with their schema, unknown fields dropped); true when `x.f` is guaranteed at admission on
-        a root that is not null (else it may be an error, which decides nothing)."""
-        if self.type_of is None:
-            return UNKNOWN
+        """`has(x.f)` is false on a null root `x` (cel-go's presence test on null; `has(x.f.g)`
+        selects `f` of null first and fails, deciding nothing); false when `x`'s schema cannot
+        hold `f` (built-in objects are decoded with their schema, unknown fields dropped); true
+        when `x.f` is guaranteed at admission on a root that is not null."""
         root: Expr = node.operand
         while isinstance(root, Select) and not root.optional and not root.test_only:
             root = root.operand
+        if isinstance(root, Ident) and self._root(root.name, env) and self._root_value(root.name) is None:
+            return False if root is node.operand else UNKNOWN
+        if self.type_of is None:
+            return UNKNOWN
         if (
             self.present is not None
             and isinstance(root, Ident)
@@ -513,3 +547,108 @@ def reachability(
 def decide(condition: Expr, facts: Facts, variables: Mapping[str, ParsedExpr]) -> bool | None:
     """The value of `condition` for `facts`' kind, when the evaluator can decide it."""
     return _Evaluator(facts, variables, None).decided(condition, {})
+
+
+# --- null roots ----------------------------------------------------------------------------
+
+
+def root_reads(ast: Expr | None, root: str) -> Iterator[tuple[Expr, Ident]]:
+    """Every read of a field or an index of `root` that fails when it is null (`has()`, `.?` and
+    `[?…]` do not), with the root's identifier."""
+    for node in _subtree(ast) if ast is not None else ():
+        if isinstance(node, Select) and not node.test_only and not node.optional:
+            operand: Expr | None = node.operand
+        elif isinstance(node, Call) and node.function == "_[_]" and node.args:
+            operand = node.args[0]
+        else:
+            continue
+        if isinstance(operand, Ident) and operand.name == root:
+            yield node, operand
+
+
+def _first(reads: Iterator[tuple[Expr, Ident]]) -> tuple[Expr, Ident] | None:
+    """The read written first (the walk visits nodes in no source order)."""
+    return min(reads, key=lambda read: read[1].start, default=None)
+
+
+VariablesOf = Callable[[ExpressionSite], Mapping[str, ParsedExpr]]
+
+
+class NullFlow:
+    """Which reads of `root` can run in requests where it is null: `facts`, one per class of such
+    requests (a kind with the operation that makes it null, or any kind). A matchCondition that
+    decides false for a class keeps it out of every expression (with `conditions_guard`; not
+    when the null case is the matchConditions themselves); a messageExpression that fails falls
+    back to `message`, so its reads never count; a variable's reads count only where an
+    expression that can run reads the variable (variables are evaluated lazily)."""
+
+    def __init__(
+        self,
+        root: str,
+        facts: list[Facts],
+        sites: list[tuple[ExpressionSite, ParsedExpr]],
+        variables_of: VariablesOf,
+        *,
+        conditions_guard: bool = True,
+    ) -> None:
+        self.root = root
+        self.sites = sites
+        self.variables_of = variables_of
+        conditions = [
+            p.ast for s, p in sites if s.kind is ExpressionKind.MATCH_CONDITION and p.ast is not None
+        ]
+        if conditions_guard:
+            # matchConditions run without the namespace (`matchconditions/matcher.go`).
+            facts = [
+                f
+                for f in facts
+                if not any(decide(c, replace_nulls(f, "namespaceObject"), {}) is False for c in conditions)
+            ]
+        self.facts = facts
+        self._parsed = {id(s): p for s, p in sites}
+
+    @property
+    def excluded(self) -> bool:
+        """No request where the root is null reaches the expressions."""
+        return not self.facts
+
+    def _reachable(self, site: ExpressionSite, parsed: ParsedExpr, node: Expr) -> bool:
+        variables = self.variables_of(site)
+        return any(reachability(parsed, f, variables).guard_of(node) is None for f in self.facts)
+
+    def _unguarded(self, site: ExpressionSite) -> tuple[Expr, Ident] | None:
+        """The first read of the root in `site` that can run when it is null."""
+        parsed = self._parsed.get(id(site))
+        if parsed is None or parsed.ast is None or not self.facts:
+            return None
+        return _first(r for r in root_reads(parsed.ast, self.root) if self._reachable(site, parsed, r[0]))
+
+    def _reads_variable(self, site: ExpressionSite, name: str) -> bool:
+        """Whether `site` reads `variables.<name>` where the root can be null."""
+        parsed = self._parsed.get(id(site))
+        if parsed is None or parsed.ast is None or site.kind is ExpressionKind.MESSAGE_EXPRESSION:
+            return False
+        return any(
+            isinstance(n, Select) and n.field == name and not n.test_only and isinstance(n.operand, Ident)
+            and n.operand.name == "variables" and self._reachable(site, parsed, n)
+            for n in _subtree(parsed.ast)
+        )  # fmt: skip
+
+    def unguarded_read(self, site: ExpressionSite) -> Ident | None:
+        """The root's identifier in the first read of `site` that fails where the root is null
+        (None: every read is guarded, never runs there, or only a messageExpression reads it)."""
+        if site.kind is ExpressionKind.MESSAGE_EXPRESSION:
+            return None
+        found = self._unguarded(site)
+        if found is None:
+            return None
+        if site.kind is ExpressionKind.VARIABLE:
+            name = site.name or ""
+            if not any(s is not site and self._reads_variable(s, name) for s, _ in self.sites):
+                return None  # evaluated only where the root is guarded (or never)
+        return found[1]
+
+
+def replace_nulls(facts: Facts, *roots: str) -> Facts:
+    """`facts` with `roots` null too."""
+    return replace(facts, null_roots=facts.null_roots | frozenset(roots))

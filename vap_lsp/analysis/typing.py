@@ -29,10 +29,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from vap_lsp.analysis.guarantees import field_guarantee, point_of, subject, type_path
-from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, crd_type, object_type
+from vap_lsp.analysis.guarantees import field_guarantee, point_of, policy_operations, subject, type_path
+from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, crd_type, object_type, operations_reaching
 from vap_lsp.analysis.narrowing import (
-    ALL_OPERATIONS,
     Facts,
     Guard,
     Reachability,
@@ -259,6 +258,9 @@ class View:
             unread = self._unread(site) if site.kind is ExpressionKind.VARIABLE else None
             if unread is not None:
                 found = found.all_guarded(unread)
+            unmatched = self.typing.unmatched(self.kind)
+            if unmatched is not None and result.parsed.ast is not None:
+                found = found.all_guarded(Guard(result.parsed.ast, unmatched))
         with self._lock:
             self._reach[id(site)] = (site, found)
         return found
@@ -380,6 +382,12 @@ def _guaranteed(typing: PolicyTyping, kind: KindTyping, checked: CheckedExpr, no
         ):
             return False
     return True
+
+
+def _namespaced(version: str, gvk: GVK) -> bool | None:
+    """The scope of a kind without a schema (a built-in kind's REST mapping; None: unknown)."""
+    resource = get_schema_set(version).resource_for_kind(gvk.group, gvk.version, gvk.kind)
+    return resource.namespaced if resource is not None else None
 
 
 def _variable_index(site: ExpressionSite) -> int:
@@ -697,29 +705,44 @@ class PolicyTyping:
 
     def facts(self, kind: KindTyping) -> Facts:
         """What a request whose `object` is of `kind` is known to be (`narrowing.Facts`): the
-        resources the rules type as that kind, and the operations of every rule that can match
-        it (a rule with a wildcard, a subresource or an untyped entry may match it too)."""
+        resources the rules type as that kind, its scope, and the operations of its requests
+        that `resourceRules` match and `excludeResourceRules` do not exclude
+        (`matching.operations_reaching`; empty: no request of this kind reaches the policy)."""
         with self._lock:
             hit = self._facts.get(kind.gvk)
         if hit is not None:
             return hit
-        rules = self.spec.get("matchConstraints")
-        written = rules.get("resourceRules") if isinstance(rules, Mapping) else None
+        gvk = kind.gvk
         resources: set[str] = set()
-        operations: set[str] = set()
         for rule in self.rules:
-            pairs = zip(rule.typed_resources, rule.typed, strict=False)
-            resources.update(r for r, g in pairs if g == kind.gvk)
-            if kind.gvk not in rule.typed and not rule.untyped and not any("/" in r for r in rule.resources):
-                continue
-            raw = written[rule.index] if isinstance(written, list) and rule.index < len(written) else None
-            ops = _strings(raw.get("operations")) if isinstance(raw, Mapping) else []
-            operations.update(ALL_OPERATIONS if not ops or "*" in ops else ops)
-        built = Facts(
-            kind.gvk, frozenset(resources), frozenset(operations or ALL_OPERATIONS), self.has_params
+            resources.update(r for r, g in zip(rule.typed_resources, rule.typed, strict=False) if g == gvk)
+        held = subject(kind, self.version, self.workspace)
+        namespaced = held.namespaced if held is not None else _namespaced(self.version, gvk)
+        constraints = self.spec.get("matchConstraints")
+        operations = operations_reaching(
+            constraints if isinstance(constraints, Mapping) else None,
+            policy_operations(self.policy),
+            [(gvk.group, gvk.version, r) for r in sorted(resources)],
+            namespaced,
         )
+        built = Facts(gvk, frozenset(resources), operations, self.has_params, namespaced)
         with self._lock:
-            return self._facts.setdefault(kind.gvk, built)
+            return self._facts.setdefault(gvk, built)
+
+    def unmatched(self, kind: KindTyping) -> str | None:
+        """Why no request of `kind` reaches the policy although the type checker checks it
+        (`typesToCheck` reads `resourceRules` only), or None when some does."""
+        if self.facts(kind).operations:
+            return None
+        constraints = self.spec.get("matchConstraints")
+        if isinstance(constraints, Mapping) and constraints.get("excludeResourceRules"):
+            included = {k: v for k, v in constraints.items() if k != "excludeResourceRules"}
+            facts = self.facts(kind)
+            resources = [(kind.gvk.group, kind.gvk.version, r) for r in sorted(facts.resources)]
+            ops = policy_operations(self.policy)
+            if operations_reaching(included, ops, resources, facts.namespaced):
+                return "spec.matchConstraints.excludeResourceRules (every request of this kind is excluded)"
+        return "the scope of spec.matchConstraints.resourceRules (no request of this kind has it)"
 
     def variable_asts(self, site: ExpressionSite) -> dict[str, ParsedExpr]:
         """The parsed expression of each variable `site` may read (by name; a later one wins)."""
