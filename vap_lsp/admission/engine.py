@@ -40,6 +40,14 @@ from vap_lsp.admission.matching import (
     match_resources,
     selector_matches,
 )
+from vap_lsp.analysis.cost_budget import (
+    MATCH_CONDITIONS_BUDGET,
+    OUT_OF_BUDGET,
+    PER_CALL_LIMIT,
+    RUNTIME_BUDGET,
+    BudgetUse,
+    Meter,
+)
 from vap_lsp.analysis.workspace import CRDVersion, crd_versions
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileResult, compile_expression
@@ -60,12 +68,8 @@ from vap_lsp.policy.defaults import apply_defaults
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.schema.store import SchemaSet, get_schema_set
 
-PER_CALL_LIMIT = 1_000_000
-RUNTIME_BUDGET = 10_000_000
-MATCH_CONDITIONS_BUDGET = 2_500_000
 MAX_MESSAGE_BYTES = 5 * 1024
 MAX_AUDIT_VALUE = 10 * 1024
-OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
 
 _CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
@@ -650,8 +654,25 @@ class _Run:
         }
         self.full = {**self.base, **self.authz}
         self.trace = ctx.explain
-        self.variables = _Vars(policy.variables, self.full, cost_limit=PER_CALL_LIMIT, trace=ctx.explain)
+        self.budgets: list[BudgetUse] = []
+        self._phases: list[_Vars] = []
+        self.variables = self.phase_variables(self.full)
+        """The validations' (MAP: the first mutation's) variables, kept for `--explain`."""
         self.full_with_vars = {**self.full, "variables": self.variables}
+
+    def phase_variables(self, activation: Mapping[str, Any]) -> _Vars:
+        """A fresh lazily evaluated `variables` map over `activation`: the server builds one
+        per ForInput call (composition.go `Variables`), so each call charges the variables it
+        reads again (cost_budget)."""
+        variables = _Vars(self.policy.variables, activation, cost_limit=PER_CALL_LIMIT, trace=self.trace)
+        self._phases.append(variables)
+        return variables
+
+    def meter(self, name: str, limit: int) -> Meter:
+        """A budget of this evaluation, reported in `Evaluation.budgets`."""
+        use = BudgetUse(name, limit)
+        self.budgets.append(use)
+        return Meter(use)
 
     def eval(self, e: _Expr, activation: Mapping[str, Any], *, report: bool = True) -> EvalResult:
         """One expression; errors worded as `condition.go`/`activation.go` words them. `report`:
@@ -686,33 +707,39 @@ class _Run:
         return result
 
     def report_variables(self) -> None:
-        for name, r in self.variables.evaluated().items():
-            e = self.policy.variable_exprs.get(name)
-            if e is None:
-                continue
-            self.expressions.append(
-                ExpressionEvaluation(
-                    e.field,
-                    e.text,
-                    _report_value(r.value) if r.ok and self.report_values else None,
-                    r.error,
-                    r.cost,
-                    r.trace,
+        """Every variable evaluation of every call (a variable read by two calls twice)."""
+        for variables in self._phases:
+            for name, r in variables.evaluated().items():
+                e = self.policy.variable_exprs.get(name)
+                if e is None:
+                    continue
+                self.expressions.append(
+                    ExpressionEvaluation(
+                        e.field,
+                        e.text,
+                        _report_value(r.value) if r.ok and self.report_values else None,
+                        r.error,
+                        r.cost,
+                        r.trace,
+                    )
                 )
-            )
 
     def match_conditions(self) -> tuple[bool, str | None, str | None]:
-        """matchconditions.Matcher.Match: (matches, why not, error) before failurePolicy."""
+        """matchconditions.Matcher.Match: (matches, why not, error) before failurePolicy. Every
+        condition is evaluated (one ForInput call, charged to its own budget) before the results
+        are read: a false one after an expensive one does not save the budget."""
         if not self.policy.match_conditions:
             return True, None, None
         activation = {**self.full, "namespaceObject": None}
-        remaining = MATCH_CONDITIONS_BUDGET
-        errors: list[str] = []
+        meter = self.meter("matchConditions", MATCH_CONDITIONS_BUDGET)
+        results: list[tuple[str, EvalResult]] = []
         for name, e in self.policy.match_conditions:
             r = self.eval(e, activation)
-            if r.cost > remaining:
+            if not meter.charge(r.cost):
                 return False, None, OUT_OF_BUDGET
-            remaining -= r.cost
+            results.append((name, r))
+        errors: list[str] = []
+        for name, r in results:
             if r.error is not None:
                 errors.append(r.error)
             elif r.value is False:
@@ -755,16 +782,18 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
         return ([_Decision(True, err)] if fail else []), [], None
     if not ok:
         return [], [], why
-    remaining = RUNTIME_BUDGET
+    meter = run.meter("validations and messageExpressions", RUNTIME_BUDGET)
     results: list[EvalResult] = []
     for _v, expr, _m in p.validations:
         r = run.eval(expr, run.full_with_vars)
-        if r.cost > remaining:
+        if not meter.charge(r.cost):
             run.failures.append(Failure(f"spec.validations[{len(results)}]", OUT_OF_BUDGET, True))
             return ([_Decision(True, OUT_OF_BUDGET)] if fail else []), [], None
-        remaining -= r.cost
         results.append(r)
-    msg_activation = {**run.base, "variables": run.variables}
+    # messageExpressions: a second call, with what the validations left, no authorizer
+    # (validator.go expressionOptionalVars) and variables of its own
+    msg_activation: dict[str, Any] = {**run.base}
+    msg_activation["variables"] = run.phase_variables(msg_activation)
     messages: list[EvalResult | None] = []
     msg_budget_error: str | None = None
     for (_v, _e, m), vr in zip(p.validations, results, strict=True):
@@ -772,11 +801,10 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
             messages.append(None)
             continue
         r = run.eval(m, msg_activation, report=vr.error is None and vr.value is not True)
-        if r.cost > remaining:
+        if not meter.charge(r.cost):
             msg_budget_error = OUT_OF_BUDGET
             messages.append(None)
             continue
-        remaining -= r.cost
         messages.append(r)
     decisions: list[_Decision] = []
     for i, ((v, expr, _m), r) in enumerate(zip(p.validations, results, strict=True)):
@@ -807,13 +835,15 @@ def _validate(run: _Run) -> tuple[list[_Decision], _Audits, str | None]:
         run.failures.append(Failure(f"spec.validations[{i}]", message))
         decisions.append(_Decision(True, message, reason, i))
     audits: list[tuple[str, str | None, str | None]] = []
-    audit_remaining = RUNTIME_BUDGET
+    audit_meter = run.meter("auditAnnotations", RUNTIME_BUDGET) if p.audit else None
+    audit_activation: dict[str, Any] = {**run.base}
+    if p.audit:
+        audit_activation["variables"] = run.phase_variables(audit_activation)
     for i, (key, e) in enumerate(p.audit):
-        r = run.eval(e, {**run.base, "variables": run.variables})
-        if r.cost > audit_remaining:
+        r = run.eval(e, audit_activation)
+        if audit_meter is not None and not audit_meter.charge(r.cost):
             run.failures.append(Failure(f"spec.auditAnnotations[{i}]", OUT_OF_BUDGET, True))
             return ([_Decision(True, OUT_OF_BUDGET)] if fail else []), [], None
-        audit_remaining -= r.cost
         if r.error is not None:
             run.failures.append(Failure(f"spec.auditAnnotations[{i}]", r.error, True))
             if fail:
@@ -995,6 +1025,7 @@ def _validating_phase(ctx: RequestContext, obj: dict[str, Any] | None, out: _Out
             if ctx.explain:
                 inv.evaluation.variables = run.variables
             decisions, audits, why = _validate(run)
+            inv.evaluation.budgets = run.budgets
             run.report_variables()
             inv.evaluation.expressions = run.expressions
             inv.evaluation.failures = run.failures
@@ -1058,17 +1089,28 @@ def _object_schema(
 
 
 def _mutate_once(
-    ctx: RequestContext, run: _Run, kind: str, e: _Expr, obj: dict[str, Any], patches: list[Any] | None = None
+    ctx: RequestContext,
+    run: _Run,
+    kind: str,
+    e: _Expr,
+    obj: dict[str, Any],
+    patches: list[Any] | None = None,
+    *,
+    first: bool = False,
 ) -> dict[str, Any]:
     """dispatchOne for one mutation; raises patching.PatchError with the server's text. The patch
-    it applies is appended to `patches` (for `--explain`)."""
+    it applies is appended to `patches` (for `--explain`). `first`: the invocation's first
+    mutation, whose variables are `run.variables` (over the object it started with)."""
     err = e.compile_error()
     if err is not None:
         run.expressions.append(ExpressionEvaluation(e.field, e.text, None, err))
         raise patching.PatchError(err)
-    activation = {**run.full_with_vars, "object": obj}
+    # one call per mutation (dispatchOne): its own budget and its own variables, which read the
+    # object as mutated so far
+    activation: dict[str, Any] = {**run.full, "object": obj}
+    activation["variables"] = run.variables if first else run.phase_variables(activation)
     r = run.eval(e, activation)
-    if r.cost > RUNTIME_BUDGET:
+    if not run.meter(e.field.rsplit(".", 2)[0], RUNTIME_BUDGET).charge(r.cost):
         raise patching.PatchError(OUT_OF_BUDGET)
     if r.error is not None:
         raise patching.PatchError(r.error)
@@ -1131,6 +1173,8 @@ def _mutating_phase(ctx: RequestContext, out: _Outcome) -> dict[str, Any] | None
             p = inv.policy
             run = _Run(ctx, p, obj, ctx.request.old_object, inv.param, inv.gvr, inv.gvk)
             ok, why, err = run.match_conditions()
+            if err is not None or not ok:
+                inv.evaluation.budgets.extend(run.budgets)
             if err is not None:
                 _map_error(out, inv, err)
                 inv.evaluation.expressions.extend(run.expressions)
@@ -1143,15 +1187,17 @@ def _mutating_phase(ctx: RequestContext, out: _Outcome) -> dict[str, Any] | None
             before = copy.deepcopy(obj)
             if ctx.explain:
                 inv.evaluation.variables = run.variables
+            first = True
             for index, (kind, e) in enumerate(p.mutations):
                 if obj is None or e is None:
                     continue
                 patches: list[Any] | None = [] if ctx.explain else None
                 step_from = copy.deepcopy(obj) if ctx.explain else None
                 try:
-                    obj = _mutate_once(ctx, run, kind, e, obj, patches)
+                    obj = _mutate_once(ctx, run, kind, e, obj, patches, first=first)
                 except patching.PatchError as exc:
                     _map_error(out, inv, str(exc))
+                first = False
                 if patches is not None:
                     inv.evaluation.mutations.append(
                         MutationStep(
@@ -1164,6 +1210,7 @@ def _mutating_phase(ctx: RequestContext, out: _Outcome) -> dict[str, Any] | None
                     )
             run.report_variables()
             inv.evaluation.expressions.extend(run.expressions)
+            inv.evaluation.budgets.extend(run.budgets)
             if obj != before:
                 changed_any = True
                 reinvoke.update(previously)

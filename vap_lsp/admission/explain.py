@@ -5,7 +5,9 @@ matched, the selectors with the labels they saw, matchConditions, the binding's 
 params, validationActions), then every validation with its result and, when false or failing,
 its minimal failing sub-expressions (`vap_lsp.cel.explain`), the message the server uses and why
 (messageExpression, or its error and the fallback), audit annotations, variables (read or not)
-and costs; for a MutatingAdmissionPolicy each mutation's patch and the object after it.
+and costs (each expression's, and what each budget of the evaluation spent and has left, as the
+server accounts them: `vap_lsp.analysis.cost_budget`); for a MutatingAdmissionPolicy each
+mutation's patch and the object after it.
 Everything here is derived from the traces: the verdicts are the engine's, unchanged.
 """
 
@@ -20,6 +22,7 @@ from typing import Any
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, Evaluation, ExpressionEvaluation
 from vap_lsp.admission.engine import PreparedInputs
 from vap_lsp.admission.matching import RequestAttrs, matching_rule
+from vap_lsp.analysis.cost_budget import BudgetUse
 from vap_lsp.cel import explain as cel_explain
 from vap_lsp.cel.explain import Failure, compact
 
@@ -114,7 +117,9 @@ class EvaluationExplanation:
     validations: list[ValidationExplanation] = field(default_factory=list)
     audit_annotations: list[tuple[str, ExpressionExplanation]] = field(default_factory=list)
     mutations: list[tuple[ExpressionExplanation | None, dict[str, Any]]] = field(default_factory=list)
+    budgets: list[BudgetUse] = field(default_factory=list)
     cost: int = 0
+    """What the server charged to the evaluation's budgets (a variable once per call reading it)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -135,6 +140,7 @@ class EvaluationExplanation:
                 {**step, "expression": e.to_json() if e is not None else None} for e, step in self.mutations
             ],
             "cost": self.cost,
+            "budgets": [b.to_json() for b in self.budgets],
         }
 
 
@@ -297,8 +303,8 @@ def explain_evaluation(
     for x in ev.expressions:
         if x.field not in by_field:  # a MAP reinvocation evaluates again: the first round is shown
             by_field[x.field] = _expression(x, ev)
-    # A variable's cost is part of the cost of the expression that first read it.
-    out.cost = sum(x.cost for x in ev.expressions if not x.field.startswith("spec.variables["))
+    out.budgets = list(ev.budgets)
+    out.cost = sum(b.spent for b in ev.budgets)
     out.match_conditions = [e for f, e in by_field.items() if f.startswith("spec.matchConditions[")]
     variables = spec.get("variables")
     if isinstance(variables, list):
@@ -423,6 +429,15 @@ def render_text(explanations: list[EvaluationExplanation], indent: str = "  ") -
                 lines.extend(_expression_lines(expr, "expression", inner + "  "))
             if step["patch"] is not None:
                 lines.append(f"{inner}  patch: {compact(step['patch'], 100)}")
-        if ex.matched:
+        if ex.matched or ex.budgets:
             lines.append(f"{inner}cost: {ex.cost}")
+            lines.extend(f"{inner}  {budget_text(b)}" for b in ex.budgets)
     return lines
+
+
+def budget_text(use: BudgetUse) -> str:
+    """`validations and messageExpressions: 120 of 10,000,000 (9,999,880 left)`."""
+    text = f"{use.name}: {use.spent:,} of {use.limit:,} ({use.left:,} left)"
+    if use.exhausted:
+        text += "; the next expression cost more than what was left: out of budget"
+    return text

@@ -15,7 +15,8 @@ from typing import Any
 
 from vap_lsp.admission import patching
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
-from vap_lsp.admission.engine import PER_CALL_LIMIT, prepare, request_context, request_value
+from vap_lsp.admission.engine import prepare, request_context, request_value
+from vap_lsp.analysis.cost_budget import PER_CALL_LIMIT
 from vap_lsp.analysis.matching import GVK, crd_type, object_type
 from vap_lsp.analysis.workspace import crd_versions
 from vap_lsp.cel.compile import compile_expression

@@ -64,7 +64,6 @@ from vap_lsp.cel.trace import Frame, Iteration, Trace, TracedError
 from vap_lsp.cel.types import Kind, Type, WrapperType
 
 __all__ = [
-    "CostBudget",
     "EvalResult",
     "LazyVariables",
     "VariableDef",
@@ -73,25 +72,6 @@ __all__ = [
 ]
 
 _UNLIMITED = 1 << 63
-
-
-class CostBudget:
-    """A cost budget shared by several evaluations (Kubernetes' per-policy runtime budget).
-
-    Each evaluation is charged its actual cost afterwards; `exhausted` tells the caller to stop
-    (`validation failed due to running out of cost budget, …` is the caller's text).
-    """
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.remaining = total
-
-    def charge(self, cost: int) -> None:
-        self.remaining -= cost
-
-    @property
-    def exhausted(self) -> bool:
-        return self.remaining < 0
 
 
 @dataclass
@@ -203,9 +183,9 @@ class LazyVariables(Mapping[str, Value]):
                     cost_limit=self._cost_limit,
                     trace=self._trace,
                 )
-                if result.cost_limit_exceeded:
-                    raise CostLimitExceeded()
                 if result.error is not None:
+                    # over its own per-call limit too: a variable is a program of its own, whose
+                    # error is a value for the expression reading it (composition.go Callback)
                     result = EvalResult(
                         error=f'composited variable "{name}" fails to evaluate: {result.error}',
                         cost=result.cost,
@@ -1208,7 +1188,6 @@ def evaluate(
     *,
     env: Environment,
     cost_limit: int | None = 1_000_000,
-    budget: CostBudget | None = None,
     trace: bool = False,
 ) -> EvalResult:
     """Evaluate a compiled expression against JSON-shaped variables; never raises.
@@ -1216,9 +1195,10 @@ def evaluate(
     `activation` maps variable names (`object`, `oldObject`, `params`, `request`,
     `namespaceObject`, `authorizer`, `authorizer.requestResource`, `variables`) to values;
     JSON data is used as-is (read lazily), `variables` may be a `LazyVariables`, `authorizer`
-    any `k8s.Authorizer`. `cost_limit` is the per-call limit (None: unlimited); a `budget` is
-    charged the actual cost afterwards. With `trace`, the result carries every evaluated node's
-    value or error (`EvalResult.trace`); value, error and cost are those of a plain evaluation.
+    any `k8s.Authorizer`. `cost_limit` is the per-call limit (None: unlimited); budgets shared by
+    several expressions are the caller's (`vap_lsp.analysis.cost_budget`). With `trace`, the
+    result carries every evaluated node's value or error (`EvalResult.trace`); value, error and
+    cost are those of a plain evaluation.
     """
     limit = _UNLIMITED if cost_limit is None else cost_limit
     parsed = checked.parsed if isinstance(checked, CheckedExpr) else checked
@@ -1237,6 +1217,4 @@ def evaluate(
     except Exception as exc:  # a bug here must not take the caller down: report it as an error
         result = EvalResult(error=f"internal error: {type(exc).__name__}: {exc}", cost=ctx.cost)
     result.trace = recorded
-    if budget is not None:
-        budget.charge(result.cost)
     return result
