@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from vap_lsp.defaulting.custom import CUSTOM
+from vap_lsp.defaulting.custom import custom_for
 from vap_lsp.defaulting.rules import BY_DEFINITION, JSON_LEAVES, SKIP, JsonDict, Rule, copy_json
 from vap_lsp.schema import get_schema_set
 from vap_lsp.schema.store import SchemaSet
@@ -45,6 +45,8 @@ def _unset(value: Any, rule: Rule) -> bool:
 
 
 def _apply_rule(obj: JsonDict, rule: Rule) -> None:
+    if rule.guard is not None and not rule.guard(obj):
+        return
     parent: Any = obj
     path = rule.path
     if len(path) > 1:
@@ -78,7 +80,7 @@ _Default = tuple[str, Any, bool]
 
 
 def _step(rule: Rule) -> _Step:
-    if len(rule.path) == 1 and not callable(rule.value) and rule.when is None:
+    if len(rule.path) == 1 and not callable(rule.value) and rule.when is None and rule.guard is None:
         return (rule.path[0], rule.value, type(rule.value) not in JSON_LEAVES, rule.zero, None)
     return ("", None, False, (), rule)
 
@@ -107,7 +109,7 @@ class _Plan:
         self.children: dict[str, _Plan | None] = {}
         self.defaults: tuple[_Default, ...] = ()
         self.rules: tuple[_Step, ...] = ()
-        self.custom = CUSTOM.get(definition) if definition is not None else None
+        self.custom = custom_for(definition, version_minor) if definition is not None else None
         if isinstance(props, dict):
             self.props = {k: _child(ps) for k, ps in props.items() if isinstance(ps, dict)}
             self.defaults = tuple(

@@ -7,8 +7,10 @@ in place, and leaves values of the wrong type as they are.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
+from vap_lsp.apimachinery.quantity import QuantityError, format_quantity, is_binary, parse_quantity
 from vap_lsp.defaulting.rules import CORE, JsonDict, copy_json
 
 
@@ -39,7 +41,9 @@ def _host_network_ports(containers: Any) -> None:
 
 def pod(obj: JsonDict) -> None:
     """SetDefaults_Pod: requests default to limits (Pods only, not templates); with
-    hostNetwork, hostPort defaults to containerPort."""
+    hostNetwork, hostPort defaults to containerPort. A container's `resizePolicy` is never
+    defaulted in 1.30-1.35: only under InPlacePodVerticalScaling, off by default until 1.32,
+    and the defaulting was removed before the gate turned on in 1.33 (kubernetes#128920)."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
@@ -48,6 +52,90 @@ def pod(obj: JsonDict) -> None:
     if spec.get("hostNetwork") is True:
         _host_network_ports(spec.get("containers"))
         _host_network_ports(spec.get("initContainers"))
+
+
+POD_LEVEL_RESOURCES = ("cpu", "memory")
+"""resourcehelper.IsSupportedPodLevelResource (hugepages, later and behind their own gate, are
+left as written)."""
+
+
+def _requests(container: Any) -> dict[str, Any]:
+    res = container.get("resources") if isinstance(container, dict) else None
+    requests = res.get("requests") if isinstance(res, dict) else None
+    return requests if isinstance(requests, dict) else {}
+
+
+def _aggregate_requests(spec: JsonDict, name: str) -> str | None:
+    """resourcehelper.AggregateContainerRequests for one resource: the sum over containers and
+    sidecars (init containers with restartPolicy Always), at least each init container's request
+    plus the sidecars before it; None when no container requests it (or a value does not parse)."""
+    texts: list[str] = []
+    try:
+        total = Fraction(0)
+        for c in _dicts(spec.get("containers")):
+            if name in _requests(c):
+                texts.append(str(_requests(c)[name]))
+                total += parse_quantity(texts[-1])
+        sidecars, init_max = Fraction(0), Fraction(0)
+        for c in _dicts(spec.get("initContainers")):
+            own = _requests(c).get(name)
+            value = Fraction(0)
+            if own is not None:
+                texts.append(str(own))
+                value = parse_quantity(texts[-1])
+            if c.get("restartPolicy") == "Always":
+                total += value
+                sidecars += value
+                init_max = max(init_max, sidecars)
+            else:
+                init_max = max(init_max, value + sidecars)
+        total = max(total, init_max)
+    except QuantityError:
+        return None
+    if not texts:
+        return None
+    if len(texts) == 1 and parse_quantity(texts[0]) == total:
+        return texts[0]
+    return format_quantity(total, binary=is_binary(texts[0]))
+
+
+def pod_with_pod_level_resources(obj: JsonDict) -> None:
+    """SetDefaults_Pod with PodLevelResources (beta and on by default since 1.34): after the
+    containers' requests, pod-level requests left unset default to the aggregated container
+    requests of that resource, else to the pod-level limit (`defaultPodRequests`, only when
+    pod-level limits are set)."""
+    pod(obj)
+    spec = obj.get("spec")
+    resources = spec.get("resources") if isinstance(spec, dict) else None
+    if not isinstance(spec, dict) or not isinstance(resources, dict):
+        return
+    limits = resources.get("limits")
+    requests = resources.get("requests")
+    if not isinstance(limits, dict) or not limits or not isinstance(requests, (dict, type(None))):
+        return
+    filled = dict(requests or {})
+    for name in POD_LEVEL_RESOURCES:
+        if name in filled:
+            continue
+        aggregate = _aggregate_requests(spec, name)
+        if aggregate is not None:
+            filled[name] = aggregate
+        elif name in limits:
+            filled[name] = limits[name]
+    if filled:
+        resources["requests"] = filled
+
+
+def service(obj: JsonDict) -> None:
+    """SetDefaults_Service, LoadBalancerIPMode (beta and on since 1.30, GA 1.32): a LoadBalancer's
+    ingress points with an IP and no ipMode get "VIP"."""
+    spec, status = obj.get("spec"), obj.get("status")
+    if not isinstance(spec, dict) or spec.get("type") != "LoadBalancer" or not isinstance(status, dict):
+        return
+    lb = status.get("loadBalancer")
+    for ingress in _dicts(lb.get("ingress") if isinstance(lb, dict) else None):
+        if ingress.get("ip") and ingress.get("ipMode") is None:
+            ingress["ipMode"] = "VIP"
 
 
 def volume(obj: JsonDict) -> None:
@@ -161,6 +249,7 @@ def namespace(obj: JsonDict) -> None:
 
 CUSTOM: dict[str, Callable[[JsonDict], None]] = {
     CORE + "Pod": pod,
+    CORE + "Service": service,
     CORE + "Volume": volume,
     CORE + "ServiceSpec": service_spec,
     CORE + "LimitRangeItem": limit_range_item,
@@ -169,3 +258,18 @@ CUSTOM: dict[str, Callable[[JsonDict], None]] = {
     "io.k8s.api.batch.v1.Job": job,
     "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec": hpa_spec,
 }
+
+
+SINCE: dict[str, tuple[tuple[int, Callable[[JsonDict], None]], ...]] = {
+    CORE + "Pod": ((34, pod_with_pod_level_resources),),
+}
+"""Defaulters that changed with a feature gate's default: (first minor, defaulter), newest last."""
+
+
+def custom_for(definition: str, minor: int) -> Callable[[JsonDict], None] | None:
+    """The custom defaulter of `definition` in Kubernetes 1.`minor`."""
+    chosen = CUSTOM.get(definition)
+    for since, defaulter in SINCE.get(definition, ()):
+        if minor >= since:
+            chosen = defaulter
+    return chosen

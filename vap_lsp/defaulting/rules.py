@@ -53,6 +53,9 @@ class Rule:
     always: bool = True
     """Set whenever its parent exists (False: only under a condition, e.g. the strategy type)."""
     when: Callable[[JsonDict], bool] | None = None
+    """A condition on the parent of the field."""
+    guard: Callable[[JsonDict], bool] | None = None
+    """A condition on the object of `definition` (for a field deeper than one segment)."""
     zero: tuple[Any, ...] = ()
     since: int = 0
     """First Kubernetes minor version (1.x) with this default (a feature gate on by default)."""
@@ -530,10 +533,26 @@ def _build() -> list[Rule]:
         Rule(
             APPS + "StatefulSetUpdateStrategy", ("type",), "RollingUpdate", '"RollingUpdate"', sts, zero=("",)
         ),
-        Rule(APPS + "RollingUpdateStatefulSetStrategy", ("partition",), 0, "0", sts),
-        # MaxUnavailableStatefulSet: alpha 1.24, beta and on by default since 1.35.
+        # Partition and maxUnavailable only when the type is RollingUpdate (a rollingUpdate under
+        # OnDelete stays as written; validation rejects it).
         Rule(
-            APPS + "RollingUpdateStatefulSetStrategy", ("maxUnavailable",), 1, "1 (since 1.35)", sts, since=35
+            APPS + "StatefulSetUpdateStrategy",
+            ("rollingUpdate", "partition"),
+            0,
+            "0",
+            sts,
+            guard=_rolling("RollingUpdate"),
+        ),
+        # MaxUnavailableStatefulSet: alpha 1.24 (off), beta and on by default since 1.35
+        # (pkg/features/kube_features.go).
+        Rule(
+            APPS + "StatefulSetUpdateStrategy",
+            ("rollingUpdate", "maxUnavailable"),
+            1,
+            "1 (since 1.35)",
+            sts,
+            guard=_rolling("RollingUpdate"),
+            since=35,
         ),
         # batch/v1: SetDefaults_Job takes a *Job: a CronJob's jobTemplate is not defaulted by it
         # (zz_generated.defaults.go: SetObjectDefaults_Job calls it, SetObjectDefaults_CronJob not).
@@ -590,6 +609,13 @@ def _build() -> list[Rule]:
             zero=([],),
         ),
         # networking/v1
+        Rule(
+            "io.k8s.api.networking.v1.IngressClassParametersReference",
+            ("scope",),
+            "Cluster",
+            '"Cluster"',
+            "SetDefaults_IngressClass (networking/v1)",
+        ),
         Rule(
             "io.k8s.api.networking.v1.NetworkPolicyPort",
             ("protocol",),

@@ -10,11 +10,11 @@ import re
 import uuid as _uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import cmp_to_key
 from typing import Any, Protocol
 
+from vap_lsp.apimachinery import quantity
 from vap_lsp.cel.runtime.stdlib import compare
 from vap_lsp.cel.runtime.timefmt import parse_timestamp
 from vap_lsp.cel.runtime.values import (
@@ -102,38 +102,13 @@ def make_struct(type_name_: str, fields: dict[str, Value]) -> StructValue:
 
 # --- quantity -------------------------------------------------------------------------------------
 
-_QUANTITY_RE = re.compile(r"([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)\Z")
-_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_QUANTITY_FORMAT_ERR = (
-    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-)
-
 
 def parse_quantity(text: str) -> Fraction:
-    """`resource.ParseQuantity` → exact value (errors are apimachinery's texts)."""
-    if not text:
-        raise CelError(
-            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-        )
-    m = _QUANTITY_RE.match(text)
-    if m is None:
-        raise CelError(_QUANTITY_FORMAT_ERR)
-    number, suffix = m.group(1), m.group(2)
-    if number.count(".") > 1 or number.strip("+-") in ("", "."):
-        raise CelError("unable to parse numeric part of quantity")
+    """`resource.ParseQuantity` → exact value (errors are apimachinery's texts, as CEL errors)."""
     try:
-        value = Fraction(Decimal(number))
-    except (InvalidOperation, ValueError) as exc:
-        raise CelError("unable to parse numeric part of quantity") from exc
-    if suffix in _BINARY:
-        return value * Fraction(2 ** _BINARY[suffix])
-    if suffix in _DECIMAL:
-        return value * Fraction(10) ** _DECIMAL[suffix]
-    em = re.fullmatch(r"[eE]([-+]?[0-9]+)", suffix)
-    if em is None:
-        raise CelError("unable to parse quantity's suffix")
-    return value * Fraction(10) ** int(em.group(1))
+        return quantity.parse_quantity(text)
+    except quantity.QuantityError as exc:
+        raise CelError(str(exc)) from exc
 
 
 class Quantity(LibraryValue):
