@@ -102,8 +102,9 @@ def test_metadata_namespace_of_a_cluster_scoped_kind_is_never_set() -> None:
 """
     text = _vap("validations:\n  - expression: \"object.metadata.namespace != 'kube-system'\"\n", rules=rules)
     assert _found(text, "optional-field") == [
-        ("namespace", "object.metadata.namespace is never set: Namespace is cluster-scoped; without has() "
-         "or `.?` the expression fails when it is absent"),
+        ("namespace", "object.metadata.namespace is never set: Namespace is cluster-scoped for v1 Namespace; "
+         "always set: the API server sets the request's namespace for v1 Pod; without has() or `.?` the "
+         "expression fails when it is absent"),
     ]  # fmt: skip
 
 
@@ -391,8 +392,9 @@ def test_metadata_generation_is_set_before_validating_admission_for_kinds_that_t
     assert _found(_vap(expression), "optional-field", version="1.32") == [
         (
             "generation",
-            "object.metadata.generation is optional in the schema; without has() or `.?` the "
-            "expression fails when it is absent",
+            "object.metadata.generation is optional in the schema for v1 Pod; always set: the registry "
+            "sets it (1 on create) before this point for apps/v1 DaemonSet, apps/v1 Deployment, apps/v1 "
+            "StatefulSet; without has() or `.?` the expression fails when it is absent",
         ),
     ]  # fmt: skip  (Pods did not track it before 1.33)
     assert _found(_vap(expression), "optional-field", version="1.33") == []
@@ -611,3 +613,31 @@ def test_operations_reaching_subtracts_only_certain_exclusions() -> None:
     assert operations_reaching(match, every) == {"CREATE", "UPDATE"}  # the policy as a whole
     match["excludeResourceRules"][0]["resourceNames"] = ["a"]
     assert operations_reaching(match, every, pods, True) == every
+
+
+def test_a_field_guaranteed_for_some_kinds_is_hinted_with_each_kinds_reason() -> None:
+    # generation: PrepareForCreate sets it for workloads; a Pod's only since 1.33. The hint says for
+    # which kinds it can be absent and why, and is silent where it runs only for kinds that have it.
+    def hint(expression: str) -> list[str]:
+        text = _vap(f'validations:\n  - expression: "{expression}"\n')
+        return [message for _, message in _found(text, "optional-field", version="1.32")]
+
+    assert hint("object.kind == 'Pod' || object.metadata.generation >= 1") == []
+    assert hint("object.kind != 'Pod' || object.metadata.generation >= 1") == [
+        "object.metadata.generation is optional in the schema; without has() or `.?` the expression fails "
+        "when it is absent"
+    ]
+    assert hint("object.kind in ['Deployment', 'StatefulSet'] && object.metadata.generation >= 1") == []
+    # SetDefaults_Deployment: replicas defaulted to 1; a CronJob has no replicas to read.
+    rules = """\
+  matchConstraints:
+    resourceRules:
+      - {{apiGroups: [apps], apiVersions: [v1], operations: [{ops}], resources: [deployments, daemonsets]}}
+"""
+    text = _vap('validations:\n  - expression: "object.spec.revisionHistoryLimit <= 10"\n', rules=rules)
+    assert _found(text, "optional-field") == []  # defaulted to 10 for both
+    text = _vap('validations:\n  - expression: "object.spec.minReadySeconds >= 0"\n', rules=rules)
+    assert [m for _, m in _found(text, "optional-field")] == [
+        "object.spec.minReadySeconds is optional in the schema; without has() or `.?` the expression "
+        "fails when it is absent"
+    ]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from cel_feature_helpers import MAP, at, policy, snapshot
+from cel_feature_helpers import MAP, VAP, at, policy, snapshot
 
+from vap_lsp.analysis.engine import AnalysisSettings
 from vap_lsp.features.cel_hover import hover
+from vap_lsp.features.snapshot import make_snapshot
 
 EXPR = "|\n        variables.names.all(n, n.startsWith('x')) && object.spec.replicas <= 5"
 
@@ -118,10 +120,36 @@ def test_a_root_says_where_admission_makes_it_null_for_this_policy() -> None:
 
 def test_a_field_the_api_server_defaults_says_to_what_and_which_defaulter() -> None:
     _, md = _hover("replicas <=", 2)
-    assert "always present (defaulted to 1 by the API server (SetDefaults_Deployment (apps/v1)))" in md
+    assert (
+        "always present (defaulted to 1 by the API server (SetDefaults_Deployment (apps/v1)) for apps/v1 "
+        "Deployment; defaulted to 1 by the API server (SetDefaults_ReplicaSet (apps/v1)) for apps/v1 "
+        "ReplicaSet)"
+    ) in md
     _, md = _hover(
         "imagePullPolicy",
         1,
         "|\n        object.spec.template.spec.containers.all(c, c.imagePullPolicy != '')",
     )
     assert "always present (defaulted to " in md and "SetDefaults_Container (core/v1)" in md
+
+
+def test_a_field_says_why_for_each_kind_its_branch_can_run_for() -> None:
+    # In a branch a guard narrows to ReplicaSet, only ReplicaSet's defaulter is the reason.
+    _, md = _hover("replicas <=", 2, "|\n        object.kind == 'ReplicaSet' && object.spec.replicas <= 5")
+    assert (
+        "**At admission**: always present (defaulted to 1 by the API server "
+        "(SetDefaults_ReplicaSet (apps/v1)))." in md
+    )
+    # generation: PrepareForCreate sets it for a Deployment; a Pod's only since 1.33.
+    pods_and_deployments = VAP.replace('["apps"]', '["", "apps"]').replace(
+        '["deployments", "replicasets"]', '["pods", "deployments"]'
+    )
+    text = policy("|\n        object.metadata.generation >= 1", pods_and_deployments)
+    result = hover(
+        make_snapshot("file:///t.yaml", text, 1, AnalysisSettings("1.32")), at(text, "generation", 1)
+    )
+    assert result is not None
+    assert (
+        "**At admission**: may be absent (optional in the schema for v1 Pod; always set: the registry sets "
+        "it (1 on create) before this point for apps/v1 Deployment); read it with `has()` or `.?`."
+    ) in result.markdown

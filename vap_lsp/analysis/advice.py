@@ -16,16 +16,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.guarantees import Point, Subject, field_guarantee, null_cases, type_path
+from vap_lsp.analysis.guarantees import (
+    Guarantee,
+    KindGuarantee,
+    Point,
+    Subject,
+    field_guarantee,
+    null_cases,
+    per_kind_text,
+    type_path,
+)
 from vap_lsp.analysis.narrowing import NullFlow, Reachability
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import PolicyTyping
 from vap_lsp.cel.ast import Expr, Ident, Select, children
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileResult
+from vap_lsp.text import Span
 from vap_lsp.yaml.model import MappingNode, ScalarNode, lookup
 
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
@@ -119,7 +130,18 @@ def _path_text(node: Expr) -> str | None:
 _SCHEMA_ROOTS = frozenset({"object", "oldObject", "params"})
 
 
-def unguarded_optional_fields(
+@dataclass(frozen=True)
+class FieldRead:
+    """A field read without `has()`/`.?` in one kind's compile, and whether it is there."""
+
+    span: Span
+    """Of the field's name, in the file."""
+    path: str
+    """As written: `object.spec.replicas`."""
+    guarantee: Guarantee
+
+
+def optional_field_reads(
     site: ExpressionSite,
     result: CompileResult,
     checked: CheckedExpr,
@@ -127,10 +149,11 @@ def unguarded_optional_fields(
     point: Point,
     version: str,
     reach: Reachability | None = None,
-) -> list[Diagnostic]:
-    """Fields read without `has()`/`.?` that can be absent where the expression runs
-    (`guarantees.field_guarantee`, with the kind each root holds). `reach`: the kind's narrowing
-    (a node in a branch that cannot run for the kind is not read for it)."""
+) -> list[FieldRead]:
+    """Fields of the schema-typed roots read without `has()`/`.?` (the first read of each path),
+    with whether they are present where the expression runs (`guarantees.field_guarantee`, with
+    the kind each root holds). `reach`: the kind's narrowing (a node in a branch that cannot run
+    for the kind is not read for it)."""
     parsed = result.parsed
     if parsed.ast is None:
         return []
@@ -145,7 +168,7 @@ def unguarded_optional_fields(
             else:
                 selects.append(node)
     # has() macros keep their original call; the expanded test-only select is what we saw above.
-    diagnostics: list[Diagnostic] = []
+    reads: list[FieldRead] = []
     seen: set[str] = set()
     for node in selects:
         if reach is not None and reach.guard_of(node) is not None:
@@ -164,19 +187,26 @@ def unguarded_optional_fields(
         fields = type_path(ref.owner, node.field, owner.type_name) if owner is not None else None
         if fields is None:
             fields = tuple(path.split(".")[1:])
-        guarantee = field_guarantee(root, fields, decl, owner, point, version)
-        if guarantee.present:
-            continue
         seen.add(path)
         start = node.field_start + result.offset
-        diagnostics.append(
-            Diagnostic(
-                site.node.source_span(start, start + len(node.field)),
-                Severity.HINT,
-                "optional-field",
-                f"{site.field}: {path} is {guarantee.why}; without has() or `.?` the expression "
-                "fails when it is absent",
-                field=site.field,
-            )
-        )
-    return diagnostics
+        span = site.node.source_span(start, start + len(node.field))
+        reads.append(FieldRead(span, path, field_guarantee(root, fields, decl, owner, point, version)))
+    return reads
+
+
+def optional_field_hint(
+    site: ExpressionSite, path: str, found: list[KindGuarantee], span: Span
+) -> Diagnostic | None:
+    """The hint for a field read without a guard, from what each kind the read runs for says
+    (None: present for every one): "optional in the schema for apps/v1 DaemonSet; defaulted to 1
+    … for apps/v1 Deployment"."""
+    if all(item.guarantee.present for item in found):
+        return None
+    return Diagnostic(
+        span,
+        Severity.HINT,
+        "optional-field",
+        f"{site.field}: {path} is {per_kind_text(found)}; without has() or `.?` the expression fails "
+        "when it is absent",
+        field=site.field,
+    )

@@ -21,7 +21,7 @@ from typing import Any
 
 from vap_lsp.analysis import advice, mutations
 from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
-from vap_lsp.analysis.guarantees import point_of, root_subjects, subject
+from vap_lsp.analysis.guarantees import KindGuarantee, Point, root_subjects, subject
 from vap_lsp.analysis.matching import GVK
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import KindTyping, PolicyTyping, VariableTyping, View, policy_typing
@@ -149,11 +149,11 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
     if not typing.kinds:
         return out
     found: dict[_Key, _Found] = {}
-    hints: dict[tuple[Path, int], Diagnostic] = {}
-    point = point_of(typing)
+    reads: dict[tuple[Path, int], tuple[ExpressionSite, str, Span, list[KindGuarantee]]] = {}
     # A kind whose schema is not found is skipped, as the server skips it (reference §4.1).
     for kind in (k for k in typing.kinds if k.has_schema):
         subjects = root_subjects(typing, subject(kind, typing.version, typing.workspace))
+        point = Point(typing.policy, typing.facts(kind).operations)
         keys = out.issues.setdefault(kind.gvk, set())
         view = typing.type_check(kind)
         for site, result in view.results():
@@ -173,11 +173,14 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
                     else:
                         entry.guarded.setdefault(guard.text, []).append(kind.gvk)
             if result.checked is not None and not runs and result.result_error is None:
-                found_hints = advice.unguarded_optional_fields(
+                found_reads = advice.optional_field_reads(
                     site, result, result.checked, subjects, point, typing.version, reach
                 )
-                for hint in found_hints:
-                    hints.setdefault((site.path, hint.span.start), hint)
+                for read in found_reads:
+                    at = (site.path, read.span.start)
+                    reads.setdefault(at, (site, read.path, read.span, []))[3].append(
+                        KindGuarantee(kind.gvk, read.guarantee)
+                    )
     for entry in found.values():
         site, result, issue = entry.site, entry.result, entry.issue
         position = f"ERROR: {_position_text(result, issue)}: {issue.message}"
@@ -215,7 +218,11 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
             f"server does not type-check this expression): {position}"
         )
         out.diagnostics.append(Diagnostic(span, severity, "cel-type-check-extra", text, field=site.field))
-    out.diagnostics.extend(hints.values())
+    # One hint per read, from what every kind it runs for says (silent when all guarantee it).
+    for site, path, span, per_kind in reads.values():
+        hint = advice.optional_field_hint(site, path, per_kind, span)
+        if hint is not None:
+            out.diagnostics.append(hint)
     return out
 
 

@@ -34,11 +34,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from vap_lsp.analysis.matching import ALL_OPERATIONS, operations_reaching
+from vap_lsp.analysis.matching import ALL_OPERATIONS, GVK, operations_reaching
 from vap_lsp.analysis.narrowing import Facts, NullFlow, replace_nulls
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.cel.environment import ExpressionKind
-from vap_lsp.cel.types import RESERVED_WORDS, FieldDecl, ObjectType, Type
+from vap_lsp.cel.types import RESERVED_WORDS, FieldDecl, Kind, ObjectType, Type
 from vap_lsp.defaulting import ITEM, VALUE, DefaultedField, defaulted_fields
 from vap_lsp.defaulting.builtin import minor
 from vap_lsp.defaulting.server import tracks_generation
@@ -52,13 +52,17 @@ if TYPE_CHECKING:  # the workspace index reads `params_unguarded`: no import cyc
 __all__ = [
     "ALL_OPERATIONS",
     "Guarantee",
+    "KindGuarantee",
     "NullCase",
     "Point",
     "Subject",
+    "field_decl",
     "field_guarantee",
+    "kind_guarantees",
     "matched_operations",
     "null_cases",
     "params_unguarded",
+    "per_kind_text",
     "point_of",
     "policy_operations",
     "root_subjects",
@@ -246,6 +250,70 @@ def _metadata_guarantee(
             return Guarantee(True, "always set: the registry sets it (1 on create) before this point")
         return Guarantee(False, "set by the registry after mutating admission (1 on create)")
     return None
+
+
+def field_decl(root_type: Type, path: tuple[str, ...]) -> FieldDecl | None:
+    """The declaration of the field at `path` (a `type_path`) in the object typed `root_type`:
+    the same field in another matched kind (None: that kind has no such field)."""
+    current: Type = root_type
+    decl: FieldDecl | None = None
+    for segment in path:
+        if segment in _SEGMENTS:
+            if current.kind not in (Kind.LIST, Kind.MAP) or not current.params:
+                return None
+            current, decl = current.elem_type, None
+            continue
+        if not isinstance(current, ObjectType):
+            return None
+        decl = current.fields.get(segment)
+        if decl is None:
+            return None
+        current = decl.type
+    return decl
+
+
+@dataclass(frozen=True)
+class KindGuarantee:
+    """Whether a field is present, for one matched kind (its operations, its defaults)."""
+
+    kind: GVK
+    guarantee: Guarantee
+
+
+def kind_guarantees(
+    typing: PolicyTyping, root: str, path: tuple[str, ...], kinds: Iterable[KindTyping]
+) -> list[KindGuarantee]:
+    """`field_guarantee` of `<root>.<path>` for each of `kinds` that has the field (`object` and
+    `oldObject` hold the kind; `params` its paramKind), at the point of admission of that kind's
+    requests (the operations its rules let through)."""
+    out: list[KindGuarantee] = []
+    params = root_subjects(typing, None)["params"] if root == "params" else None
+    for kind in kinds:
+        held = subject(kind, typing.version, typing.workspace)
+        owner = params if root == "params" else held
+        if held is None or owner is None:
+            continue
+        root_type = typing.params_type if root == "params" else kind.object_type
+        decl = field_decl(root_type, path)
+        if decl is None:
+            continue
+        point = Point(typing.policy, typing.facts(kind).operations)
+        out.append(KindGuarantee(kind.gvk, field_guarantee(root, path, decl, owner, point, typing.version)))
+    return out
+
+
+def per_kind_text(found: list[KindGuarantee]) -> str:
+    """Why, kind by kind when the kinds differ: "optional in the schema for v1 Pod; set by … for
+    apps/v1 Deployment" (the kinds where it can be absent first); one reason when all agree."""
+    reasons: dict[tuple[bool, str], list[GVK]] = {}
+    for item in found:
+        reasons.setdefault((item.guarantee.present, item.guarantee.why), []).append(item.kind)
+    if len(reasons) == 1:
+        return next(iter(reasons))[1]
+    ordered = sorted(reasons.items(), key=lambda entry: entry[0][0])  # absent first
+    return "; ".join(
+        f"{why} for {', '.join(f'{g.api_version} {g.kind}' for g in gvks)}" for (_, why), gvks in ordered
+    )
 
 
 @functools.lru_cache(maxsize=1024)

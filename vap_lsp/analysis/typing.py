@@ -763,16 +763,21 @@ class PolicyTyping:
         `site`, maybe repaired text being typed): the first kind with a schema for which the
         node there can run (`object.kind != 'Pod' || object.spec.te|` types a Deployment), else
         the primary kind."""
+        kinds = self.kinds_at(site, parsed, offset)
+        return kinds[0] if kinds else self.primary
+
+    def kinds_at(self, site: ExpressionSite, parsed: ParsedExpr, offset: int) -> list[KindTyping]:
+        """The kinds with a schema for which the node at `offset` of `parsed` can run (requests
+        of the kind reach the policy, no guard rules the node out); all of them without a node."""
         path = parsed.node_at(offset)
-        if not path:
-            return self.primary
         variables = self.variable_asts(site)
-        for kind in self.kinds:
-            if not kind.has_schema:
-                continue
-            if reachability(parsed, self.facts(kind), variables).guard_of(path[-1]) is None:
-                return kind
-        return self.primary
+        return [
+            kind
+            for kind in self.kinds
+            if kind.has_schema
+            and self.unmatched(kind) is None
+            and (not path or reachability(parsed, self.facts(kind), variables).guard_of(path[-1]) is None)
+        ]
 
     def server_view(self, kind: KindTyping | None) -> View:
         """What the server's compiler sees for `kind`: its type check, or create time without one."""

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from vap_lsp.analysis.guarantees import (
     field_guarantee,
+    kind_guarantees,
     null_cases,
+    per_kind_text,
     point_of,
     root_subjects,
     subject,
@@ -158,9 +160,18 @@ def _admission_note(ctx: CelContext, node: Select, owner: Type | None, decl: Fie
         if path is None and root is None:
             continue
         found = field_guarantee(name, path or (node.field,), decl, held, point_of(typing), typing.version)
-        if found.present:
-            return f"**At admission**: always present ({found.why})."
-        return f"**At admission**: may be absent ({found.why}); read it with `has()` or `.?`."
+        present, why = found.present, found.why
+        if path is not None and name in ("object", "oldObject") and len(typing.kinds) > 1:
+            # Each kind the field's read can run for says why (`guarantees.kind_guarantees`).
+            parsed = ctx.result.parsed
+            kinds = typing.kinds_at(ctx.site, parsed, node.field_start)
+            per_kind = kind_guarantees(typing, name, path, kinds)
+            if per_kind:
+                present = all(item.guarantee.present for item in per_kind)
+                why = per_kind_text(per_kind)
+        if present:
+            return f"**At admission**: always present ({why})."
+        return f"**At admission**: may be absent ({why}); read it with `has()` or `.?`."
     return ""
 
 
