@@ -233,6 +233,33 @@ def test_garbage_and_a_huge_content_length_are_skipped(pipe: Pipe) -> None:
     assert pipe.response(msg_id)["result"] == []
 
 
+def test_a_parse_error_is_answered_with_a_null_id(pipe: Pipe) -> None:
+    """JSON-RPC 2.0, 5.1: "If there was an error in detecting the id in the Request object
+    (e.g. Parse error/Invalid Request), it MUST be Null" (the member is there, as null)."""
+    pipe.initialize()
+    pipe.raw(b'Content-Length: 9\r\n\r\n{"id": 3,')
+    pipe.request("workspace/symbol", {"query": ""})  # shows where the broken body ended
+    error = pipe.wait(lambda m: "error" in m)
+    assert error == {"jsonrpc": "2.0", "id": None, "error": error["error"]}
+    assert error["error"]["code"] == -32700
+
+
+@pytest.mark.parametrize(
+    ("message", "answer_id"),
+    [
+        ([1, 2], None),
+        ({"jsonrpc": "1.0", "id": 4, "method": "x"}, 4),
+        ({"id": {"a": 1}, "method": "x"}, None),
+    ],
+)
+def test_an_invalid_request_is_answered_with_its_id_or_null(pipe: Pipe, message: Any, answer_id: Any) -> None:
+    pipe.initialize()
+    pipe.raw(frame(message))
+    error = pipe.wait(lambda m: "error" in m)
+    assert "id" in error and error["id"] == answer_id
+    assert error["error"]["code"] == -32600
+
+
 # The lifecycle's errors.
 
 

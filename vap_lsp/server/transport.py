@@ -8,8 +8,9 @@ careless client or a pygls defect could knock over:
   instead of bytes in Content-Length) is recovered from the bytes up to the next header, or
   dropped, and the reader re-synchronises on the next `Content-Length` instead of going deaf;
   a Content-Length above `MAX_MESSAGE_BYTES` is skipped without allocating it;
-- errors a client must get as answers (`VapProtocol.dispatch`): -32700 for a body that is not
-  JSON, -32600 for one that is not a request object, -32602 for ill-typed params, -32002 for a
+- errors a client must get as answers (`VapProtocol.dispatch`), with an `id` member that is
+  null where the request's cannot be read (pygls leaves the member out): -32700 for a body
+  that is not JSON, -32600 for one that is not a request object, -32602 for ill-typed params, -32002 for a
   request before `initialize`, -32600 for a request after `shutdown` and for a second
   `initialize` (the open documents stay);
 - `exit` ends the process with 0 after `shutdown` and 1 without (pygls's `sys.exit` inside
@@ -195,10 +196,10 @@ class VapProtocol(LanguageServerProtocol):
         """Handle one parsed message (on the event loop); what must be answered with an error
         is answered."""
         if isinstance(data, JsonRpcException):
-            self._send_response(None, None, data.to_response_error())  # type: ignore[arg-type]
+            self._send_response(None, None, data.to_response_error())
             return
         if not isinstance(data, dict) or data.get("jsonrpc") != self.VERSION:
-            self._send_response(None, None, JsonRpcInvalidRequest().to_response_error())  # type: ignore[arg-type]
+            self._send_response(_request_id(data), None, JsonRpcInvalidRequest().to_response_error())
             return
         method = data.get("method")
         msg_id: Any = data.get("id")
@@ -225,6 +226,15 @@ class VapProtocol(LanguageServerProtocol):
         if method == lsp.INITIALIZE:
             self._initialize_received = True
         self.handle_message(message)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: lsp.ResponseError | None = None) -> None:
+        """An error response keeps its `id` member even when it is null (pygls' converter drops
+        null members: JSON-RPC 2.0 says a parse error or an invalid request whose id cannot be
+        read is answered with `"id": null`)."""
+        if error is None:
+            super()._send_response(msg_id, result)
+        else:
+            self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": error})
 
     def _lifecycle_error(self, method: str) -> JsonRpcException | None:
         if method == lsp.INITIALIZE and self._initialize_received:
@@ -305,6 +315,12 @@ class VapProtocol(LanguageServerProtocol):
             self.exit_code = code
             if self.on_exit is not None:
                 self.on_exit(code)
+
+
+def _request_id(data: Any) -> int | str | None:
+    """The id of a message that is not a valid request, if it has a usable one."""
+    msg_id = data.get("id") if isinstance(data, dict) else None
+    return msg_id if isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool) else None
 
 
 def serve_stdio(protocol: VapProtocol, stdin: BinaryIO, stdout: BinaryIO) -> int:
