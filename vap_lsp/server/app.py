@@ -26,7 +26,7 @@ from vap_lsp.server import cel_features, crd_watch, diagnostics, hover_completio
 from vap_lsp.server.preload import import_engine_in_background
 from vap_lsp.server.settings import ServerSettings, parse_settings
 from vap_lsp.server.startup_analyser import StartupAnalyser
-from vap_lsp.server.transport import VapProtocol, exit_now, serve_stdio
+from vap_lsp.server.transport import VapProtocol, exit_now, serve_stdio, serve_tcp
 
 if TYPE_CHECKING:
     from vap_lsp.analysis.engine import FileAnalysis
@@ -300,10 +300,10 @@ def run_server(
     sys.setswitchinterval(0.001)
     server = create_server(startup_analyser)
     collector.resume()  # every module the event loop needs is loaded (`vap_lsp.collector`)
-    if host is not None and port is not None:
-        server.start_tcp(host, port)
-        return
     assert isinstance(server.protocol, VapProtocol)
-    code = serve_stdio(server.protocol, sys.stdin.buffer, sys.stdout.buffer)
+    if host is not None and port is not None:
+        code = serve_tcp(server.protocol, host, port)
+    else:
+        code = serve_stdio(server.protocol, sys.stdin.buffer, sys.stdout.buffer)
     server.diagnostics.retire_startup_analyser()
     exit_now(code)

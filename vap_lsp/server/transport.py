@@ -1,9 +1,10 @@
-"""JSON-RPC over stdio and the LSP lifecycle, hardened where pygls 2.1.1 is not.
+"""JSON-RPC over stdio or TCP and the LSP lifecycle, hardened where pygls 2.1.1 is not.
 
 pygls stays the framework (features, converters, workspace); this module replaces what a
 careless client or a pygls defect could knock over:
 
-- framing (`FrameReader`, on its own thread, never in the thread pool that analyses): header
+- framing (`FrameReader`, on its own thread, never in the thread pool that analyses; the one
+  reader of both stdio and TCP, `serve`): header
   names are case-insensitive; a message whose body is not JSON (a client counting characters
   instead of bytes in Content-Length) is recovered from the bytes up to the next header, or
   dropped, and the reader re-synchronises on the next `Content-Length` instead of going deaf;
@@ -27,6 +28,7 @@ import json
 import logging
 import os
 import re
+import socket
 import sys
 import threading
 from collections.abc import Callable, Generator
@@ -324,11 +326,31 @@ def _request_id(data: Any) -> int | str | None:
 
 
 def serve_stdio(protocol: VapProtocol, stdin: BinaryIO, stdout: BinaryIO) -> int:
-    """Run the server on `stdin`/`stdout` until `exit` or the end of input; returns the exit
-    code. Input is read on its own thread, so it is never queued behind analyses."""
+    """Run the server on `stdin`/`stdout` until `exit` or the end of input; the exit code."""
+    return serve(protocol, getattr(stdin, "read1", stdin.read), stdout)
+
+
+def serve_tcp(protocol: VapProtocol, host: str, port: int) -> int:
+    """Listen on `host:port`, serve the first client that connects as stdio is served (the
+    same reader and lifecycle: pygls' own TCP reader has neither), and return its exit code.
+    One client per process, as an editor starts one server per session."""
+    try:
+        listener = socket.create_server((host, port))
+    except OSError as error:
+        log.error("cannot listen on %s:%d: %s", host, port, error.strerror or error)
+        return 2
+    with listener:
+        connection, _ = listener.accept()
+    with connection, connection.makefile("wb") as output:
+        return serve(protocol, connection.recv, output)
+
+
+def serve(protocol: VapProtocol, read: Callable[[int], bytes], output: BinaryIO) -> int:
+    """Run the server until `exit` or the end of input; returns the exit code. Input is read
+    with `read` on its own thread, so it is never queued behind analyses."""
     from pygls.io_ import StdoutWriter
 
-    protocol.set_writer(StdoutWriter(stdout))
+    protocol.set_writer(StdoutWriter(output))
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     stopped: asyncio.Future[int] = loop.create_future()
@@ -338,7 +360,6 @@ def serve_stdio(protocol: VapProtocol, stdin: BinaryIO, stdout: BinaryIO) -> int
             stopped.set_result(code)
 
     protocol.on_exit = stop
-    read = getattr(stdin, "read1", stdin.read)
 
     def reader() -> None:
         frames = FrameReader(read)
@@ -351,7 +372,7 @@ def serve_stdio(protocol: VapProtocol, stdin: BinaryIO, stdout: BinaryIO) -> int
             # The end of input without `exit`: as `exit` (LSP: 1 unless shut down).
             loop.call_soon_threadsafe(lambda: protocol.finish(0 if protocol._shutdown else 1))
 
-    threading.Thread(target=reader, name="vap-lsp stdin", daemon=True).start()
+    threading.Thread(target=reader, name="vap-lsp input", daemon=True).start()
     try:
         return loop.run_until_complete(stopped)
     except KeyboardInterrupt:
