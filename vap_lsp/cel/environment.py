@@ -579,7 +579,7 @@ def _ref_of(schema: Schema) -> Schema | None:
 _EMPTY_OBJECT: Schema = {"type": "object"}
 
 
-def _deref(schema: Schema, resolve: Resolver, visited: frozenset[str]) -> tuple[Schema, frozenset[str]]:
+def deref_schema(schema: Schema, resolve: Resolver, visited: frozenset[str]) -> tuple[Schema, frozenset[str]]:
     """Inline a reference like `PopulateRefs`: the whole schema is replaced by its target; a
     reference already on the current path (a cycle) becomes an empty object."""
     while True:
@@ -593,7 +593,7 @@ def _deref(schema: Schema, resolve: Resolver, visited: frozenset[str]) -> tuple[
         schema = resolve(ref)
 
 
-def _schema_type(schema: Schema) -> str:
+def schema_type_name(schema: Schema) -> str:
     declared = schema.get("type")
     if isinstance(declared, list):
         return str(declared[0]) if declared else ""
@@ -604,7 +604,7 @@ def _is_true(schema: Schema, key: str) -> bool:
     return schema.get(key) is True
 
 
-def _is_int_or_string(schema: Schema) -> bool:
+def is_int_or_string(schema: Schema) -> bool:
     return schema.get("format") == "int-or-string" or _is_true(schema, "x-kubernetes-int-or-string")
 
 
@@ -614,14 +614,14 @@ def _prop_has_type(
     prop = props.get(key)
     if not isinstance(prop, Mapping):
         return False
-    declared = _deref(prop, resolve, visited)[0].get("type")
+    declared = deref_schema(prop, resolve, visited)[0].get("type")
     return wanted in declared if isinstance(declared, list) else declared == wanted
 
 
 _STRING: Schema = {"type": "string"}
 
 
-def _with_type_and_object_meta(schema: Schema, resolve: Resolver, visited: frozenset[str]) -> Schema:
+def with_type_and_object_meta(schema: Schema, resolve: Resolver, visited: frozenset[str]) -> Schema:
     """schemas.go `WithTypeAndObjectMeta`: roots and embedded resources always expose
     `apiVersion`, `kind`, `metadata.name`, `metadata.generateName`; if any is missing, `metadata`
     is *replaced* by just those two."""
@@ -629,7 +629,7 @@ def _with_type_and_object_meta(schema: Schema, resolve: Resolver, visited: froze
     meta = props.get("metadata")
     meta_props: Mapping[str, Any] = {}
     if isinstance(meta, Mapping):
-        meta_props = _deref(meta, resolve, visited)[0].get("properties") or {}
+        meta_props = deref_schema(meta, resolve, visited)[0].get("properties") or {}
     complete = (
         "properties" in schema
         and _prop_has_type(props, "kind", "string", resolve, visited)
@@ -662,18 +662,18 @@ def schema_to_type(
     `<map>.@elem`. Returns None for a schema that is not exposed (no `type`): as the root,
     callers then declare `object`/`params` as `dyn`. Object fields are converted lazily.
     """
-    resolved, visited = _deref(schema, resolve, frozenset())
+    resolved, visited = deref_schema(schema, resolve, frozenset())
     return _convert(resolved, resolve, visited, name, resource_root)
 
 
 def _convert(
     schema: Schema, resolve: Resolver, visited: frozenset[str], name: str, root: bool
 ) -> Type | None:
-    if _is_int_or_string(schema):
+    if is_int_or_string(schema):
         return DYN
     if root:
-        schema = _with_type_and_object_meta(schema, resolve, visited)
-    kind = _schema_type(schema)
+        schema = with_type_and_object_meta(schema, resolve, visited)
+    kind = schema_type_name(schema)
     if kind == "array":
         items = schema.get("items")
         if not isinstance(items, Mapping):
@@ -697,7 +697,7 @@ def _convert(
 
 
 def _convert_child(child: Schema, resolve: Resolver, visited: frozenset[str], name: str) -> Type | None:
-    resolved, child_visited = _deref(child, resolve, visited)
+    resolved, child_visited = deref_schema(child, resolve, visited)
     return _convert(
         resolved, resolve, child_visited, name, _is_true(resolved, "x-kubernetes-embedded-resource")
     )
@@ -721,7 +721,7 @@ def _object_fields(schema: Schema, resolve: Resolver, visited: frozenset[str], n
         field_type = _convert_child(prop, resolve, visited, f"{name}.{escaped}")
         if field_type is None:
             continue
-        target = _deref(prop, resolve, visited)[0]
+        target = deref_schema(prop, resolve, visited)[0]
         owner = prop if "default" in prop else target
         fields[escaped] = FieldDecl(
             field_type,
