@@ -4,8 +4,10 @@ Why here: the inputs must be bound exactly as `admit` binds them (objects defaul
 decodes them, `request` and `namespaceObject` built from the object, `authorizer` answering from
 the rules file), so this reuses the engine's request context rather than a second copy of it.
 Cost: `actual` is the interpreter's runtime cost (cel-go's `CostTracker` with Kubernetes' cost
-functions, per-call limit as at admission). There is no static cost estimator yet, so
-`estimate` is None: never a made-up range.
+functions, per-call limit as at admission); `estimate` is the static estimate of the checked
+expression (`cel.cost_estimate`, as the server estimates a CRD rule) with `object`/`oldObject`
+sized by the kind's schema (`cel.schema_sizes`): lists, maps and strings without `maxItems`,
+`maxProperties`, `maxLength` are as large as a 3 MiB request allows; `dyn` values are unbounded.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from vap_lsp.admission import patching
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
 from vap_lsp.admission.engine import prepare, request_context, request_value
 from vap_lsp.analysis.cost_budget import PER_CALL_LIMIT
-from vap_lsp.analysis.matching import GVK, crd_type, object_type
+from vap_lsp.analysis.matching import GVK, crd_schema_root, crd_type, object_schema_root, object_type
 from vap_lsp.analysis.workspace import crd_versions
 from vap_lsp.cel.compile import compile_expression
+from vap_lsp.cel.cost_estimate import CostEstimate, estimate_cost
 from vap_lsp.cel.environment import ExpressionKind, build_environment
 from vap_lsp.cel.interpreter import evaluate
 from vap_lsp.cel.runtime import k8s
+from vap_lsp.cel.schema_sizes import SchemaRoot, SchemaSizes
 from vap_lsp.cel.types import DYN, Type, type_string
 
 __all__ = ["PlaygroundError", "PlaygroundInputs", "PlaygroundResult", "evaluate_expression", "parse_kind"]
@@ -59,15 +63,21 @@ class PlaygroundResult:
     error: str | None = None
     cost_actual: int | None = None
     cost_limit_exceeded: bool = False
+    cost_estimate: CostEstimate | None = None
+    """The static estimate (None only when the expression does not compile)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The `--format json` shape of issue #27; `estimate` stays null until an estimator exists."""
+        """The `--format json` shape of issue #27."""
         error = self.compile_error if self.compile_error is not None else self.error
+        estimate = self.cost_estimate
         return {
             "value": self.value,
             "error": error,
             "type": self.type,
-            "cost": {"actual": self.cost_actual, "estimate": None},
+            "cost": {
+                "actual": self.cost_actual,
+                "estimate": None if estimate is None else {"min": estimate.min, "max": estimate.max},
+            },
         }
 
 
@@ -83,21 +93,23 @@ def parse_kind(text: str) -> GVK:
     )
 
 
-def _kind_type(inputs: PlaygroundInputs) -> Type:
+def _kind_type(inputs: PlaygroundInputs) -> tuple[Type, SchemaRoot | None]:
+    """The type of `object` and the schema its sizes come from."""
     gvk = inputs.kind
     if gvk is None:
-        return DYN
+        return DYN, None
     for crd in inputs.crds or []:
         for v in crd_versions(crd):
             if (v.group, v.version, v.kind) == (gvk.group, gvk.version, gvk.kind):
-                return crd_type(inputs.version, v) or DYN
+                found = crd_type(inputs.version, v)
+                return (DYN, None) if found is None else (found, crd_schema_root(inputs.version, v))
     t = object_type(inputs.version, gvk)
     if t is None:
         raise PlaygroundError(
             f"--kind {gvk.api_version}/{gvk.kind}: not a kind of Kubernetes {inputs.version} "
             "(a custom resource needs its CRD with --crd)"
         )
-    return t
+    return t, object_schema_root(inputs.version, gvk)
 
 
 def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult:
@@ -115,11 +127,12 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
                     f"{option} is {obj.get('apiVersion')} {obj.get('kind')}, not the --kind "
                     f"{inputs.kind.api_version}/{inputs.kind.kind}"
                 )
+    object_type, schema = _kind_type(inputs)
     env = build_environment(
         inputs.version,
         ExpressionKind.VARIABLE,  # any result type, `authorizer` declared
         has_params=has_params,
-        object_type=_kind_type(inputs),
+        object_type=object_type,
         variables={},
         mode="stored",
     )
@@ -128,6 +141,9 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         return PlaygroundResult(compile_error=compiled.render() or "compilation failed", type=None)
     output = compiled.output_type
     type_name = type_string(output) if output is not None else None
+    roots = {"object": schema, "oldObject": schema} if schema is not None else {}
+    sizes = SchemaSizes(roots, kubernetes_version=inputs.version)
+    estimate = estimate_cost(compiled.checked, sizes, kubernetes_version=inputs.version).cost
 
     policy_inputs = PolicyInputs(
         [],
@@ -182,4 +198,5 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         error=result.error,
         cost_actual=result.cost,
         cost_limit_exceeded=result.cost_limit_exceeded,
+        cost_estimate=estimate,
     )

@@ -19,6 +19,7 @@ from typing import Any
 from vap_lsp.analysis.crds import published_schema
 from vap_lsp.analysis.workspace import CRDVersion
 from vap_lsp.cel.environment import schema_to_type
+from vap_lsp.cel.schema_sizes import SchemaRoot
 from vap_lsp.cel.types import Type
 from vap_lsp.lru import LruCache
 from vap_lsp.schema.store import SchemaSet, get_schema_set
@@ -235,3 +236,29 @@ def operations_reaching(
         if request.operation not in reaching and _excluded(excludes, request) is None:
             reaching.add(request.operation)
     return frozenset(reaching)
+
+
+@functools.lru_cache(maxsize=512)
+def object_schema_root(kubernetes_version: str, gvk: GVK) -> SchemaRoot | None:
+    """The schema `object_type` converts, for the cost estimate's sizes (`cel.schema_sizes`)."""
+    schema_set = get_schema_set(kubernetes_version)
+    definition = schema_set.definition_for_kind(gvk.group, gvk.version, gvk.kind)
+    if definition is None:
+        return None
+    return SchemaRoot({"$ref": definition}, _resolver(schema_set))
+
+
+_CRD_ROOTS: LruCache[tuple[str, int], tuple[Mapping[str, Any], SchemaRoot | None]] = LruCache(256)
+
+
+def crd_schema_root(kubernetes_version: str, crd: CRDVersion) -> SchemaRoot | None:
+    """The schema `crd_type` converts (the published one), for the cost estimate's sizes."""
+    if crd.schema is None:
+        return None
+    key = (kubernetes_version, id(crd.schema))
+    hit = _CRD_ROOTS.get(key)
+    if hit is not None and hit[0] is crd.schema:
+        return hit[1]
+    root = SchemaRoot(published_schema(crd.schema), _resolver(get_schema_set(kubernetes_version)))
+    _CRD_ROOTS.put(key, (crd.schema, root))
+    return root

@@ -1,0 +1,242 @@
+"""Static cost estimates of a policy's expressions, with sizes from the matched kinds' schemas.
+
+The API server never estimates the cost of an admission policy's expressions (kubernetes/apiserver
+`pkg/admission/plugin/cel/compile.go` `CompileCELExpression` builds the program with no
+`EstimateCost`; the per-call limit and budgets are enforced at runtime only). So the estimate here is
+the one it makes for a CRD's `x-kubernetes-validations` rule (apiextensions
+`pkg/apiserver/schema/cel/compilation.go`: `EstimateCost` with `library.CostEstimator` over a
+`sizeEstimator` walking the rule's schema), applied to `object`/`oldObject` (the matched kind's
+schema) and `params` (the `paramKind`'s): cel-go's estimator in `vap_lsp.cel.cost_estimate`, the
+schema bounds in `vap_lsp.cel.schema_sizes`.
+
+Variables: an expression reading `variables.x` sees `x`'s field path when `x` is a field read
+(`variables.containers` = `object.spec.containers` keeps that list's bounds) and else the size
+of `x`'s result. Their cost is not included (the server evaluates a variable once, charged to
+the first expression that reads it): budget accounting adds each variable's own estimate once.
+
+Types come from the precise view of each matched kind (`PolicyTyping.view("precise", kind)`);
+a policy matching several kinds is estimated per kind and the worst kind reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from vap_lsp.analysis.matching import crd_schema_root, object_schema_root
+from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.analysis.typing import KindTyping, PolicyTyping
+from vap_lsp.cel.cost_estimate import (
+    ComprehensionCost,
+    CostEstimate,
+    Estimate,
+    Path,
+    SizeEstimate,
+    estimate_cost,
+    field_path,
+)
+from vap_lsp.cel.environment import ExpressionKind
+from vap_lsp.cel.schema_sizes import SchemaBound, SchemaRoot, SchemaSizes
+from vap_lsp.cel.types import Type
+from vap_lsp.lru import LruCache
+
+__all__ = [
+    "ExpressionEstimate",
+    "RangeSize",
+    "estimate_policy",
+    "estimate_site",
+    "kind_schema_root",
+    "policy_sizes",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RangeSize:
+    """The range a comprehension iterates and what bounds it.
+
+    `bound` is None when the range is not a schema field (a computed list, `request`, `dyn`);
+    `bound.keyword` is None when the schema sets no bound, so the size is the most a 3 MiB request
+    can hold: the schema keyword to add is `suggested_keyword`.
+    """
+
+    comprehension: ComprehensionCost
+    path: Path | None
+    bound: SchemaBound | None
+
+    @property
+    def field_path(self) -> str | None:
+        """`spec.containers[*].env` (without the variable), None for a computed range."""
+        return field_path(self.path) if self.path else None
+
+    @property
+    def variable(self) -> str | None:
+        """`object`, `oldObject`, `params`, … (None for a computed range)."""
+        return self.path[0] if self.path else None
+
+    @property
+    def bounded_by_schema(self) -> bool:
+        return self.bound is not None and self.bound.keyword is not None
+
+    @property
+    def suggested_keyword(self) -> str:
+        """`maxProperties` for a map, `maxItems` for a list (what the comprehension iterates)."""
+        return "maxProperties" if self.comprehension.range_kind == "map" else "maxItems"
+
+
+@dataclass(frozen=True)
+class ExpressionEstimate:
+    """The estimate of one expression site for one matched kind (None: `object` is `dyn`)."""
+
+    site: ExpressionSite
+    kind: KindTyping | None
+    estimate: Estimate
+    sizes: _PolicySizes
+
+    @property
+    def cost(self) -> CostEstimate:
+        return self.estimate.cost
+
+    @property
+    def dominant(self) -> ComprehensionCost | None:
+        """The outermost comprehension of the costliest nest."""
+        return self.estimate.dominant
+
+    def ranges(self, outer: ComprehensionCost | None = None) -> tuple[RangeSize, ...]:
+        """The ranges of `outer`'s nest (default: the dominant one), outermost first."""
+        outer = outer if outer is not None else self.dominant
+        if outer is None:
+            return ()
+        out = []
+        for c in self.estimate.nest(outer):
+            bound = self.sizes.bound(c.range_path)
+            # through a variable aliasing a field, the field's path (what a schema bound fixes)
+            out.append(RangeSize(c, bound.path if bound is not None else c.range_path, bound))
+        return tuple(out)
+
+    def unbounded(self, outer: ComprehensionCost | None = None) -> tuple[RangeSize, ...]:
+        """The ranges of the nest whose size no schema keyword bounds (the request-size worst case,
+        or no schema at all): adding `maxItems`/`maxProperties` there lowers the estimate."""
+        return tuple(r for r in self.ranges(outer) if not r.bounded_by_schema)
+
+
+class _PolicySizes:
+    """`SchemaSizes` for `object`/`oldObject`/`params`, plus `variables.<name>` as its source
+    field path (an alias) or its result size."""
+
+    def __init__(self, schema: SchemaSizes, variables: Mapping[str, Estimate]) -> None:
+        self.schema = schema
+        self.variables = dict(variables)
+
+    def _aliased(self, path: Path) -> Path | None:
+        if len(path) >= 2 and path[0] == "variables":
+            found = self.variables.get(path[1])
+            if found is not None and found.result_path is not None:
+                return (*found.result_path, *path[2:])
+        return None
+
+    def estimate_size(self, path: Path | None, type_: Type) -> SizeEstimate | None:
+        if not path:
+            return None
+        alias = self._aliased(path)
+        if alias is not None:
+            return self.schema.estimate_size(alias, type_)
+        if len(path) == 2 and path[0] == "variables":
+            found = self.variables.get(path[1])
+            return found.result_size if found is not None else None
+        return self.schema.estimate_size(path, type_)
+
+    def bound(self, path: Path | None) -> SchemaBound | None:
+        if not path:
+            return None
+        alias = self._aliased(path)
+        return self.schema.bound(alias if alias is not None else path)
+
+
+def kind_schema_root(typing: PolicyTyping, kind: KindTyping | None) -> SchemaRoot | None:
+    """The schema `object` has for `kind` (built-in or CRD), None without one."""
+    if kind is None or not kind.has_schema:
+        return None
+    gvk = kind.gvk
+    if kind.source == "built-in":
+        return object_schema_root(typing.version, gvk)
+    workspace = typing.workspace
+    crd = workspace.crd(gvk.group, gvk.version, gvk.kind, served_only=True) if workspace is not None else None
+    return crd_schema_root(typing.version, crd) if crd is not None else None
+
+
+def policy_sizes(typing: PolicyTyping, kind: KindTyping | None) -> SchemaSizes:
+    """Sizes of `object`, `oldObject` (the kind's schema) and `params` (the paramKind's)."""
+    roots: dict[str, SchemaRoot] = {}
+    root = kind_schema_root(typing, kind)
+    if root is not None:
+        roots["object"] = roots["oldObject"] = root
+    params = kind_schema_root(typing, typing.params_kind)
+    if params is not None:
+        roots["params"] = params
+    return SchemaSizes(roots, kubernetes_version=typing.version)
+
+
+# Estimates per (model, kind, site), the model kept alive by the entry.
+_CACHE: LruCache[tuple[int, object, int], tuple[PolicyTyping, ExpressionEstimate | None]] = LruCache(4096)
+
+
+def estimate_site(
+    typing: PolicyTyping, site: ExpressionSite, kind: KindTyping | None = None
+) -> ExpressionEstimate | None:
+    """The estimate of `site` for `kind` (default: the primary kind); None when the expression
+    does not compile in that kind's precise view. Cached per model, kind and site."""
+    kind = kind if kind is not None else typing.primary
+    key = (id(typing), kind.gvk if kind is not None else None, id(site))
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is typing:
+        return hit[1]
+    found = _estimate(typing, site, kind)
+    _CACHE.put(key, (typing, found))
+    return found
+
+
+def _estimate(
+    typing: PolicyTyping, site: ExpressionSite, kind: KindTyping | None
+) -> ExpressionEstimate | None:
+    view = typing.view("precise", kind)
+    result = view.result(site)
+    checked = result.checked
+    if not result.ok or checked is None:
+        return None
+    schema = policy_sizes(typing, kind)
+    variables: dict[str, Estimate] = {}
+    if site.kind is not ExpressionKind.MATCH_CONDITION:
+        for other, name, _ in view.variables:
+            if other is site or (site.kind is ExpressionKind.VARIABLE and _index(other) >= _index(site)):
+                continue
+            found = estimate_site(typing, other, kind)
+            if found is not None:
+                variables[name] = found.estimate
+    sizes = _PolicySizes(schema, variables)
+    estimate = estimate_cost(checked, sizes, kubernetes_version=typing.version)
+    return ExpressionEstimate(site, kind, estimate, sizes)
+
+
+def _index(site: ExpressionSite) -> int:
+    index = site.path[2] if len(site.path) > 2 else None
+    return index if isinstance(index, int) else 1 << 30
+
+
+def estimate_policy(typing: PolicyTyping) -> list[ExpressionEstimate]:
+    """Each expression site's estimate for its worst matched kind (by maximum cost), in site
+    order; sites that do not compile are left out. With no typed kind, `object` is `dyn`."""
+    kinds: list[KindTyping | None] = [k for k in typing.kinds if k.has_schema] or [None]
+    out: list[ExpressionEstimate] = []
+    for site in typing.sites:
+        worst: ExpressionEstimate | None = None
+        for kind in kinds:
+            found = estimate_site(typing, site, kind)
+            if found is not None and (worst is None or found.cost.max > worst.cost.max):
+                worst = found
+        if worst is not None:
+            out.append(worst)
+    return out
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
