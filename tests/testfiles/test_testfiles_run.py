@@ -3,6 +3,7 @@ line and in JUnit, and "Run against samples" as a language service (no LSP)."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -145,7 +146,7 @@ def test_run_against_samples_uses_setting_files_and_test_files(tmp_path: Path) -
         "spec: {containers: [{name: c, image: 'nginx:1'}]}\n"
     )
     (tmp_path / "samples" / "big.yaml").write_text(_deployment("big", 8))
-    paths = sample_paths(["samples/*.yaml"], [str(tmp_path)])
+    paths = sample_paths(["samples/*.yaml"], [str(tmp_path)], [])
     assert [p.name for p in paths] == ["big.yaml", "pod.yaml"]
     extras = [Source(p.as_uri(), str(p), p.read_text()) for p in paths]
     test_text = (
@@ -232,3 +233,20 @@ def test_kaptest_mutating_suite_with_expect_object(tmp_path: Path) -> None:
     assert suite is not None and suite.problems == []
     results = run_suite(suite, "1.36")
     assert [(r.actual, r.passed, r.failures) for r in results] == [("mutate", True, []), ("skip", True, [])]
+
+
+def test_sample_globs_do_not_follow_symlinked_folders(tmp_path: Path) -> None:
+    """`vapLsp.samples: ['**/*.yaml']` over a tree with two links back to its root (as in the
+    issue's hostile workspace): each file once, no loop; a FIFO named *.yaml is reported, never
+    listed (reading it would block)."""
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "pod.yaml").write_text("kind: Pod\n")
+    (tmp_path / "vendor").mkdir()
+    os.symlink("..", tmp_path / "vendor" / "a")
+    os.symlink("..", tmp_path / "vendor" / "b")
+    os.symlink("..", tmp_path / "samples" / "up")
+    os.mkfifo(tmp_path / "fifo.yaml")
+    errors: list[str] = []
+    found = sample_paths(["**/*.yaml", "samples"], [str(tmp_path)], errors)
+    assert [p.relative_to(tmp_path).as_posix() for p in found] == ["samples/pod.yaml"]
+    assert errors == [f"{tmp_path / 'fifo.yaml'}: skipped, a named pipe (FIFO) is not a regular file"]

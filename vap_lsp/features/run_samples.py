@@ -10,7 +10,6 @@ readable Markdown report; the server adapter publishes and shows them.
 from __future__ import annotations
 
 import copy
-import glob
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -21,6 +20,7 @@ from typing import Any
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, prepare
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import parse_text
+from vap_lsp.analysis.files import expand_glob, unreadable, walk_yaml
 from vap_lsp.analysis.objects import object_data
 from vap_lsp.analysis.placement import head_span, span_for_path
 from vap_lsp.analysis.sites import ExpressionSite, expression_sites
@@ -115,22 +115,27 @@ class RunOutcome:
     `value_hover`)."""
 
 
-def sample_paths(patterns: Sequence[str], roots: Sequence[str]) -> list[Path]:
-    """Files named by `vapLsp.samples` (globs or paths, relative to each workspace folder)."""
-    found: dict[str, Path] = {}
+def sample_paths(patterns: Sequence[str], roots: Sequence[str], errors: list[str]) -> list[Path]:
+    """Files named by `vapLsp.samples` (globs or paths, relative to each workspace folder; a
+    folder stands for its YAML files). Globs and folders are expanded by `analysis.files`, so
+    symlinked folders are not followed and a huge tree is cut; what is not a readable regular
+    file (a FIFO, a dangling link) is said in `errors`, not listed."""
+    found: dict[Path, None] = {}
     for pattern in patterns:
         bases = [""] if Path(pattern).is_absolute() else list(roots)
         for base in bases:
-            full = str(Path(base) / pattern) if base else pattern
-            for match in sorted(glob.glob(full, recursive=True)):
-                p = Path(match)
-                if p.is_dir():
-                    for child in sorted(p.rglob("*")):
-                        if child.suffix in (".yaml", ".yml") and child.is_file():
-                            found.setdefault(str(child), child)
-                elif p.is_file():
-                    found.setdefault(str(p), p)
-    return list(found.values())
+            full = Path(base) / pattern if base else Path(pattern)
+            for match in expand_glob(full, errors):
+                candidates = walk_yaml(match, errors) if match.is_dir() else [match]
+                for path in candidates:
+                    if path in found:
+                        continue
+                    problem = unreadable(path)
+                    if problem is None:
+                        found[path] = None
+                    elif problem not in errors:
+                        errors.append(problem)
+    return list(found)
 
 
 def _objects(source: Source) -> list[_Object]:

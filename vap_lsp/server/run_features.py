@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as lsp
 from pygls import uris
 
-from vap_lsp.analysis.files import read_file, walk_yaml
+from vap_lsp.analysis.files import read_text, walk_yaml
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.server.convert import to_lsp_diagnostic, to_offset, to_position, to_range, to_span
 from vap_lsp.server.worker import in_worker, off_loop
 from vap_lsp.text import LineIndex
-from vap_lsp.yaml.detect import decode_bytes
 
 if TYPE_CHECKING:
     from vap_lsp.features import run_samples
@@ -64,8 +63,7 @@ def _sources(ls: VapLanguageServer) -> list[run_samples.Source]:
             uri = uris.from_fs_path(str(path)) or str(path)
             if uri in out:
                 continue
-            data = read_file(path, errors)
-            text = decode_bytes(data)[0] if data is not None else None
+            text = read_text(path, errors)
             if text is not None:
                 out[uri] = run_samples.Source(uri, str(path), text)
     return list(out.values())
@@ -76,16 +74,18 @@ def _extra_sources(ls: VapLanguageServer, uri: str) -> list[run_samples.Source]:
 
     roots = [r for f in ls.workspace.folders.values() if (r := uris.to_fs_path(f.uri)) is not None]
     out: list[run_samples.Source] = []
-    for path in run_samples.sample_paths(ls.samples_for(uri), roots):
+    errors: list[str] = []
+    for path in run_samples.sample_paths(ls.samples_for(uri), roots, errors):
         uri = uris.from_fs_path(str(path)) or str(path)
         document = ls.workspace.text_documents.get(uri)
         if document is not None:
             out.append(run_samples.Source(uri, str(path), document.source, document.version))
             continue
-        data = read_file(path, [])
-        text = decode_bytes(data)[0] if data is not None else None
+        text = read_text(path, errors)
         if text is not None:
             out.append(run_samples.Source(uri, str(path), text))
+    for error in errors:
+        log.warning("vapLsp.samples: %s", error)
     return out
 
 
