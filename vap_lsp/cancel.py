@@ -2,12 +2,13 @@
 
 A cancelled request (`$/cancelRequest`) or a superseded analysis (the document changed while
 it ran: its result would never be published) sets its `Token`; the thread doing the work runs
-inside `scope(token)` and `checkpoint()` raises `Cancelled` there: per piece parsed
-(`yaml.parse`), per object checked (`analysis.engine`), per expression compiled
-(`cel.compile`). `Cancelled` is a `BaseException`, like `asyncio.CancelledError`, so the
-engine's `except Exception` safety nets (which turn a failing check into a diagnostic) let it
-through. Results are cached only when complete, so an interrupted analysis leaves every cache
-consistent (and the objects it finished cached for the next run).
+inside `scope(token)` and `checkpoint()` raises `Cancelled` there: per piece parsed and every
+1,024 parser events inside one (`yaml.parse`: one 20 MB document stops midway), per object
+checked (`analysis.engine`), per expression compiled (`cel.compile`). `Cancelled` is a
+`BaseException`, like `asyncio.CancelledError`, so the engine's `except Exception` safety nets
+(which turn a failing check into a diagnostic) let it through. Results are cached only when
+complete, so an interrupted analysis leaves every cache consistent (and the objects it
+finished cached for the next run).
 """
 
 from __future__ import annotations

@@ -90,6 +90,11 @@ def _load_libyaml() -> Any:
 _LIBYAML: Any = _load_libyaml()
 
 
+# Parser events between two cancellation checkpoints: a few milliseconds of parsing, and a
+# checkpoint's cost (a thread-local read) is lost among them.
+_EVENTS_PER_CHECKPOINT = 1024
+
+
 class _TooDeep(Exception):
     pass
 
@@ -288,6 +293,7 @@ class _Composer:
 
     def _event_stream(self) -> Iterator[Any]:
         get = self.events
+        count = 0
         while True:
             e = get()
             if e is None:
@@ -295,6 +301,9 @@ class _Composer:
             yield e
             if type(e).__name__ == "StreamEndEvent":
                 return
+            count += 1
+            if not count % _EVENTS_PER_CHECKPOINT:
+                checkpoint()  # one huge document is cancellable midway, not only at its end
 
     def compose(self) -> _Run:
         run = self.run
