@@ -303,11 +303,31 @@ def test_jsonpatch_escape_key_is_a_string_traversal() -> None:
     assert found.cost == CostEstimate(2, 2)
 
 
-def test_equality_of_kubernetes_types_is_unit_cost_from_1_32() -> None:
-    """Before 1.32 `cost.go` had no `_==_` case: cel-go's default compares by the smaller size, and
-    a Quantity has none, so the maximum is 2^64-1 × 0.1 (apiserver v0.31 `cost_test.go`
-    "equality_reflexivity": 3..1844674407370955266)."""
-    assert estimate('quantity("200M") == quantity("200M")', "1.31").cost == CostEstimate(
-        3, 1844674407370955266
-    )
-    assert estimate('quantity("200M") == quantity("200M")', "1.32").cost == CostEstimate(3, 3)
+# apiserver v0.31 (Kubernetes 1.31) `cost_test.go` TestQuantityCost: `cost.go` had no `_==_` case
+# yet, so cel-go's default compares by the smaller size, and a Quantity has none: at most
+# (2^64 - 1) × 0.1 per comparison. From 1.32 ("Add equality cost checking") it is 1.
+EQUALITY_1_31: list[tuple[str, tuple[int, int], tuple[int, int]]] = [
+    ('quantity("200M") == quantity("200M")', (3, 1844674407370955266), (3, 3)),
+    (
+        'quantity("200M") == quantity("0.2G") && quantity("0.2G") == quantity("200M")',
+        (3, 3689348814741910532),
+        (3, 6),
+    ),
+    (
+        'quantity("2M") == quantity("0.002G") && quantity("2000k") == quantity("2M") '
+        '&& quantity("0.002G") == quantity("2000k")',
+        (3, 5534023222112865798),
+        (3, 9),
+    ),
+    ('quantity("50k").add(quantity("20")) == quantity("50.02k")', (5, 1844674407370955268), (5, 5)),
+    ('quantity("50k").sub(quantity("20")) == quantity("49.98k")', (5, 1844674407370955268), (5, 5)),
+    ('quantity("50k").sub(20) == quantity("49980")', (4, 1844674407370955267), (4, 4)),
+]
+
+
+@pytest.mark.parametrize(("expr", "in_1_31", "from_1_32"), EQUALITY_1_31)
+def test_equality_of_kubernetes_types_is_unit_cost_from_1_32(
+    expr: str, in_1_31: tuple[int, int], from_1_32: tuple[int, int]
+) -> None:
+    assert estimate(expr, "1.31").cost == CostEstimate(*in_1_31)
+    assert estimate(expr, "1.32").cost == CostEstimate(*from_1_32)

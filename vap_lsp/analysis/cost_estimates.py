@@ -203,7 +203,7 @@ def _estimate(
     checked = result.checked
     if not result.ok or checked is None:
         return None
-    schema = policy_sizes(typing, kind)
+    schema = _sizes(typing, kind)
     variables: dict[str, Estimate] = {}
     if site.kind is not ExpressionKind.MATCH_CONDITION:
         for other, name, _ in view.variables:
@@ -215,6 +215,20 @@ def _estimate(
     sizes = _PolicySizes(schema, variables)
     estimate = estimate_cost(checked, sizes, kubernetes_version=typing.version)
     return ExpressionEstimate(site, kind, estimate, sizes)
+
+
+_SIZES: LruCache[tuple[int, object], tuple[PolicyTyping, SchemaSizes]] = LruCache(256)
+
+
+def _sizes(typing: PolicyTyping, kind: KindTyping | None) -> SchemaSizes:
+    """`policy_sizes`, one per model and kind: its walks of the schemas are shared by every site."""
+    key = (id(typing), kind.gvk if kind is not None else None)
+    hit = _SIZES.get(key)
+    if hit is not None and hit[0] is typing:
+        return hit[1]
+    sizes = policy_sizes(typing, kind)
+    _SIZES.put(key, (typing, sizes))
+    return sizes
 
 
 def _index(site: ExpressionSite) -> int:
@@ -240,3 +254,4 @@ def estimate_policy(typing: PolicyTyping) -> list[ExpressionEstimate]:
 
 def clear_cache() -> None:
     _CACHE.clear()
+    _SIZES.clear()

@@ -289,8 +289,9 @@ def _literal_int(node: _Node, default: int) -> int:
 
 
 class _Coster:
-    def __init__(self, checked: CheckedExpr, sizes: SizeEstimator | None, minor: int) -> None:
+    def __init__(self, checked: CheckedExpr, sizes: SizeEstimator | None, minor: int, presence: int) -> None:
         self.checked = checked
+        self.presence = CostEstimate(presence, presence)
         self.sizes = sizes
         self.minor = minor
         self.paths: dict[int, Path] = {}
@@ -424,7 +425,7 @@ class _Coster:
             self.paths[e.id] = (ref.name,)
             return _SELECT
         if e.test_only:
-            return ZERO.add(self.cost(e.operand))  # Kubernetes: PresenceTestHasCost(false)
+            return self.presence.add(self.cost(e.operand))
         if e.optional:
             # `a.?b` is the call `_?._`(a, "b") in cel-go: one for the call, no path.
             return self.cost(e.operand).add(ONE)
@@ -988,17 +989,23 @@ _EXT_ESTIMATORS: dict[str, _ExtEstimator] = {
 
 
 def estimate_cost(
-    checked: CheckedExpr, sizes: SizeEstimator | None = None, *, kubernetes_version: str | int = 35
+    checked: CheckedExpr,
+    sizes: SizeEstimator | None = None,
+    *,
+    kubernetes_version: str | int = 35,
+    presence_test_cost: int = 0,
 ) -> Estimate:
     """The static cost estimate of `checked` (cel-go `Env.EstimateCost` with Kubernetes'
     `library.CostEstimator{SizeEstimator: sizes}`), with each comprehension's share.
 
     `checked` should have no errors (nodes typed `!error!` are estimated as `dyn`).
-    `kubernetes_version` is `"1.35"` or the minor (35). Never raises for a checked expression.
+    `kubernetes_version` is `"1.35"` or the minor (35). `presence_test_cost`: what `has()` costs,
+    0 as every Kubernetes environment sets it (`PresenceTestHasCost(false)`, base.go), 1 in plain
+    cel-go. Never raises for a checked expression.
     """
     minor = kubernetes_version if isinstance(kubernetes_version, int) else minor_of(kubernetes_version)
     root = checked.parsed.ast
-    coster = _Coster(checked, sizes, minor)
+    coster = _Coster(checked, sizes, minor, presence_test_cost)
     if root is None:
         return Estimate(ZERO, None)
     cost = coster.cost(root)

@@ -95,6 +95,7 @@ class _Decl:
     """One node of the converted type: its bounds, and its children on demand."""
 
     __slots__ = (
+        "_children",
         "_fields",
         "keyword",
         "kind",
@@ -126,8 +127,14 @@ class _Decl:
         self.max_elements = max_elements
         self.keyword = keyword
         self._fields: dict[str, Schema] | None = None
+        self._children: dict[str, _Decl | None] = {}
 
     def child(self, name: str) -> _Decl | None:
+        if name not in self._children:
+            self._children[name] = self._child(name)
+        return self._children[name]
+
+    def _child(self, name: str) -> _Decl | None:
         if name in ("@items", "@values"):
             if self.kind == "list":
                 items = self.schema.get("items")
@@ -167,6 +174,7 @@ class SchemaSizes:
         )
         self._min_sizes: dict[int, tuple[Schema, int | None]] = {}
         self._root_decls: dict[str, _Decl | None] = {}
+        self._paths: dict[Path, _Decl | None] = {}
 
     # -- the estimator -----------------------------------------------------------------------------
 
@@ -184,6 +192,13 @@ class SchemaSizes:
     def _walk(self, path: Path | None) -> _Decl | None:
         if not path:
             return None
+        if path in self._paths:
+            return self._paths[path]
+        found = self._walk_uncached(path)
+        self._paths[path] = found
+        return found
+
+    def _walk_uncached(self, path: Path) -> _Decl | None:
         name = path[0]
         if name not in self._root_decls:
             root = self.roots.get(name)
