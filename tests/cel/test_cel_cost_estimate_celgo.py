@@ -398,3 +398,18 @@ def test_estimate_as_cel_go_estimates_it(
     assert not checked.issues, [i.message for i in checked.issues]
     found = estimate_cost(checked, HintSizes(hints), presence_test_cost=presence)
     assert found.cost == CostEstimate(*wanted), name
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Kubernetes 1.30-1.32 bundle cel-go v0.17-v0.22, whose estimator did not track the sizes "
+    "of nested aggregate literals (entry sizes came in v0.23, cel-go #1104): a comprehension over "
+    "the lists a `map` built is unbounded there. vap-lsp estimates every version as v0.23+ does.",
+)
+def test_cel_go_v0_22_leaves_nested_literal_lists_unbounded() -> None:
+    """google/cel-go v0.22 `checker/cost_test.go` TestCost "nested array selection" (the second
+    case of that name): 157..2^64-1, where v0.23+ give 157..217."""
+    env = conformance_environment(ConformanceDecls())
+    checked = check(conformance_parse("[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))", env), env)
+    found = estimate_cost(checked, HintSizes({}), kubernetes_version="1.32", presence_test_cost=1)
+    assert found.cost == CostEstimate(157, (1 << 64) - 1)

@@ -296,6 +296,18 @@ def test_estimate_as_kubernetes_estimates_it(k8s_test: str, expr: str, expected:
     assert estimate(expr).cost == CostEstimate(*expected), k8s_test
 
 
+# TestIncludesCost (kubernetes/apiserver master, for 1.37: `lists.includes`): as indexOf, except a
+# string target, which `includes(dyn)` takes as a list of unit comparisons: 50, not 5.
+INCLUDES = [(f"{LISTS[k][0]}.includes({LISTS[k][1]})", INDEX_OF[k]) for k in LISTS] + [
+    ("'01234567890123456789012345678901234567890123456789'.includes('123')", (50, 50))
+]
+
+
+@pytest.mark.parametrize(("expr", "expected"), INCLUDES)
+def test_includes_as_kubernetes_1_37_estimates_it(expr: str, expected: tuple[int, int]) -> None:
+    assert estimate(expr, "1.37").cost == CostEstimate(*expected)
+
+
 def test_jsonpatch_escape_key_is_a_string_traversal() -> None:
     """TestStringLibrary "escapeKey": 2..2; declared only in a MutatingAdmissionPolicy's JSONPatch
     expressions."""

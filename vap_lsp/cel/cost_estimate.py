@@ -12,7 +12,8 @@ Sources (read, not copied):
   defaults (`matches`, `contains`, string concatenation, comparisons by the smaller size, `in`
   over lists, `startsWith`/`endsWith`, `bytes`/`string` conversions, `strings.quote`, `format`);
 * cel-go v0.26 `ext/sets.go` and `ext/lists.go` (`OverloadCostEstimate` of the ext libraries);
-* kubernetes/apiserver `pkg/cel/library/cost.go` `CostEstimator.EstimateCallCost` (v0.30–v0.36):
+* kubernetes/apiserver `pkg/cel/library/cost.go` `CostEstimator.EstimateCallCost` (v0.30–v0.36,
+  and `includes` of the lists library as the development branch for 1.37 estimates it):
   authz, selectors, lists, regex, url, ip, cidr, quantity, semver, format, jsonpatch; equality of
   Kubernetes types is estimated from 1.32 (`_==_`, "Add equality cost checking"), the semver
   functions from 1.33; before that they take cel-go's defaults.
@@ -685,7 +686,7 @@ class _Coster:
 
     def list_element(self, lst: _Node) -> _Node | None:
         """Kubernetes `listElementNode`: the element of a list, by path when there is one."""
-        if not lst.type.params or lst.type.kind != Kind.LIST:
+        if not lst.type.params:  # as cost.go: the first type parameter, whatever the kind
             return None
         path = (*lst.path, "@items") if lst.path is not None else None
         return _Node(path, lst.type.params[0], None, None)
@@ -705,7 +706,7 @@ class _Coster:
             if len(args) == 1:
                 return _CallEstimate(_selector_cost(size(args[0])))
             return None
-        if function in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"):
+        if function in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes"):
             if target is None:
                 return None
             element = self.list_element(target)
@@ -714,6 +715,8 @@ class _Coster:
                 if element.type.kind in (Kind.STRING, Kind.BYTES):
                     el_cost = el_cost.add(size(element).multiply_by_cost_factor(STRING_FACTOR))
                 return _CallEstimate(size(target).multiply_by_cost(el_cost))
+            if function == "includes":  # `includes` takes a dyn target: a list of unit compares at worst
+                return _CallEstimate(size(target).multiply_by_cost(ONE))
             return _CallEstimate(size(target).multiply_by_cost_factor(STRING_FACTOR))
         if function in ("url", "jsonpatch.escapeKey"):
             if len(args) == 1:
