@@ -641,3 +641,35 @@ def test_a_field_guaranteed_for_some_kinds_is_hinted_with_each_kinds_reason() ->
         "object.spec.minReadySeconds is optional in the schema; without has() or `.?` the expression "
         "fails when it is absent"
     ]
+
+
+def _bound(match_resources: str) -> str:
+    return (
+        "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        f"metadata:\n  name: b{abs(hash(match_resources)) % 1000}\nspec:\n  policyName: demo\n"
+        f"  validationActions: [Deny]\n{textwrap.indent(match_resources, '  ')}"
+    )
+
+
+def test_the_bindings_match_resources_narrow_the_operations_a_policy_sees() -> None:
+    # matching.go: a request is evaluated for a binding whose matchResources also match it.
+    policy = _vap("validations:\n  - expression: \"'team' in object.metadata.labels\"\n", ops='"*"')
+    no_deletes = (
+        "matchResources:\n  excludeResourceRules:\n"
+        '    - {apiGroups: ["*"], apiVersions: ["*"], operations: [DELETE], resources: ["*"]}\n'
+    )
+    creates_only = (
+        "matchResources:\n  resourceRules:\n"
+        '    - {apiGroups: ["", apps], apiVersions: [v1], operations: [CREATE], resources: ["*"]}\n'
+    )
+    everything = "matchResources: {}\n"
+
+    def finding(*bindings: str) -> list[str]:
+        text = policy + "".join(_bound(b) for b in bindings)
+        return [covered for covered, _ in _found(text, "object-on-delete")]
+
+    assert finding() == ["object"]  # no binding known: what the policy matches
+    assert finding(no_deletes) == []
+    assert finding(creates_only) == []
+    assert finding(no_deletes, creates_only) == []
+    assert finding(no_deletes, everything) == ["object"]  # the second binding sees deletes

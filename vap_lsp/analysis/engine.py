@@ -26,6 +26,7 @@ from vap_lsp.analysis.workspace import Read, WorkspaceIndex, recording, replay
 from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
+from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.detect import decode_bytes, lossy_text, template_marker_note
 from vap_lsp.yaml.model import ProblemKind, YamlFile, YamlProblem
@@ -140,8 +141,18 @@ def _analyse(
 # The reads of the index the check made are kept with its result and replayed on a hit, so the
 # server still knows what the document depends on (`workspace.recording`).
 _OBJECT_CACHE: LruCache[
-    tuple[str, int, str, int, int, bool], tuple[tuple[Diagnostic, ...], frozenset[Read]]
+    tuple[str, int, str, int, int, bool, tuple[str, ...] | None],
+    tuple[tuple[Diagnostic, ...], frozenset[Read]],
 ] = LruCache(4096, weigh=lambda key, _: len(key[0]), max_weight=16_000_000)
+
+
+def _policy_of(obj: K8sObject) -> tuple[PolicyKind, str | None]:
+    """The policy kind and name whose bindings narrow what `obj` sees (none for other objects)."""
+    recognised = recognise(obj.api_version, obj.kind) if not obj.is_crd else None
+    kind = recognised[0] if recognised is not None else None
+    if kind in (PolicyKind.VAP, PolicyKind.MAP):
+        return kind, obj.name
+    return PolicyKind.VAP, None
 
 
 def _checked_object(
@@ -158,7 +169,8 @@ def _checked_object(
         return _check(obj, yaml_file, version, workspace, patch)
     start = obj.node.span.start
     column = start - yaml_file.lines.line_start(yaml_file.lines.line_of(start))
-    key = (own, column, version, generation, id(workspace), patch)
+    scopes = workspace.binding_scopes(*_policy_of(obj)) if workspace is not None and not patch else None
+    key = (own, column, version, generation, id(workspace), patch, scopes)
     hit = _OBJECT_CACHE.get(key)
     if hit is not None:
         replay(hit[1])

@@ -112,24 +112,32 @@ class RuleRequest:
 _NAMESPACES = ("", "v1", "namespaces")
 
 
-def _exact_or_wildcard(items: Any, requested: str) -> bool:
-    return isinstance(items, list) and any(item == "*" or item == requested for item in items)
+def _exact_or_wildcard(items: Any, requested: str, possible: bool = False) -> bool:
+    if not isinstance(items, list):
+        return False
+    if requested == ANY and possible:
+        return any(isinstance(item, str) for item in items)
+    return any(item == "*" or item == requested for item in items)
 
 
-def _resource_matches(resources: Any, resource: str, subresource: str) -> bool:
+def _resource_matches(resources: Any, resource: str, subresource: str, possible: bool = False) -> bool:
     """`rules.Matcher.resource`: `pods` matches only the main resource, `pods/*` and `*/*` its
     subresources too (an empty subresource included)."""
     for entry in resources if isinstance(resources, list) else []:
         if not isinstance(entry, str):
             continue
         res, _, sub = entry.partition("/")
-        if (res == "*" or res == resource) and (sub == "*" or sub == subresource):
+        res_ok = res == "*" or res == resource or (possible and resource == ANY)
+        sub_ok = sub == "*" or sub == subresource or (possible and subresource == ANY and sub != "")
+        if res_ok and sub_ok:
             return True
     return False
 
 
-def rule_matches(rule: Mapping[str, Any], request: RuleRequest) -> bool:
-    """`rules.Matcher.Matches` for one `RuleWithOperations` (not `resourceNames`: `names_match`)."""
+def rule_matches(rule: Mapping[str, Any], request: RuleRequest, *, possible: bool = False) -> bool:
+    """`rules.Matcher.Matches` for one `RuleWithOperations` (not `resourceNames`: `names_match`).
+    For a class of requests (`ANY` values): whether it matches every request of the class, or
+    with `possible` some of them."""
     scope = rule.get("scope") or "*"
     is_namespace = (request.group, request.version, request.resource) == _NAMESPACES
     if scope == "Namespaced" and (is_namespace or request.namespace == ""):
@@ -140,9 +148,9 @@ def rule_matches(rule: Mapping[str, Any], request: RuleRequest) -> bool:
         return False
     return (
         _exact_or_wildcard(rule.get("operations"), request.operation)
-        and _exact_or_wildcard(rule.get("apiGroups"), request.group)
-        and _exact_or_wildcard(rule.get("apiVersions"), request.version)
-        and _resource_matches(rule.get("resources"), request.resource, request.subresource)
+        and _exact_or_wildcard(rule.get("apiGroups"), request.group, possible)
+        and _exact_or_wildcard(rule.get("apiVersions"), request.version, possible)
+        and _resource_matches(rule.get("resources"), request.resource, request.subresource, possible)
     )
 
 
@@ -189,6 +197,7 @@ def rule_requests(
     resources of one kind (with every subresource a rule names for them, and any other)."""
     requests: list[RuleRequest] = []
     operations = tuple(operations)
+    kind_resources = list(kind_resources) if kind_resources is not None else None
     for rule in rules:
         if not isinstance(rule, Mapping):
             continue
@@ -206,9 +215,49 @@ def rule_requests(
             for ns in _namespaces(rule.get("scope"), namespaced):
                 for g, v, res, sub in shapes:
                     request = RuleRequest(op, g, v, res, sub, ns)
-                    if rule_matches(rule, request):
+                    if request not in requests and rule_matches(rule, request, possible=True):
                         requests.append(request)
     return requests
+
+
+def requests_past(match: Mapping[str, Any] | None, requests: Iterable[RuleRequest]) -> list[RuleRequest]:
+    """The classes of `requests` that `match` (a policy's matchConstraints, a binding's
+    matchResources) may match and does not exclude whatever their name (`policy/matching`
+    `Matches`: exclusion first; no `resourceRules` matches every request). Only what is certain
+    is excluded: an exclude rule with `resourceNames` excludes some names, and `matchPolicy:
+    Equivalent` exclusions through other versions are not followed."""
+    if not isinstance(match, Mapping):
+        return list(requests)
+    includes = match.get("resourceRules")
+    excludes = match.get("excludeResourceRules")
+    excludes = excludes if isinstance(excludes, list) else []
+    includes = includes if isinstance(includes, list) and includes else None
+    return [
+        r
+        for r in requests
+        if (
+            includes is None
+            or any(isinstance(i, Mapping) and rule_matches(i, r, possible=True) for i in includes)
+        )
+        and _excluded(excludes, r) is None
+    ]
+
+
+_EVERYTHING = ({"apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"], "operations": ["*"]},)
+
+
+def policy_requests(
+    match: Mapping[str, Any] | None,
+    operations: Iterable[str],
+    kind_resources: Iterable[tuple[str, str, str]] | None = None,
+    namespaced: bool | None = None,
+) -> list[RuleRequest]:
+    """The classes of requests with `operations` that get past `match` (`requests_past`), from
+    its `resourceRules` (without any: every request). `kind_resources`: only the requests for
+    those resources of one kind (of scope `namespaced`)."""
+    includes = match.get("resourceRules") if isinstance(match, Mapping) else None
+    rules = includes if isinstance(includes, list) and includes else _EVERYTHING
+    return requests_past(match, rule_requests(rules, operations, kind_resources, namespaced))
 
 
 def operations_reaching(
@@ -217,25 +266,8 @@ def operations_reaching(
     kind_resources: Iterable[tuple[str, str, str]] | None = None,
     namespaced: bool | None = None,
 ) -> frozenset[str]:
-    """The operations of `operations` for which some request `match.resourceRules` matches is not
-    excluded whatever its name by `match.excludeResourceRules` (`policy/matching` `Matches`:
-    exclusion first). `kind_resources`: only the requests for those resources of one kind (of
-    scope `namespaced`). Without `resourceRules` every request matches.
-
-    Only what is certain is subtracted: an exclude rule with `resourceNames` excludes some
-    names, and `matchPolicy: Equivalent` exclusions through other versions are not followed."""
-    if not isinstance(match, Mapping):
-        return frozenset(operations)
-    includes = match.get("resourceRules")
-    excludes = match.get("excludeResourceRules")
-    excludes = excludes if isinstance(excludes, list) else []
-    if not isinstance(includes, list) or not includes:
-        includes = [{"apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"], "operations": ["*"]}]
-    reaching = set()
-    for request in rule_requests(includes, operations, kind_resources, namespaced):
-        if request.operation not in reaching and _excluded(excludes, request) is None:
-            reaching.add(request.operation)
-    return frozenset(reaching)
+    """The operations of the requests that get past `match` (`policy_requests`)."""
+    return frozenset(r.operation for r in policy_requests(match, operations, kind_resources, namespaced))
 
 
 @functools.lru_cache(maxsize=512)

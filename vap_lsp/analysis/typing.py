@@ -24,13 +24,22 @@ policy node and cached (`policy_typing`); views are computed on first use.
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from vap_lsp.analysis.guarantees import field_guarantee, point_of, policy_operations, subject, type_path
-from vap_lsp.analysis.matching import GVK, MAX_TYPES_PER_RULE, crd_type, object_type, operations_reaching
+from vap_lsp.analysis.matching import (
+    GVK,
+    MAX_TYPES_PER_RULE,
+    crd_type,
+    object_type,
+    operations_reaching,
+    policy_requests,
+    requests_past,
+)
 from vap_lsp.analysis.narrowing import (
     Facts,
     Guard,
@@ -49,7 +58,7 @@ from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
 from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
-from vap_lsp.yaml.model import MappingNode
+from vap_lsp.yaml.model import MappingNode, ScalarNode
 
 __all__ = [
     "KindTyping",
@@ -384,6 +393,21 @@ def _guaranteed(typing: PolicyTyping, kind: KindTyping, checked: CheckedExpr, no
     return True
 
 
+def _rules(scope: str) -> Mapping[str, Any] | None:
+    """A binding's resource rules from `BindingEntry.match_rules` ("": none)."""
+    if not scope:
+        return None
+    loaded = json.loads(scope)
+    return loaded if isinstance(loaded, Mapping) else None
+
+
+def spec_name(root: MappingNode) -> str | None:
+    """`metadata.name` of a policy node."""
+    meta = root.get("metadata")
+    name = meta.get("name") if isinstance(meta, MappingNode) else None
+    return name.value if isinstance(name, ScalarNode) and name.value else None
+
+
 def _namespaced(version: str, gvk: GVK) -> bool | None:
     """The scope of a kind without a schema (a built-in kind's REST mapping; None: unknown)."""
     resource = get_schema_set(version).resource_for_kind(gvk.group, gvk.version, gvk.kind)
@@ -592,9 +616,13 @@ class PolicyTyping:
         spec: Mapping[str, Any],
         version: str,
         workspace: WorkspaceIndex | None,
+        binding_scopes: tuple[str, ...] | None = None,
     ) -> None:
         self.root = root
         self.policy = policy
+        self.binding_scopes = binding_scopes
+        """The resource rules of the policy's bindings (`WorkspaceIndex.binding_scopes`; None:
+        not known, no narrowing by them)."""
         self.spec = spec
         self.version = version
         self.workspace = workspace
@@ -719,12 +747,20 @@ class PolicyTyping:
         held = subject(kind, self.version, self.workspace)
         namespaced = held.namespaced if held is not None else _namespaced(self.version, gvk)
         constraints = self.spec.get("matchConstraints")
-        operations = operations_reaching(
+        kind_resources = [(gvk.group, gvk.version, r) for r in sorted(resources)]
+        requests = policy_requests(
             constraints if isinstance(constraints, Mapping) else None,
             policy_operations(self.policy),
-            [(gvk.group, gvk.version, r) for r in sorted(resources)],
+            kind_resources,
             namespaced,
         )
+        if self.binding_scopes:
+            # A request is evaluated for each binding whose matchResources match it too
+            # (`matching.go`): the requests some binding lets through.
+            requests = [
+                r for r in requests if any(requests_past(_rules(s), [r]) for s in self.binding_scopes)
+            ]
+        operations = frozenset(r.operation for r in requests)
         built = Facts(gvk, frozenset(resources), operations, self.has_params, namespaced)
         with self._lock:
             return self._facts.setdefault(gvk, built)
@@ -735,14 +771,18 @@ class PolicyTyping:
         if self.facts(kind).operations:
             return None
         constraints = self.spec.get("matchConstraints")
-        if isinstance(constraints, Mapping) and constraints.get("excludeResourceRules"):
-            included = {k: v for k, v in constraints.items() if k != "excludeResourceRules"}
-            facts = self.facts(kind)
-            resources = [(kind.gvk.group, kind.gvk.version, r) for r in sorted(facts.resources)]
-            ops = policy_operations(self.policy)
-            if operations_reaching(included, ops, resources, facts.namespaced):
-                return "spec.matchConstraints.excludeResourceRules (every request of this kind is excluded)"
-        return "the scope of spec.matchConstraints.resourceRules (no request of this kind has it)"
+        facts = self.facts(kind)
+        resources = [(kind.gvk.group, kind.gvk.version, r) for r in sorted(facts.resources)]
+        ops = policy_operations(self.policy)
+        constraints = constraints if isinstance(constraints, Mapping) else {}
+        included = {k: v for k, v in constraints.items() if k != "excludeResourceRules"}
+        if not operations_reaching(included, ops, resources, facts.namespaced):
+            return "the scope of spec.matchConstraints.resourceRules (no request of this kind has it)"
+        if not operations_reaching(constraints, ops, resources, facts.namespaced):
+            return "spec.matchConstraints.excludeResourceRules (every request of this kind is excluded)"
+        return (
+            "the spec.matchResources of every binding of the policy (no request of this kind gets past them)"
+        )
 
     def variable_asts(self, site: ExpressionSite) -> dict[str, ParsedExpr]:
         """The parsed expression of each variable `site` may read (by name; a later one wins)."""
@@ -824,9 +864,9 @@ class PolicyTyping:
 # With the reads of the index the model made (replayed on a hit: `workspace.recording`). An entry
 # keeps its parsed policy alive (~27 bytes a character): 256 models, of policies of 2 million
 # characters in all.
-_CACHE: LruCache[tuple[int, str, int, int], tuple[MappingNode, PolicyTyping, frozenset[Read]]] = LruCache(
-    256, weigh=lambda _, entry: entry[0].span.end - entry[0].span.start, max_weight=2_000_000
-)
+_CACHE: LruCache[
+    tuple[int, str, int, int, tuple[str, ...] | None], tuple[MappingNode, PolicyTyping, frozenset[Read]]
+] = LruCache(256, weigh=lambda _, entry: entry[0].span.end - entry[0].span.start, max_weight=2_000_000)
 
 
 def policy_typing(
@@ -839,13 +879,15 @@ def policy_typing(
     """The policy's typing model, cached per parsed node (kept alive by the entry), Kubernetes
     version and workspace CRD generation: built once per analysis, read by checks and features."""
     generation = workspace.crd_generation if workspace is not None else -1
-    key = (id(root), version, id(workspace), generation)
+    name = spec_name(root)
+    scopes = workspace.binding_scopes(policy, name) if workspace is not None else None
+    key = (id(root), version, id(workspace), generation, scopes)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is root:
         replay(hit[2])
         return hit[1]
     with recording() as reads:
-        built = PolicyTyping(root, policy, spec, version, workspace)
+        built = PolicyTyping(root, policy, spec, version, workspace, scopes)
     _CACHE.put(key, (root, built, frozenset(reads)))
     return built
 

@@ -17,11 +17,12 @@ and `replay` them.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vap_lsp.analysis.kustomize import carries_directives
@@ -66,6 +67,9 @@ class BindingEntry:
     policy_name: str
     span: Span = field(compare=False)  # of the policyName value
     has_param_ref: bool = False
+    match_rules: str | None = None
+    """Its `spec.matchResources` `resourceRules` and `excludeResourceRules` as canonical JSON
+    (None: it has neither, so it matches every request its policy does)."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,21 @@ def _reads_params_unguarded(obj: K8sObject, kind: PolicyKind) -> bool:
     return params_unguarded(expression_sites(obj.node, kind, data))
 
 
+def _match_rules(obj: K8sObject) -> str | None:
+    """A binding's resource rules, as `BindingEntry.match_rules` keeps them."""
+    node, _, found = lookup(obj.node, ("spec", "matchResources"))
+    if len(found) != 2 or not isinstance(node, MappingNode):
+        return None
+    try:
+        data = object_data(node)
+    except ExpansionLimit:
+        return None
+    if not isinstance(data, Mapping):
+        return None
+    rules = {k: data[k] for k in ("resourceRules", "excludeResourceRules") if data.get(k)}
+    return json.dumps(rules, sort_keys=True, default=str) if rules else None
+
+
 def _object_entry(uri: str, obj: K8sObject) -> _FileEntry:
     """What one object contributes to the index (nothing for a strategic-merge patch: it is
     merged into an object elsewhere, not one of its own)."""
@@ -215,7 +234,15 @@ def _object_entry(uri: str, obj: K8sObject) -> _FileEntry:
         if isinstance(policy_name, str):
             assert node is not None
             entry.bindings.append(
-                BindingEntry(uri, kind, obj.name, policy_name, node.span, _is_mapping(obj, "paramRef"))
+                BindingEntry(
+                    uri,
+                    kind,
+                    obj.name,
+                    policy_name,
+                    node.span,
+                    _is_mapping(obj, "paramRef"),
+                    _match_rules(obj),
+                )
             )
     return entry
 
@@ -253,9 +280,7 @@ def _place(facts: _FileEntry, uri: str, d: int, entry: _FileEntry) -> None:
             PolicyEntry(uri, p.kind, p.name, _shifted(p.span, d), p.has_param_kind, p.params_unguarded)
         )
     for b in facts.bindings:
-        entry.bindings.append(
-            BindingEntry(uri, b.kind, b.name, b.policy_name, _shifted(b.span, d), b.has_param_ref)
-        )
+        entry.bindings.append(replace(b, uri=uri, span=_shifted(b.span, d)))
 
 
 def extract(uri: str, objects: Iterable[K8sObject], text: str) -> _FileEntry:
@@ -367,8 +392,9 @@ class WorkspaceIndex:
         self.complete = False
         self.generation = 0
         # Moves only when the CRDs change: an object's own analysis reads nothing else of the
-        # index (bindings and policies are cross-checked per file by `references`), so editing
-        # a policy's name or breaking a document must not re-check every other object.
+        # index but its bindings' resource rules (`binding_scopes`, part of its cache keys;
+        # bindings and policies are cross-checked per file by `references`), so editing a
+        # policy's name or breaking a document must not re-check every other object.
         self.crd_generation = 0
         # CRDs from outside the indexed files (`--crd`, the `vapLsp.crds` setting), by source,
         # consulted after the files' own CRDs (see `crd`).
@@ -502,6 +528,15 @@ class WorkspaceIndex:
             if (policy_kind is None or _BINDING_OF[b.kind] is policy_kind)
             and (policy_name is None or b.policy_name == policy_name)
         ]
+
+    def binding_scopes(self, policy_kind: PolicyKind, policy_name: str | None) -> tuple[str, ...] | None:
+        """The resource rules of every binding of a policy (`BindingEntry.match_rules`, "" for a
+        binding without any), sorted: what narrows the requests the policy sees. None when that
+        is not known: the index is not complete, or no binding names the policy."""
+        if policy_name is None or not self.complete:
+            return None
+        found = self.bindings(policy_kind, policy_name)
+        return tuple(sorted(b.match_rules or "" for b in found)) if found else None
 
     def bindings_in(self, uri: str) -> list[BindingEntry]:
         """The bindings of one file (its own analysis reads them: no dependency on others)."""
