@@ -133,3 +133,28 @@ def test_no_comprehension_no_dominant() -> None:
     typing = _typing("maxItems: 10")
     plain = estimate_site(typing, typing.sites[3])
     assert plain is not None and plain.dominant is None and plain.unbounded() == ()
+
+
+def test_the_largest_max_items_that_fits_the_per_call_limit() -> None:
+    """With `members` bounded by 10 in the what-if, the outer list's bound is solved for: per group
+    3 + (3 + 10 × 4) = 46, plus 4: 46 × n + 4 ≤ 1,000,000 → n = 21,739."""
+    typing = _typing("x-kubernetes-list-type: atomic")
+    nested = estimate_site(typing, typing.sites[1])
+    assert nested is not None
+    outer, inner = nested.unbounded()
+    assert inner.path is not None and outer.path is not None
+    assert nested.with_bound(inner.path, 10) == CostEstimate(4, 4 + (LIMIT // 3) * 46)
+    # alone, only an empty outer list fits: each group costs over 4 million
+    assert nested.largest_bound_within(outer, 1_000_000) == 0
+    # the inner one alone: 1,048,575 groups of at least 6 already exceed it
+    assert nested.largest_bound_within(inner, 1_000_000) is None
+    bounded = estimate_site(_typing("maxItems: 10"), _typing("maxItems: 10").sites[1])
+    assert bounded is not None
+    (members,) = bounded.unbounded()
+    # 10 groups: 4 + 10 × (3 + 3 + 4 m) ≤ 1,000,000 → m = 24,998
+    assert bounded.largest_bound_within(members, 1_000_000) == 24_998
+    assert (
+        bounded.with_bound(members.path or (), 24_998).max
+        <= 1_000_000
+        < bounded.with_bound(members.path or (), 24_999).max
+    )

@@ -21,11 +21,12 @@ a policy matching several kinds is estimated per kind and the worst kind reporte
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vap_lsp.analysis.matching import crd_schema_root, object_schema_root
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import KindTyping, PolicyTyping
+from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.cost_estimate import (
     ComprehensionCost,
     CostEstimate,
@@ -91,6 +92,9 @@ class ExpressionEstimate:
     kind: KindTyping | None
     estimate: Estimate
     sizes: _PolicySizes
+    checked: CheckedExpr = field(repr=False, compare=False)
+    """What was estimated (for `with_bound`)."""
+    version: str = ""
 
     @property
     def cost(self) -> CostEstimate:
@@ -118,14 +122,50 @@ class ExpressionEstimate:
         or no schema at all): adding `maxItems`/`maxProperties` there lowers the estimate."""
         return tuple(r for r in self.ranges(outer) if not r.bounded_by_schema)
 
+    def with_bound(self, path: Path, most: int) -> CostEstimate:
+        """The estimate if the schema bounded the list or map at `path` to `most` items (what
+        adding `maxItems: most` there would give), other sizes unchanged."""
+        sizes = self.sizes.overridden(path, most)
+        return estimate_cost(self.checked, sizes, kubernetes_version=self.version).cost
+
+    def largest_bound_within(self, r: RangeSize, limit: int) -> int | None:
+        """The largest `maxItems`/`maxProperties` on `r`'s field under which the estimate's
+        maximum stays within `limit` (others as they are); 0 when only an empty one does; None
+        when no bound does (the rest of the expression is too costly even with no items) or `r`
+        is no schema field. A binary search over `with_bound` (the estimate grows with the bound)."""
+        if r.path is None or r.bound is None:
+            return None
+        high = r.comprehension.iterations.max
+        if self.with_bound(r.path, high).max <= limit:
+            return high
+        if self.with_bound(r.path, 0).max > limit:
+            return None
+        low = 0  # fits; `high` does not: the estimate grows with the bound
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self.with_bound(r.path, middle).max <= limit:
+                low = middle
+            else:
+                high = middle
+        return low
+
 
 class _PolicySizes:
     """`SchemaSizes` for `object`/`oldObject`/`params`, plus `variables.<name>` as its source
     field path (an alias) or its result size."""
 
-    def __init__(self, schema: SchemaSizes, variables: Mapping[str, Estimate]) -> None:
+    def __init__(
+        self,
+        schema: SchemaSizes,
+        variables: Mapping[str, Estimate],
+        overrides: Mapping[Path, int] | None = None,
+    ) -> None:
         self.schema = schema
         self.variables = dict(variables)
+        self.overrides = dict(overrides or {})
+
+    def overridden(self, path: Path, most: int) -> _PolicySizes:
+        return _PolicySizes(self.schema, self.variables, {**self.overrides, path: most})
 
     def _aliased(self, path: Path) -> Path | None:
         if len(path) >= 2 and path[0] == "variables":
@@ -138,6 +178,9 @@ class _PolicySizes:
         if not path:
             return None
         alias = self._aliased(path)
+        resolved = alias if alias is not None else path
+        if resolved in self.overrides:
+            return SizeEstimate(0, self.overrides[resolved])
         if alias is not None:
             return self.schema.estimate_size(alias, type_)
         if len(path) == 2 and path[0] == "variables":
@@ -214,7 +257,7 @@ def _estimate(
                 variables[name] = found.estimate
     sizes = _PolicySizes(schema, variables)
     estimate = estimate_cost(checked, sizes, kubernetes_version=typing.version)
-    return ExpressionEstimate(site, kind, estimate, sizes)
+    return ExpressionEstimate(site, kind, estimate, sizes, checked, typing.version)
 
 
 _SIZES: LruCache[tuple[int, object], tuple[PolicyTyping, SchemaSizes]] = LruCache(256)
