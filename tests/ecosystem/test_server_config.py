@@ -54,9 +54,9 @@ def test_settings_for_a_document_come_from_its_configuration(tmp_path: Path) -> 
     (tmp_path / ".vap-lsp.yaml").write_text(CONFIG, encoding="utf-8")
     server = VapLanguageServer()
     uri = _uri(tmp_path / "policy.yaml")
-    settings = server.analysis_settings_for(uri)
+    settings = server.state.analysis_settings_for(uri)
     assert settings.kubernetes_version == "1.32"
-    assert [(d.code, d.severity) for d in server.analyse(uri, POLICY).diagnostics] == [
+    assert [(d.code, d.severity) for d in server.state.analyse(uri, POLICY).diagnostics] == [
         ("cel-type-check", Severity.ERROR)
     ]
 
@@ -64,13 +64,13 @@ def test_settings_for_a_document_come_from_its_configuration(tmp_path: Path) -> 
 def test_client_settings_override_the_configuration(tmp_path: Path) -> None:
     (tmp_path / ".vap-lsp.yaml").write_text(CONFIG, encoding="utf-8")
     server = VapLanguageServer()
-    server.apply_settings(
+    server.state.apply_settings(
         {"vapLsp": {"kubernetesVersion": "1.34", "severity": {"cel-type-check": "hint"}, "ignore": []}}
     )
     uri = _uri(tmp_path / "policy.yaml")
-    assert server.analysis_settings_for(uri).kubernetes_version == "1.34"
+    assert server.state.analysis_settings_for(uri).kubernetes_version == "1.34"
     # The file's ignore still applies (the client's list adds to it); the client's severity wins.
-    assert [(d.code, d.severity) for d in server.analyse(uri, POLICY).diagnostics] == [
+    assert [(d.code, d.severity) for d in server.state.analyse(uri, POLICY).diagnostics] == [
         ("cel-type-check", Severity.HINT)
     ]
 
@@ -78,7 +78,7 @@ def test_client_settings_override_the_configuration(tmp_path: Path) -> None:
 def test_excluded_documents_publish_nothing_but_keep_their_model(tmp_path: Path) -> None:
     (tmp_path / ".vap-lsp.yaml").write_text(CONFIG, encoding="utf-8")
     server = VapLanguageServer()
-    analysis = server.analyse(_uri(tmp_path / "generated" / "policy.yaml"), POLICY)
+    analysis = server.state.analyse(_uri(tmp_path / "generated" / "policy.yaml"), POLICY)
     assert analysis.diagnostics == [] and len(analysis.objects) == 1
 
 
@@ -86,9 +86,9 @@ def test_configuration_samples_are_used_when_the_client_gives_none(tmp_path: Pat
     (tmp_path / ".vap-lsp.yaml").write_text("samples: ['samples/*.yaml']\n", encoding="utf-8")
     server = VapLanguageServer()
     uri = _uri(tmp_path / "policy.yaml")
-    assert server.samples_for(uri) == (str(tmp_path / "samples/*.yaml"),)
-    server.apply_settings({"vapLsp": {"samples": ["mine/*.yaml"]}})
-    assert server.samples_for(uri) == ("mine/*.yaml",)
+    assert server.state.samples_for(uri) == (str(tmp_path / "samples/*.yaml"),)
+    server.state.apply_settings({"vapLsp": {"samples": ["mine/*.yaml"]}})
+    assert server.state.samples_for(uri) == ("mine/*.yaml",)
 
 
 WORKSPACE = Path(tempfile.mkdtemp(prefix="vap-lsp-config-ws-"))

@@ -16,7 +16,6 @@ from pygls.workspace import Workspace
 from vap_lsp.analysis.engine import FileAnalysis, analyse_text
 from vap_lsp.cancel import Cancelled, Token, checkpoint, scope
 from vap_lsp.server.app import create_server
-from vap_lsp.server.worker import in_worker
 
 POLICY = """\
 apiVersion: admissionregistration.k8s.io/v1
@@ -47,7 +46,7 @@ async def test_a_cancelled_request_stops_its_thread() -> None:
     server = create_server()
     started, ended = threading.Event(), threading.Event()
 
-    def spin(ls: Any, params: Any) -> None:
+    def spin(params: Any) -> None:
         started.set()
         try:
             while True:  # a long parse: checkpoint after checkpoint
@@ -56,7 +55,7 @@ async def test_a_cancelled_request_stops_its_thread() -> None:
         finally:
             ended.set()
 
-    task = asyncio.ensure_future(in_worker(spin)(server, object()))
+    task = asyncio.ensure_future(server.worker.request(spin)(object()))
     await asyncio.get_running_loop().run_in_executor(None, started.wait, 30)
     task.cancel()  # what pygls does on $/cancelRequest
     with pytest.raises(asyncio.CancelledError):
@@ -125,7 +124,7 @@ async def test_a_whole_document_request_waits_for_the_analysis_under_way(tmp_pat
     h = Gated(tmp_path)
     await h.open(POLICY)
     loop = asyncio.get_running_loop()
-    waiting = loop.run_in_executor(None, h.server.diagnostics.analysis_of, h.uri, 1, POLICY)
+    waiting = loop.run_in_executor(None, h.server.state.analysis_of, h.uri, 1, POLICY)
     await asyncio.sleep(0.05)
     assert not waiting.done()  # it waits for the run instead of parsing beside it
     h.gate.set()

@@ -76,7 +76,7 @@ class Editor:
         self.root = root
         self.server = create_server()
         self.server.protocol._workspace = Workspace(root.as_uri())
-        self.server.index.complete = True  # the scan of the (empty) folder has ended
+        self.server.state.index.complete = True  # the scan of the (empty) folder has ended
         self.analysed: list[str] = []
         self.published: dict[str, list[str]] = {}  # name -> codes of its latest publication
         self.versions: dict[str, int] = {}
@@ -98,7 +98,7 @@ class Editor:
         return (self.root / name).as_uri()
 
     async def open(self, name: str, text: str) -> None:
-        self.server.event_loop = asyncio.get_running_loop()
+        self.server.state.event_loop = asyncio.get_running_loop()
         self.versions[name] = 1
         item = lsp.TextDocumentItem(self.uri(name), "yaml", 1, text)
         self.server.workspace.put_text_document(item)

@@ -13,10 +13,12 @@ from pygls.workspace import Workspace
 from vap_lsp.analysis.engine import FileAnalysis, analyse_text, parse_text
 from vap_lsp.server.app import create_server
 from vap_lsp.server.diagnostics import DiagnosticsScheduler
+from vap_lsp.server.state import ServerState
 
 
 def test_a_changed_document_drops_its_stale_analysis_and_extras() -> None:
-    scheduler = DiagnosticsScheduler(cast(Any, None))  # document_changed never touches the server
+    # document_changed touches neither the documents nor the worker nor the client.
+    scheduler = DiagnosticsScheduler(ServerState(cast(Any, None), print), cast(Any, None), print)
     seen: list[str] = []
     scheduler.change_listeners.append(seen.append)
     scheduler.analyses["file:///a.yaml"] = (1, analyse_text("a: 1\n"))
@@ -51,14 +53,14 @@ def test_a_late_reindex_from_disk_does_not_override_a_reopened_buffer(tmp_path: 
     server.protocol._workspace = Workspace(tmp_path.as_uri())  # what initialize would set up
     buffer = POLICY.replace("NAME", "in-buffer")
     server.workspace.put_text_document(lsp.TextDocumentItem(uri, "yaml", 2, buffer))
-    server.index.update(uri, parse_text(buffer)[1], buffer)
+    server.state.index.update(uri, parse_text(buffer)[1], buffer)
 
-    server.reindex_from_disk(uri)
-    assert [p.name for p in server.index.policies()] == ["in-buffer"]
+    server.state.reindex_from_disk(uri)
+    assert [p.name for p in server.state.index.policies()] == ["in-buffer"]
 
     server.workspace.remove_text_document(uri)  # closed for good: the disk counts again
-    server.reindex_from_disk(uri)
-    assert [p.name for p in server.index.policies()] == ["on-disk"]
+    server.state.reindex_from_disk(uri)
+    assert [p.name for p in server.state.index.policies()] == ["on-disk"]
 
 
 # The scheduler driving real handlers, with a fake clock and timers, and an analysis whose
@@ -202,7 +204,7 @@ async def test_a_burst_on_a_slow_document_is_analysed_once_after_the_burst(tmp_p
 
 async def test_an_explicit_debounce_delays_even_a_fast_document(tmp_path: Path) -> None:
     h = Harness(tmp_path)
-    h.server.apply_settings({"vapLsp": {"debounceMs": 150}})
+    h.server.state.apply_settings({"vapLsp": {"debounceMs": 150}})
     await h.open()
     assert await h.next_publish() == 1  # opening does not wait
     await h.edit()

@@ -4,7 +4,7 @@ Cold start (spawn → first diagnostics) is measured by `benchmarks/bench_diagno
 tests pin the structure that keeps it short: the server can answer `initialize` before the
 analysis engine is imported (`run_server` imports it in a background thread meanwhile); the
 language services and the admission engine are imported by their handlers on first use, or by
-`warm_features` after the first publish. Each check runs in a fresh interpreter, since this
+`registration.warm` after the first publish. Each check runs in a fresh interpreter, since this
 test process has imported everything.
 """
 
@@ -15,14 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vap_lsp.server import cel_features, hover_completion, run_features, yaml_features
+from vap_lsp.server.registration import FEATURES
 
-LAZY = (
-    *hover_completion.FEATURE_MODULES,
-    *cel_features.FEATURE_MODULES,
-    *yaml_features.FEATURE_MODULES,
-    *run_features.FEATURE_MODULES,
-)
+LAZY = tuple(module for feature in FEATURES for module in feature.imports)
 
 
 def _fresh(script: str, env: dict[str, str] | None = None) -> str:
@@ -80,17 +75,16 @@ def test_work_in_the_thread_pool_waits_for_a_background_import_under_way() -> No
         "import asyncio\n"
         "from vap_lsp.server.app import create_server\nserver = create_server()\n"
         "from vap_lsp.server.preload import import_engine_in_background\n"
-        "from vap_lsp.server.worker import off_loop\n"
         "async def first():\n"
         "    import_engine_in_background()\n"
-        "    return await off_loop(server, lambda: server.analyse('untitled:a', 'kind: ['))\n"
+        "    return await server.worker.run(lambda: server.state.analyse('untitled:a', 'kind: ['))\n"
         "print([d.code for d in asyncio.run(first()).diagnostics])"
     )
     assert _fresh(script).strip() == "['yaml-syntax']"
 
 
-def test_warm_features_imports_every_lazy_service() -> None:
-    loaded = _modules_after("from vap_lsp.server.app import create_server\ncreate_server().warm_features()")
+def test_warming_imports_every_lazy_service() -> None:
+    loaded = _modules_after("from vap_lsp.server import registration\nregistration.warm()")
     assert sorted(m for m in LAZY if m not in loaded) == []
     assert "vap_lsp.testfiles.runner" in loaded
 
@@ -162,7 +156,7 @@ def test_after_the_first_publish_the_server_frees_start_up_garbage_and_freezes_t
         "from vap_lsp.server.app import create_server\nserver = create_server()\n"
         "class Cycle:\n    pass\n"
         "import weakref\nc = Cycle(); c.me = c; garbage = weakref.ref(c); del c\n"  # start-up garbage
-        "collector.resume()\nserver.warm_features()\n"
+        "collector.resume()\nfrom vap_lsp.server import registration\nregistration.warm()\n"
         "print(gc.isenabled(), gc.get_freeze_count() > 0, garbage() is None)"
     )
     assert _fresh(script).strip() == "True True True"  # collecting again, frozen, the garbage freed

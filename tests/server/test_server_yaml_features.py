@@ -12,6 +12,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pygls import uris
+from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from vap_lsp.text import LineIndex, Position
@@ -159,6 +160,18 @@ async def test_references_and_rename_of_a_variable(client: LanguageClient) -> No
     assert _apply(POLICY, list(edit.changes[doc.uri])) == (
         POLICY.replace("name: replicas", "name: count").replace("variables.replicas", "variables.count")
     )
+
+
+@pytest.mark.asyncio
+async def test_a_rename_to_a_name_cel_cannot_read_is_answered_with_an_error(client: LanguageClient) -> None:
+    """The client shows why (`navigation.RenameError`), instead of a rename that does nothing."""
+    await _open(client, "policy.yaml", POLICY)
+    doc = lsp.TextDocumentIdentifier(_uri("policy.yaml"))
+    where = _position(POLICY, "variables.replicas <=", 12)
+    with pytest.raises(JsonRpcInvalidParams, match="is not a valid CEL identifier"):
+        await client.text_document_rename_async(
+            lsp.RenameParams(text_document=doc, position=where, new_name="1st")
+        )
 
 
 @pytest.mark.asyncio

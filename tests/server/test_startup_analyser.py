@@ -196,7 +196,7 @@ def test_reading_a_documents_settings_imports_nothing_once_the_analyser_is_spawn
         "before = set(sys.modules)\n"
         f"for name in ('a.yaml', 'sub/b.yaml'):\n"
         f"    uri = {tmp_path.as_uri()!r} + '/' + name\n"
-        "    server.document_settings(uri)\n    server.crds_elsewhere(uri)\n"
+        "    server.state.document_settings(uri)\n    server.state.crds_elsewhere(uri)\n"
         "helper.close()\nprint(sorted(set(sys.modules) - before))"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)

@@ -1,32 +1,27 @@
 """LSP registration of the CEL editor features: signature help, semantic tokens, inlay hints.
 
-Hover and completion live in `hover_completion` (shared with the YAML services); `register`
-wires those too, so `create_server` needs a single line for everything CEL. The services are
-imported on first use (see `FEATURE_MODULES`), not at start-up.
+Hover and completion live in `hover_completion` (shared with the YAML services). Inlay hints
+are one provider of the one inlay-hint handler (`server.registration`), which adds the values
+of "Run against samples". The services are imported on first use (see `FEATURE_MODULES`), not
+at start-up.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
 from vap_lsp.features.results import TOKEN_TYPES
-from vap_lsp.features.snapshot import DocumentSnapshot
-from vap_lsp.lru import LruCache
-from vap_lsp.server import hover_completion
 from vap_lsp.server.convert import to_offset, to_position, to_span
-from vap_lsp.server.worker import in_worker
 from vap_lsp.text import LineIndex
 
 if TYPE_CHECKING:
     from vap_lsp.features.results import SemanticToken
-    from vap_lsp.server.app import VapLanguageServer
+    from vap_lsp.server.context import Context
+    from vap_lsp.server.state import ServerState
 
-log = logging.getLogger(__name__)
-
-# Imported by the handlers on first use; `app.warm_features` loads them once diagnostics are out.
+# Imported by the handlers on first use; `registration.warm` loads them once diagnostics are out.
 FEATURE_MODULES = (
     "vap_lsp.features.cel_signature",
     "vap_lsp.features.inlay_hints",
@@ -35,22 +30,6 @@ FEATURE_MODULES = (
 
 LEGEND = lsp.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=[])
 _TYPE_INDEX = {name: i for i, name in enumerate(TOKEN_TYPES)}
-
-# Whole-document snapshots: 8 documents of 16 million characters in all (each keeps its model).
-_FULL: LruCache[str, tuple[int | None, str, DocumentSnapshot]] = LruCache(
-    8, weigh=lambda _, entry: len(entry[1]), max_weight=16_000_000
-)
-
-
-def full_snapshot(ls: VapLanguageServer, uri: str) -> DocumentSnapshot:
-    """The whole document, reused across requests for one version."""
-    document = ls.workspace.get_text_document(uri)
-    hit = _FULL.get(uri)
-    if hit is not None and hit[0] == document.version and hit[1] is document.source:
-        return hit[2]
-    snapshot = ls.snapshot(uri)
-    _FULL.put(uri, (document.version, document.source, snapshot))
-    return snapshot
 
 
 def encode_tokens(tokens: list[SemanticToken], lines: LineIndex, encoding: str) -> list[int]:
@@ -69,12 +48,12 @@ def encode_tokens(tokens: list[SemanticToken], lines: LineIndex, encoding: str) 
     return data
 
 
-def _signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
+def _signature_help(state: ServerState, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
     from vap_lsp.features import cel_signature
 
     uri = params.text_document.uri
-    offset = to_offset(hover_completion.line_index(ls, uri), params.position, ls.position_encoding)
-    result = cel_signature.signature_help(hover_completion.local_snapshot(ls, uri, offset), offset)
+    offset = to_offset(state.line_index(uri), params.position, state.position_encoding)
+    result = cel_signature.signature_help(state.local_snapshot(uri, offset), offset)
     if result is None:
         return None
     signatures = [
@@ -92,47 +71,44 @@ def _signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> l
     )
 
 
-def register(server: VapLanguageServer) -> None:
-    hover_completion.register(server)
+def inlay_hints(ctx: Context, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+    """The inferred types of CEL variables in the range (a provider of the one inlay-hint handler)."""
+    from vap_lsp.features import inlay_hints
+
+    state = ctx.state
+    snapshot = state.full_snapshot(params.text_document.uri)
+    encoding = state.position_encoding
+    lines = snapshot.lines
+    within = to_span(lines, params.range, encoding)
+    return [
+        lsp.InlayHint(
+            position=to_position(lines, hint.offset, encoding),
+            label=hint.label,
+            kind=lsp.InlayHintKind.Type,
+            tooltip=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=hint.tooltip)
+            if hint.tooltip
+            else None,
+            padding_left=False,
+        )
+        for hint in inlay_hints.inlay_hints(snapshot, within)
+    ]
+
+
+def register(ctx: Context) -> None:
+    server, state = ctx.server, ctx.state
 
     @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
-    @in_worker
-    def signature_help(ls: VapLanguageServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
-        return _signature_help(ls, params)
+    @ctx.worker.request
+    def signature_help(params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
+        return _signature_help(state, params)
 
     @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
-    @in_worker
-    def tokens_full(ls: VapLanguageServer, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
+    @ctx.worker.request
+    def tokens_full(params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
         from vap_lsp.features import semantic_tokens
 
-        snapshot = full_snapshot(ls, params.text_document.uri)
-        data = encode_tokens(semantic_tokens.semantic_tokens(snapshot), snapshot.lines, ls.position_encoding)
+        snapshot = state.full_snapshot(params.text_document.uri)
+        data = encode_tokens(
+            semantic_tokens.semantic_tokens(snapshot), snapshot.lines, state.position_encoding
+        )
         return lsp.SemanticTokens(data=data)
-
-    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
-    @in_worker
-    def inlay_hint(ls: VapLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
-        from vap_lsp.features import inlay_hints
-
-        try:
-            snapshot = full_snapshot(ls, params.text_document.uri)
-            encoding = ls.position_encoding
-            lines = snapshot.lines
-            within = to_span(lines, params.range, encoding)
-            out: list[lsp.InlayHint] = []
-            for hint in inlay_hints.inlay_hints(snapshot, within):
-                out.append(
-                    lsp.InlayHint(
-                        position=to_position(lines, hint.offset, encoding),
-                        label=hint.label,
-                        kind=lsp.InlayHintKind.Type,
-                        tooltip=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=hint.tooltip)
-                        if hint.tooltip
-                        else None,
-                        padding_left=False,
-                    )
-                )
-            return out
-        except Exception:
-            log.exception("inlay hints failed")
-            return []

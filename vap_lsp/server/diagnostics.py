@@ -1,4 +1,8 @@
-"""Document sync and diagnostics publishing.
+"""Diagnostics: when to analyse each open document, and publishing the results.
+
+The scheduler is fed by the state (`server.state`), the worker (`server.worker`) and two
+callbacks (send a publication, warm the language services), never by the server object; the
+document-sync handlers that drive it are in `server.sync`.
 
 Invariants:
 - analysis runs in a worker thread, never on the event loop, so the server keeps answering;
@@ -30,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -39,20 +42,18 @@ from lsprotocol import types as lsp
 
 from vap_lsp import collector
 from vap_lsp.analysis.workspace import Read, recording
-from vap_lsp.cancel import Cancelled, Token, checkpoint, scope
-from vap_lsp.config import CONFIG_FILES
-from vap_lsp.server import crd_watch
+from vap_lsp.cancel import Cancelled, Token, scope
 from vap_lsp.server.convert import to_lsp_diagnostic
 from vap_lsp.server.pacing import Pacer, Pacing
 from vap_lsp.server.preload import engine_ready
-from vap_lsp.server.worker import in_background, off_loop
+from vap_lsp.server.state import Analysing, ServerState
 from vap_lsp.text import LineIndex
 
 if TYPE_CHECKING:
     from vap_lsp.analysis.diagnostics import Diagnostic
     from vap_lsp.analysis.engine import FileAnalysis
-    from vap_lsp.server.app import VapLanguageServer
     from vap_lsp.server.startup_analyser import StartupAnalyser
+    from vap_lsp.server.worker import Worker
 
 log = logging.getLogger(__name__)
 
@@ -72,34 +73,28 @@ class _Document:
         self.token = Token()
 
 
-class _Analysing:
-    """An analysis under way in a thread, for whole-document requests on the same text to wait
-    for instead of parsing it again."""
-
-    __slots__ = ("done", "result", "text", "version")
-
-    def __init__(self, version: int | None, text: str) -> None:
-        self.version = version
-        self.text = text
-        self.done = threading.Event()
-        self.result: FileAnalysis | None = None
-
-
 class DiagnosticsScheduler:
     def __init__(
         self,
-        server: VapLanguageServer,
+        state: ServerState,
+        worker: Worker,
+        publish: Callable[[lsp.PublishDiagnosticsParams], None],
+        *,
+        warm: Callable[[], None] = lambda: None,
         pacing: Pacing | None = None,
         startup_analyser: StartupAnalyser | None = None,
     ) -> None:
-        self.server = server
+        self.state = state
+        self.worker = worker
+        self._send = publish  # textDocument/publishDiagnostics, from the event loop
+        self._warm = warm  # in the pool after the first publish (the language services' imports)
         self.startup_analyser = startup_analyser
         # What each URI's last publication said, for which version: not sent twice.
         self._published: dict[str, tuple[int | None, list[lsp.Diagnostic]]] = {}
         self.pacing = pacing or Pacing()
         self._documents: dict[str, _Document] = {}
         # Latest analysis per URI with the document version it describes (features read these).
-        self.analyses: dict[str, tuple[int | None, FileAnalysis]] = {}
+        self.analyses = state.analyses
         # Diagnostics other features add to a URI (appended on publishing), and who to tell
         # when a document changes (so they can drop results that depend on it).
         self.extra: dict[str, list[lsp.Diagnostic]] = {}
@@ -109,14 +104,13 @@ class DiagnosticsScheduler:
         self.clock: Callable[[], float] = time.perf_counter
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         # (uri, text) -> analysis: the server's, with the document's configuration and the client's settings.
-        self.analyse: Callable[[str, str], FileAnalysis] = lambda uri, text: self.server.analyse(uri, text)
+        self.analyse: Callable[[str, str], FileAnalysis] = state.analyse
         # Runs started, for the structural tests and the benchmark's burst figures.
         self.runs = 0
         self._running: set[asyncio.Task[None]] = set()  # also those of documents closed meanwhile
         self._holds = 0
-        # Analyses under way, by URI (written by pool threads).
-        self._analysing: dict[str, _Analysing] = {}
         self._held: list[tuple[str, frozenset[Read]]] = []
+        state.index.listeners.append(self._index_changed_in_thread)
 
     def _document(self, uri: str) -> _Document:
         document = self._documents.get(uri)
@@ -143,7 +137,7 @@ class DiagnosticsScheduler:
             self.extra[uri] = diagnostics
         elif self.extra.pop(uri, None) is None:
             return
-        document = self.server.workspace.text_documents.get(uri)
+        document = self.state.workspace.text_documents.get(uri)
         if document is None:
             # Not open: nothing else is published for it, the extras are all there is.
             self._publish(uri, None, list(diagnostics))
@@ -152,7 +146,7 @@ class DiagnosticsScheduler:
         if latest is None or latest[0] != document.version:
             self.schedule(uri, immediate=True)  # that run publishes the extras with fresh results
             return
-        encoding = str(self.server.workspace.position_encoding or "utf-16")
+        encoding = self.state.position_encoding
         analysis = latest[1]
         published = [to_lsp_diagnostic(d, analysis.lines, encoding, uri) for d in analysis.diagnostics]
         self._publish(uri, document.version, published + self.extra.get(uri, []))
@@ -177,6 +171,14 @@ class DiagnosticsScheduler:
             for uri, reads in held:
                 self.index_changed(uri, reads)
 
+    def _index_changed_in_thread(self, uri: str, reads: frozenset[Read]) -> None:
+        """(The index's listener, any thread.) The documents that read what changed are re-run
+        from the event loop; the folder scan notifies nothing (all are re-run when it ends)."""
+        loop = self.state.event_loop
+        if self.state.scanning or loop is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self.index_changed, uri, reads)
+
     def index_changed(self, uri: str, reads: frozenset[Read]) -> None:
         """The index's answer to `reads` changed (through `uri`, on the event loop): re-run the
         other open documents that read one of them."""
@@ -184,7 +186,7 @@ class DiagnosticsScheduler:
             self._held.append((uri, reads))
             return
         for other, document in list(self._documents.items()):
-            if other == uri or other not in self.server.workspace.text_documents:
+            if other == uri or other not in self.state.workspace.text_documents:
                 continue
             if document.pacer.running:
                 document.changed_meanwhile |= reads
@@ -193,7 +195,7 @@ class DiagnosticsScheduler:
                 self._arm(other, document)
 
     def schedule_all(self) -> None:
-        for uri in list(self.server.workspace.text_documents):
+        for uri in list(self.state.workspace.text_documents):
             self.schedule(uri, immediate=True)
 
     def forget(self, uri: str) -> None:
@@ -205,23 +207,21 @@ class DiagnosticsScheduler:
         self.analyses.pop(uri, None)
         self.extra.pop(uri, None)
         # Reading and parsing the file on disk can take seconds: not on the event loop.
-        in_background(self.server, functools.partial(self.server.reindex_from_disk, uri))
+        self.worker.background(functools.partial(self.state.reindex_from_disk, uri))
         self._published.pop(uri, None)
-        self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self._send(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def _publish(self, uri: str, version: int | None, diagnostics: list[lsp.Diagnostic]) -> None:
         if self._published.get(uri) == (version, diagnostics):
             return
         self._published[uri] = (version, diagnostics)
-        self.server.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-        )
+        self._send(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 
     def _arm(self, uri: str, document: _Document) -> None:
         if document.timer is not None:
             document.timer.cancel()
             document.timer = None
-        when = document.pacer.start_time(self.server.settings.debounce_seconds)
+        when = document.pacer.start_time(self.state.settings.debounce_seconds)
         if when is None:
             return
         # A task even without a delay: notifications read together are applied before it runs.
@@ -234,7 +234,7 @@ class DiagnosticsScheduler:
         if self._documents.get(uri) is not document or document.timer is not asyncio.current_task():
             return
         document.timer = None
-        current = self.server.workspace.text_documents.get(uri)
+        current = self.state.workspace.text_documents.get(uri)
         if current is None:
             return
         measured = document.pacer.start()
@@ -246,32 +246,19 @@ class DiagnosticsScheduler:
         self._running.add(run)
         run.add_done_callback(self._running.discard)
 
-    def analysis_of(self, uri: str, version: int | None, text: str) -> FileAnalysis | None:
-        """(A pool thread.) The analysis of exactly this version and text: the latest, or the
-        one under way, waited for (a cancelled request stops waiting); None if neither."""
-        latest = self.analyses.get(uri)
-        if latest is not None and latest[0] == version and latest[1].yaml.text == text:
-            return latest[1]
-        running = self._analysing.get(uri)
-        if running is None or running.version != version or running.text != text:
-            return None
-        while not running.done.wait(0.05):
-            checkpoint()
-        return running.result
-
     def _timed_analysis(
         self, uri: str, version: int | None, text: str, token: Token
     ) -> tuple[FileAnalysis, frozenset[Read], float]:
         started = self.clock()
-        running = self._analysing[uri] = _Analysing(version, text)
+        running = self.state.analysing[uri] = Analysing(version, text)
         try:
             with scope(token), recording() as reads:
                 analysis = self.analyse(uri, text)
             running.result = analysis
         finally:
             running.done.set()
-            if self._analysing.get(uri) is running:
-                del self._analysing[uri]
+            if self.state.analysing.get(uri) is running:
+                del self.state.analysing[uri]
         elapsed = self.clock() - started
         if self.startup_analyser is not None:  # (retired at the engine import, unless never started)
             self.retire_startup_analyser()
@@ -291,11 +278,11 @@ class DiagnosticsScheduler:
         if analyser is None:
             return None
         started = self.clock()
-        settings, excluded = self.server.document_settings(uri)
+        settings, excluded = self.state.document_settings(uri)
         records = (
             []
             if excluded
-            else analyser.diagnostics(uri, text, settings, crds_elsewhere=self.server.crds_elsewhere(uri))
+            else analyser.diagnostics(uri, text, settings, crds_elsewhere=self.state.crds_elsewhere(uri))
         )
         if records is None:
             return None
@@ -318,13 +305,13 @@ class DiagnosticsScheduler:
             if early is not None:
                 records, lines, elapsed = early
             else:
-                own, reads, elapsed = await off_loop(
-                    self.server, functools.partial(self._timed_analysis, uri, version, text, document.token)
+                own, reads, elapsed = await self.worker.run(
+                    functools.partial(self._timed_analysis, uri, version, text, document.token)
                 )
                 analysis, records, lines = own, own.diagnostics, own.lines
                 document.reads = reads
             duration = elapsed if measured else None
-            current = self.server.workspace.text_documents.get(uri)
+            current = self.state.workspace.text_documents.get(uri)
             stale = self._documents.get(uri) is not document or current is None or current.version != version
             # VAP_LSP_LOG=debug shows every run (the benchmark counts them).
             log.debug(
@@ -339,12 +326,12 @@ class DiagnosticsScheduler:
                 return  # closed or edited meanwhile: the follow-up run publishes
             if analysis is not None:
                 self.analyses[uri] = (version, analysis)
-            encoding = str(self.server.workspace.position_encoding or "utf-16")
+            encoding = self.state.position_encoding
             diagnostics = [to_lsp_diagnostic(d, lines, encoding, uri) for d in records]
             self._publish(uri, version, diagnostics + self.extra.get(uri, []))
             if not self._warmed:
                 self._warmed = True
-                in_background(self.server, self.server.warm_features)
+                self.worker.background(self._warm)
         except asyncio.CancelledError:
             raise
         except Cancelled:
@@ -368,25 +355,3 @@ class DiagnosticsScheduler:
             if not tasks:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def register(server: VapLanguageServer) -> None:
-    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: VapLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
-        ls.diagnostics.schedule(params.text_document.uri, immediate=True)
-
-    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: VapLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
-        ls.diagnostics.document_changed(params.text_document.uri)
-        ls.diagnostics.schedule(params.text_document.uri)
-
-    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: VapLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        ls.diagnostics.schedule(params.text_document.uri, immediate=True)
-        if params.text_document.uri.rsplit("/", 1)[-1] in CONFIG_FILES:
-            ls.diagnostics.schedule_all()  # the configuration changed: every document may change
-            crd_watch.config_saved(ls)  # and its `crds` may have (clients without file watchers)
-
-    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: VapLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
-        ls.diagnostics.forget(params.text_document.uri)

@@ -4,7 +4,7 @@ Both carry the same shape: `{"vapLsp": {"kubernetesVersion": "1.33", "debounceMs
 (the top-level `vapLsp` wrapper is optional in initializationOptions). `samples` is a list of
 globs or paths (relative to each workspace folder) that "Run against samples" also uses.
 `ignore` (codes) and `severity` (code → level) override the project's `.vap-lsp.yaml` /
-`[tool.vap-lsp]`, as `kubernetesVersion` and `samples` do (`VapLanguageServer.analysis_settings_for`).
+`[tool.vap-lsp]`, as `kubernetesVersion` and `samples` do (`ServerState.analysis_settings_for`).
 `debounceMs` absent or `null` means adaptive scheduling (`server.pacing`), also when a later
 configuration drops it; a number is a fixed delay in milliseconds after each edit.
 """

@@ -152,7 +152,7 @@ class StartupAnalyser:
         except OSError as exc:
             log.info("no startup analyser: %s", exc)
             return None
-        # The server asks for a document's settings (`VapLanguageServer.document_settings`) in a
+        # The server asks for a document's settings (`ServerState.document_settings`) in a
         # thread while another imports the engine; what that reading imports on first use is
         # imported now, so that no two threads ever import at once (ARCHITECTURE.md, start-up).
         for module in _READ_ON_FIRST_USE:

@@ -3,6 +3,7 @@
 Thin by design: convert positions with the negotiated encoding, call `vap_lsp.features`, and
 convert the plain results back. Spans in other files are converted with those files' text
 (open buffers first, else what is on disk). Hover and completion live in `hover_completion`.
+Quick fixes are one provider of the one code-action handler (`server.registration`).
 The services are imported on first use (`FEATURE_MODULES`), not at start-up.
 """
 
@@ -11,20 +12,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
 
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.server.convert import to_offset, to_range
-from vap_lsp.server.worker import in_worker, off_loop
 from vap_lsp.text import LineIndex, Span
 
 if TYPE_CHECKING:
     from vap_lsp.features import code_actions, navigation, symbols
     from vap_lsp.features.edits import TextEditResult
-    from vap_lsp.server.app import VapLanguageServer
+    from vap_lsp.server.context import Context
+    from vap_lsp.server.state import ServerState
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +34,6 @@ FEATURE_MODULES = (
     "vap_lsp.features.symbols",
     "vap_lsp.features.code_actions",
 )
-
-T = TypeVar("T")
 
 _SYMBOL_KINDS: dict[str, lsp.SymbolKind] = {
     "class": lsp.SymbolKind.Class,
@@ -50,15 +49,15 @@ _SYMBOL_KINDS: dict[str, lsp.SymbolKind] = {
 class _Texts:
     """Line indexes of the files a response mentions, read once per request."""
 
-    def __init__(self, ls: VapLanguageServer, snapshot: DocumentSnapshot | None = None) -> None:
-        self.ls = ls
+    def __init__(self, state: ServerState, snapshot: DocumentSnapshot | None = None) -> None:
+        self.state = state
         self.cache: dict[str, LineIndex | None] = {}
         if snapshot is not None:
             self.cache[snapshot.uri] = snapshot.lines
 
     def lines(self, uri: str) -> LineIndex | None:
         if uri not in self.cache:
-            text = self.ls.text_of(uri)
+            text = self.state.text_of(uri)
             self.cache[uri] = LineIndex(text) if text is not None else None
         return self.cache[uri]
 
@@ -66,35 +65,25 @@ class _Texts:
         lines = self.lines(uri)
         if lines is None:
             return None
-        return to_range(lines, span, self.ls.position_encoding)
+        return to_range(lines, span, self.state.position_encoding)
 
 
-def _offset(ls: VapLanguageServer, snapshot: DocumentSnapshot, position: lsp.Position) -> int:
-    return to_offset(snapshot.lines, position, ls.position_encoding)
+def _offset(state: ServerState, snapshot: DocumentSnapshot, position: lsp.Position) -> int:
+    return to_offset(snapshot.lines, position, state.position_encoding)
 
 
 def _text_edits(
-    ls: VapLanguageServer, snapshot: DocumentSnapshot, edits: list[TextEditResult]
+    state: ServerState, snapshot: DocumentSnapshot, edits: list[TextEditResult]
 ) -> list[lsp.TextEdit]:
-    return [lsp.TextEdit(to_range(snapshot.lines, e.span, ls.position_encoding), e.new_text) for e in edits]
-
-
-def _guard(default: T, fn: Callable[[], T]) -> T:
-    from vap_lsp.features.navigation import RenameError
-
-    try:
-        return fn()
-    except RenameError:
-        raise
-    except Exception:  # a feature bug must not take the session down
-        log.exception("YAML feature failed")
-        return default
+    return [
+        lsp.TextEdit(to_range(snapshot.lines, e.span, state.position_encoding), e.new_text) for e in edits
+    ]
 
 
 def _locations(
-    ls: VapLanguageServer, snapshot: DocumentSnapshot, found: list[navigation.Location]
+    state: ServerState, snapshot: DocumentSnapshot, found: list[navigation.Location]
 ) -> list[lsp.Location]:
-    texts = _Texts(ls, snapshot)
+    texts = _Texts(state, snapshot)
     out: list[lsp.Location] = []
     for location in found:
         rng = texts.range(location.uri, location.span)
@@ -115,12 +104,12 @@ def _document_symbol(s: symbols.Symbol, lines: LineIndex, encoding: str) -> lsp.
 
 
 def _diagnostic_ref(
-    ls: VapLanguageServer, snapshot: DocumentSnapshot, d: lsp.Diagnostic
+    state: ServerState, snapshot: DocumentSnapshot, d: lsp.Diagnostic
 ) -> code_actions.DiagnosticRef:
     from vap_lsp.features.code_actions import DiagnosticRef
 
-    start = _offset(ls, snapshot, d.range.start)
-    end = _offset(ls, snapshot, d.range.end)
+    start = _offset(state, snapshot, d.range.start)
+    end = _offset(state, snapshot, d.range.end)
     data: Any = d.data
     field = data.get("field") if isinstance(data, dict) else None
     return DiagnosticRef(
@@ -131,8 +120,9 @@ def _diagnostic_ref(
     )
 
 
-async def scan_workspace_with_progress(ls: VapLanguageServer) -> int:
+async def scan_workspace_with_progress(ctx: Context) -> int:
     """`scan_workspace` in the thread pool, reported as work-done progress when supported."""
+    ls, state = ctx.server, ctx.state
     window = ls.client_capabilities.window
     token: str | None = None
     if window is not None and window.work_done_progress:
@@ -143,12 +133,12 @@ async def scan_workspace_with_progress(ls: VapLanguageServer) -> int:
             log.warning("client refused a progress token", exc_info=True)
             token = None
     if token is None:
-        return await off_loop(ls, ls.scan_workspace)
+        return await ctx.worker.run(state.scan_workspace)
     ls.work_done_progress.begin(
         token, lsp.WorkDoneProgressBegin(title="vap-lsp: indexing workspace", cancellable=False)
     )
-    start = ls.index.generation
-    scan = asyncio.ensure_future(off_loop(ls, ls.scan_workspace))
+    start = state.index.generation
+    scan = asyncio.ensure_future(ctx.worker.run(state.scan_workspace))
     count = 0
     try:
         while True:
@@ -156,7 +146,7 @@ async def scan_workspace_with_progress(ls: VapLanguageServer) -> int:
             if done:
                 count = scan.result()
                 break
-            seen = ls.index.generation - start
+            seen = state.index.generation - start
             ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(message=f"{seen} files read"))
         ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(message=f"{count} files read"))
     finally:
@@ -164,133 +154,110 @@ async def scan_workspace_with_progress(ls: VapLanguageServer) -> int:
     return count
 
 
-def register(server: VapLanguageServer) -> None:
+def quick_fixes(ctx: Context, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    """The quick fixes of the diagnostics in the request (a provider of the one code-action handler)."""
+    from vap_lsp.features import code_actions
+
+    only = params.context.only
+    if only is not None and not any(str(k).startswith("quickfix") for k in only):
+        return []
+    state = ctx.state
+    snapshot = state.snapshot(params.text_document.uri)
+    originals = list(params.context.diagnostics)
+    refs = [_diagnostic_ref(state, snapshot, d) for d in originals]
+    out: list[lsp.CodeAction] = []
+    for result in code_actions.code_actions(snapshot, refs):
+        original = originals[refs.index(result.diagnostic)]
+        out.append(
+            lsp.CodeAction(
+                title=result.title,
+                kind=lsp.CodeActionKind.QuickFix,
+                diagnostics=[original],
+                is_preferred=result.preferred or None,
+                edit=lsp.WorkspaceEdit(changes={snapshot.uri: _text_edits(state, snapshot, result.edits)}),
+            )
+        )
+    return out
+
+
+def register(ctx: Context) -> None:
+    server, state, request = ctx.server, ctx.state, ctx.worker.request
+
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-    @in_worker
-    def definition(ls: VapLanguageServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
+    @request
+    def definition(params: lsp.DefinitionParams) -> list[lsp.Location] | None:
         from vap_lsp.features import navigation
 
-        def run() -> list[lsp.Location] | None:
-            snapshot = ls.snapshot(params.text_document.uri)
-            found = navigation.definition(snapshot, _offset(ls, snapshot, params.position))
-            return _locations(ls, snapshot, found) or None
-
-        return _guard(None, run)
+        snapshot = state.snapshot(params.text_document.uri)
+        found = navigation.definition(snapshot, _offset(state, snapshot, params.position))
+        return _locations(state, snapshot, found) or None
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-    @in_worker
-    def references(ls: VapLanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
+    @request
+    def references(params: lsp.ReferenceParams) -> list[lsp.Location] | None:
         from vap_lsp.features import navigation
 
-        def run() -> list[lsp.Location] | None:
-            snapshot = ls.snapshot(params.text_document.uri)
-            offset = _offset(ls, snapshot, params.position)
-            found = navigation.references(snapshot, offset, params.context.include_declaration)
-            return _locations(ls, snapshot, found) or None
-
-        return _guard(None, run)
+        snapshot = state.snapshot(params.text_document.uri)
+        offset = _offset(state, snapshot, params.position)
+        found = navigation.references(snapshot, offset, params.context.include_declaration)
+        return _locations(state, snapshot, found) or None
 
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
-    @in_worker
-    def prepare_rename(
-        ls: VapLanguageServer, params: lsp.PrepareRenameParams
-    ) -> lsp.PrepareRenameResult | None:
+    @request
+    def prepare_rename(params: lsp.PrepareRenameParams) -> lsp.PrepareRenameResult | None:
         from vap_lsp.features import navigation
 
-        def run() -> lsp.PrepareRenameResult | None:
-            snapshot = ls.snapshot(params.text_document.uri)
-            found = navigation.prepare_rename(snapshot, _offset(ls, snapshot, params.position))
-            if found is None:
-                return None
-            span, name = found
-            return lsp.PrepareRenamePlaceholder(
-                range=to_range(snapshot.lines, span, ls.position_encoding), placeholder=name
-            )
-
-        return _guard(None, run)
+        snapshot = state.snapshot(params.text_document.uri)
+        found = navigation.prepare_rename(snapshot, _offset(state, snapshot, params.position))
+        if found is None:
+            return None
+        span, name = found
+        return lsp.PrepareRenamePlaceholder(
+            range=to_range(snapshot.lines, span, state.position_encoding), placeholder=name
+        )
 
     @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
-    @in_worker
-    def rename(ls: VapLanguageServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+    @request
+    def rename(params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
         from vap_lsp.features import navigation
 
-        def run() -> lsp.WorkspaceEdit | None:
-            snapshot = ls.snapshot(params.text_document.uri)
-            edits = navigation.rename(snapshot, _offset(ls, snapshot, params.position), params.new_name)
-            if edits is None:
-                return None
-            return lsp.WorkspaceEdit(changes={snapshot.uri: _text_edits(ls, snapshot, edits)})
-
-        return _guard(None, run)
+        snapshot = state.snapshot(params.text_document.uri)
+        try:
+            edits = navigation.rename(snapshot, _offset(state, snapshot, params.position), params.new_name)
+        except navigation.RenameError as exc:  # the client shows why the name is refused
+            raise JsonRpcInvalidParams(str(exc)) from exc
+        if edits is None:
+            return None
+        return lsp.WorkspaceEdit(changes={snapshot.uri: _text_edits(state, snapshot, edits)})
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    @in_worker
-    def document_symbol(ls: VapLanguageServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+    @request
+    def document_symbol(params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
         from vap_lsp.features import symbols
 
-        def run() -> list[lsp.DocumentSymbol]:
-            snapshot = ls.snapshot(params.text_document.uri)
-            return [
-                _document_symbol(s, snapshot.lines, ls.position_encoding)
-                for s in symbols.document_symbols(snapshot)
-            ]
-
-        return _guard([], run)
+        snapshot = state.snapshot(params.text_document.uri)
+        return [
+            _document_symbol(s, snapshot.lines, state.position_encoding)
+            for s in symbols.document_symbols(snapshot)
+        ]
 
     @server.feature(lsp.WORKSPACE_SYMBOL)
-    @in_worker
-    def workspace_symbol(
-        ls: VapLanguageServer, params: lsp.WorkspaceSymbolParams
-    ) -> list[lsp.WorkspaceSymbol]:
+    @request
+    def workspace_symbol(params: lsp.WorkspaceSymbolParams) -> list[lsp.WorkspaceSymbol]:
         from vap_lsp.features import symbols
 
-        def run() -> list[lsp.WorkspaceSymbol]:
-            texts = _Texts(ls)
-            out: list[lsp.WorkspaceSymbol] = []
-            for s in symbols.workspace_symbols(ls.index, params.query):
-                rng = texts.range(s.uri, s.span)
-                if rng is None:
-                    continue
-                out.append(
-                    lsp.WorkspaceSymbol(
-                        name=s.name,
-                        kind=_SYMBOL_KINDS.get(s.kind, lsp.SymbolKind.Object),
-                        location=lsp.Location(s.uri, rng),
-                        container_name=s.container,
-                    )
+        texts = _Texts(state)
+        out: list[lsp.WorkspaceSymbol] = []
+        for s in symbols.workspace_symbols(state.index, params.query):
+            rng = texts.range(s.uri, s.span)
+            if rng is None:
+                continue
+            out.append(
+                lsp.WorkspaceSymbol(
+                    name=s.name,
+                    kind=_SYMBOL_KINDS.get(s.kind, lsp.SymbolKind.Object),
+                    location=lsp.Location(s.uri, rng),
+                    container_name=s.container,
                 )
-            return out
-
-        return _guard([], run)
-
-    @server.feature(
-        lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
-    )
-    @in_worker
-    def code_action(ls: VapLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
-        from vap_lsp.features import code_actions
-
-        def run() -> list[lsp.CodeAction] | None:
-            only = params.context.only
-            if only is not None and not any(str(k).startswith("quickfix") for k in only):
-                return None
-            snapshot = ls.snapshot(params.text_document.uri)
-            originals = list(params.context.diagnostics)
-            refs = [_diagnostic_ref(ls, snapshot, d) for d in originals]
-            out: list[lsp.CodeAction] = []
-            for result in code_actions.code_actions(snapshot, refs):
-                original = originals[refs.index(result.diagnostic)]
-                out.append(
-                    lsp.CodeAction(
-                        title=result.title,
-                        kind=lsp.CodeActionKind.QuickFix,
-                        diagnostics=[original],
-                        is_preferred=result.preferred or None,
-                        edit=lsp.WorkspaceEdit(
-                            changes={snapshot.uri: _text_edits(ls, snapshot, result.edits)}
-                        ),
-                    )
-                )
-            return out or None
-
-        return _guard(None, run)
+            )
+        return out
