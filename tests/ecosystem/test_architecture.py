@@ -75,3 +75,51 @@ def test_each_package_imports_only_what_its_row_declares_and_only_from_rows_abov
             upward[name] = below
     assert undeclared == {}
     assert upward == {}
+
+
+def _server_imports() -> dict[str, set[str]]:
+    """Module → the other `vap_lsp.server` modules it imports (also inside functions and under
+    TYPE_CHECKING: an annotation-only import is still an edge a reader has to follow)."""
+    server = PACKAGE / "server"
+    modules = {p.stem for p in server.glob("*.py")} - {"__init__"}
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        found: set[str] = set()
+        for node in ast.walk(ast.parse((server / f"{name}.py").read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for full in names:
+                parts = full.split(".")
+                if parts[:2] == ["vap_lsp", "server"] and len(parts) > 2 and parts[2] in modules:
+                    found.add(parts[2])
+        graph[name] = found - {name}
+    return graph
+
+
+def test_no_module_of_the_server_package_imports_the_entry_point() -> None:
+    """Feature modules receive the state and callbacks they need (`server.context.Context`);
+    only the process entry (`cli`) imports `server.app`."""
+    assert sorted(name for name, imports in _server_imports().items() if "app" in imports) == []
+
+
+def test_the_server_package_has_no_import_circle() -> None:
+    graph = _server_imports()
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for other in sorted(graph[name]):
+            if state.get(other) == 1:
+                cycles.append([*path[path.index(other) :], other])
+            elif other not in state:
+                visit(other, [*path, other])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []
