@@ -199,15 +199,16 @@ async def reload_and_publish(ctx: Context, *, rewatch: bool = False) -> bool:
     that changed are re-run by the index's listener (`diagnostics.index_changed`), no others.
     Returns whether they changed."""
     ctx.diagnostics.hold_index_changes()  # the watchers move before the documents are re-run
+    unchanged: tuple[bool, list[str]] = (False, [])
     try:
-        changed, problems = await ctx.worker.run(lambda: reload_crds(ctx.state))
+        # A failure is logged by the worker's guard; the watchers still move.
+        changed, problems = await ctx.worker.run(
+            lambda: ctx.worker.guarded(unchanged, lambda: reload_crds(ctx.state), reload_crds)
+        )
         ctx.state.show_problems([(lsp.MessageType.Warning, m) for m in problems], limit=5)
         if rewatch:
             await update_watchers(ctx)
         return changed
-    except Exception:
-        log.exception("could not read the CRDs of vapLsp.crds or the configuration")
-        return False
     finally:
         ctx.diagnostics.release_index_changes()
 
