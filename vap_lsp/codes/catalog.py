@@ -749,7 +749,12 @@ RULES: tuple[Rule, ...] = (
             validating policy that matches DELETE and reads `object.x` without a guard fails to
             evaluate on every delete (`no such key`), and `failurePolicy` decides. A guard in a
             matchCondition (`request.operation != 'DELETE'`) covers every expression; a failing
-            messageExpression only falls back to `message`, so it is not reported.
+            messageExpression only falls back to `message`, so it is not reported. Guards are
+            decided on the parsed expression: `object == null`, `has(object.f)` (one level only:
+            `has(object.spec.f)` selects `spec` of null and fails), `request.operation` compared
+            with or tested `in` a list, through `&&`, `||`, `!`, `?:` and variables. DELETE is not
+            seen when `excludeResourceRules` (the policy's, or those of every binding of it)
+            exclude it.
         """,
         example=_vap(
             "  matchConstraints:\n    resourceRules:\n      - apiGroups: [apps]\n"
@@ -775,7 +780,10 @@ RULES: tuple[Rule, ...] = (
             `namespaceObject` is `null` for cluster-scoped kinds (a Namespace itself included) and
             in every matchCondition, which the server evaluates without the namespace
             (`matchconditions/matcher.go`). Reading `namespaceObject.x` there without a guard fails
-            to evaluate for each such request, and `failurePolicy` decides.
+            to evaluate for each such request, and `failurePolicy` decides. Guards are decided on
+            the parsed expression, per matched kind: `namespaceObject == null`,
+            `has(namespaceObject.metadata)` (one level only), `request.namespace == ''` (empty for
+            a cluster-scoped kind), a test of `object.kind` that rules the cluster-scoped kinds out.
         """,
         example=_vap(
             '  matchConstraints:\n    resourceRules:\n      - apiGroups: [""]\n'
