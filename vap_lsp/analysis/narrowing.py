@@ -606,6 +606,7 @@ class NullFlow:
             ]
         self.facts = facts
         self._parsed = {id(s): p for s, p in sites}
+        self._reaches: dict[int, list[Reachability]] = {}
 
     @property
     def excluded(self) -> bool:
@@ -613,8 +614,16 @@ class NullFlow:
         return not self.facts
 
     def _reachable(self, site: ExpressionSite, parsed: ParsedExpr, node: Expr) -> bool:
-        variables = self.variables_of(site)
-        return any(reachability(parsed, f, variables).guard_of(node) is None for f in self.facts)
+        return any(reach.guard_of(node) is None for reach in self._reach(site, parsed))
+
+    def _reach(self, site: ExpressionSite, parsed: ParsedExpr) -> list[Reachability]:
+        """`site`'s narrowing for each class of requests (computed once)."""
+        found = self._reaches.get(id(site))
+        if found is None:
+            variables = self.variables_of(site)
+            found = [reachability(parsed, f, variables) for f in self.facts]
+            self._reaches[id(site)] = found
+        return found
 
     def _unguarded(self, site: ExpressionSite) -> tuple[Expr, Ident] | None:
         """The first read of the root in `site` that can run when it is null."""
