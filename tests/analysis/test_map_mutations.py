@@ -272,3 +272,18 @@ def test_findings_are_placed_in_block_scalars() -> None:
     )
     ((_, _, covered, _),) = _findings(text)
     assert covered == '"/spec/replicaz"'
+
+
+def test_a_kind_every_request_of_which_is_excluded_is_not_checked_against() -> None:
+    # policy/matching/matching.go: excludeResourceRules first; no DaemonSet reaches this policy.
+    expression = "[JSONPatch{op: 'add', path: '/spec/replicas', value: 3}]"
+    text = _patch(expression, resources='["deployments", "daemonsets"]')
+    assert [covered for _, _, covered, _ in _findings(text)] == ["'/spec/replicas'"]  # for a DaemonSet
+    excluded = text.replace(
+        "  failurePolicy: Fail\n",
+        "    excludeResourceRules:\n"
+        '      - {apiGroups: [apps], apiVersions: [v1], operations: ["*"], resources: [daemonsets]}\n'
+        "  failurePolicy: Fail\n",
+    )
+    assert "excludeResourceRules" in excluded
+    assert _findings(excluded) == []

@@ -153,3 +153,16 @@ def test_a_field_says_why_for_each_kind_its_branch_can_run_for() -> None:
         "**At admission**: may be absent (optional in the schema for v1 Pod; always set: the registry sets "
         "it (1 on create) before this point for apps/v1 Deployment); read it with `has()` or `.?`."
     ) in result.markdown
+
+
+def test_object_is_typed_as_a_kind_whose_requests_reach_the_policy() -> None:
+    # excludeResourceRules take every Deployment request away: ReplicaSet is what object can be.
+    excluding = VAP.replace(
+        "  variables:\n",
+        "    excludeResourceRules:\n"
+        '      - {apiGroups: [apps], apiVersions: [v1], operations: ["*"], resources: [deployments]}\n'
+        "  variables:\n",
+    )
+    _, md = _hover("object.spec.replicas", 1, template=excluding)
+    assert "object: ReplicaSet" in md
+    assert "(typed as ReplicaSet: no request of the first gets past the rules)" in md

@@ -108,7 +108,7 @@ def check_cel(
             )
     diagnostics.extend(advice.null_roots(typing, create_time))
     if policy is PolicyKind.MAP:
-        diagnostics.extend(mutations.check_mutations(create_time, typing.kinds))
+        diagnostics.extend(mutations.check_mutations(create_time, typing.reaching_kinds))
     server_typed = _typed_checks(typing, reported)
     diagnostics.extend(server_typed.diagnostics)
     diagnostics.extend(_precise_checks(typing, reported, server_typed.issues))

@@ -649,8 +649,16 @@ class PolicyTyping:
 
     @property
     def primary(self) -> KindTyping | None:
-        """The kind editor features type `object` as: the first matched kind with a schema."""
-        return next((k for k in self.kinds if k.has_schema), None)
+        """The kind editor features type `object` as: the first matched kind with a schema whose
+        requests reach the policy (else the first with a schema)."""
+        typed = [k for k in self.kinds if k.has_schema]
+        return next((k for k in typed if self.unmatched(k) is None), typed[0] if typed else None)
+
+    @property
+    def reaching_kinds(self) -> tuple[KindTyping, ...]:
+        """The matched kinds some request of which gets past the rules and exclusions (`facts`):
+        what vap-lsp's own checks check against (the server type-checks every matched kind)."""
+        return tuple(k for k in self.kinds if self.unmatched(k) is None)
 
     @property
     def kinds_without_schema(self) -> tuple[GVK, ...]:

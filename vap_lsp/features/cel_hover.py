@@ -64,12 +64,16 @@ def _root_markdown(ctx: CelContext, name: str, typ: Type | None) -> str:
         if kinds:
             typed_as = ""
             if len(ctx.policy.kinds) > 1:
-                narrowed = ctx.kind is not None and ctx.kind is not ctx.policy.typing.primary
-                typed_as = (
-                    f" (typed as {ctx.kind.gvk.kind}: a guard rules the first out here)"
-                    if narrowed and ctx.kind
-                    else " (typed as the first)"
-                )
+                typing = ctx.policy.typing
+                first = next((k for k in typing.kinds if k.has_schema), None)
+                typed_as = " (typed as the first)"
+                if ctx.kind is not None and ctx.kind is not first:
+                    why = (
+                        "a guard rules the first out here"
+                        if ctx.kind is not typing.primary
+                        else "no request of the first gets past the rules"
+                    )
+                    typed_as = f" (typed as {ctx.kind.gvk.kind}: {why})"
             lines.append(f"Matched kinds: {kinds}{typed_as}")
         else:
             lines.append("No matched kind is known (matchConstraints), so it is `dyn`.")
