@@ -14,10 +14,10 @@ finished cached for the next run).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["Cancelled", "Token", "checkpoint", "scope"]
+__all__ = ["Cancelled", "Latest", "Token", "checkpoint", "scope"]
 
 
 class Cancelled(BaseException):
@@ -25,13 +25,41 @@ class Cancelled(BaseException):
 
 
 class Token:
-    __slots__ = ("cancelled",)
+    __slots__ = ("cancelled", "superseded")
 
     def __init__(self) -> None:
         self.cancelled = False
+        self.superseded = False
 
     def cancel(self) -> None:
         self.cancelled = True
+
+    def supersede(self) -> None:
+        """Cancelled because newer work of the same kind replaced it (not by its caller)."""
+        self.superseded = self.cancelled = True
+
+
+class Latest:
+    """The newest work per key: work started under a key supersedes the older work still under
+    way there (a second hover on a document makes the first one's answer useless)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tokens: dict[Hashable, Token] = {}
+
+    def start(self, key: Hashable) -> Token:
+        token = Token()
+        with self._lock:
+            older = self._tokens.get(key)
+            self._tokens[key] = token
+        if older is not None:
+            older.supersede()
+        return token
+
+    def finish(self, key: Hashable, token: Token) -> None:
+        with self._lock:
+            if self._tokens.get(key) is token:
+                del self._tokens[key]
 
 
 _local = threading.local()

@@ -38,6 +38,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.exceptions import (
+    JsonRpcContentModified,
     JsonRpcException,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
@@ -254,6 +255,15 @@ class VapProtocol(LanguageServerProtocol):
         future = self._request_futures.get(msg_id)
         if future is not None:
             future.add_done_callback(lambda done: self._forget(msg_id, done))
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """A superseded request's ContentModified (`server.worker`) is an ordinary answer, sent
+        without the traceback pygls logs for every error a handler raises."""
+        if not future.cancelled() and isinstance(future.exception(), JsonRpcContentModified):
+            self._request_futures.pop(msg_id, None)
+            self._send_response(msg_id, None, future.exception().to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     def _forget(self, msg_id: Any, future: Future[Any] | asyncio.Future[Any]) -> None:
         if self._request_futures.get(msg_id) is future:
