@@ -14,6 +14,11 @@ Variables: an expression reading `variables.x` sees `x`'s field path when `x` is
 of `x`'s result. Their cost is not included (the server evaluates a variable once, charged to
 the first expression that reads it): budget accounting adds each variable's own estimate once.
 
+`request`, `namespaceObject` and `authorizer` get no sizes: their lists, maps and strings are
+unbounded (0..2^64-1). (compile.go declares `request`'s and `namespaceObject`'s lists and maps with
+MaxElements -1, i.e. unbounded too, and their strings with none: an estimate by those DeclTypes
+would price every string of them at 0, which no request bounds.)
+
 Types come from the precise view of each matched kind (`PolicyTyping.view("precise", kind)`);
 a policy matching several kinds is estimated per kind and the worst kind reported.
 """
