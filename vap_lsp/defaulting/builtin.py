@@ -3,7 +3,7 @@ defaulters of `rules` and `custom`, applied top-down as the generated `SetObject
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -99,8 +99,10 @@ class _Plan:
         "is_array",
         "is_map",
         "item",
+        "live",
         "props",
         "rules",
+        "work",
     )
 
     def __init__(self, schema: Mapping[str, Any], definition: str | None, version_minor: int) -> None:
@@ -133,6 +135,11 @@ class _Plan:
         """The plan of every value (a map) or item (an array), once resolved."""
         self.inert: bool | None = None
         """Nothing below this node is ever defaulted (labels, selectors, quantities): not walked."""
+        self.work = bool(self.defaults or self.rules or self.custom is not None)
+        """Something is defaulted at this node itself (else it only leads to nodes that are)."""
+        self.live: tuple[tuple[str, _Plan], ...] | None = None
+        """The properties whose plan is not inert, with it, once resolved: an object with more
+        fields than that is walked by these keys rather than by its own."""
 
 
 class _Defaulter:
@@ -140,6 +147,11 @@ class _Defaulter:
         self.schema_set = schema_set
         self.minor = version_minor
         self.plans: dict[int | str, _Plan | None] = {}
+        self.names: dict[int, str] = {}
+        """The compiled walk of each plan (by id), a function of `namespace`."""
+        self.namespace: dict[str, Any] = {"copy_json": copy_json, "apply_rule": _apply_rule}
+        self.pending: list[dict[str, Any]] = []
+        self.roots: dict[str, Callable[[Any, int], None] | None] = {}
 
     def plan(self, definition: str | None, schema: Mapping[str, Any]) -> _Plan | None:
         key: int | str = definition if definition is not None else id(schema)
@@ -153,38 +165,94 @@ class _Defaulter:
         self.plans[key] = made
         return made
 
-    def node(self, value: Any, plan: _Plan, depth: int) -> None:
-        if depth > _MAX_DEPTH:
-            return
-        if isinstance(value, dict):
-            props = plan.props
-            if props is not None:
-                for key, default, copy in plan.defaults:
-                    if value.get(key) is None:
-                        value[key] = copy_json(default) if copy else default
-                for name, constant, copy, zero, rule in plan.rules:
-                    if rule is not None:
-                        _apply_rule(value, rule)
-                        continue
-                    current = value.get(name)
-                    if current is None or (zero and _is_zero(current, zero)):
-                        value[name] = copy_json(constant) if copy else constant
-                if plan.custom is not None:
-                    plan.custom(value)
-                children = plan.children
-                for key, child in value.items():
-                    if isinstance(child, (dict, list)):
-                        sub = children[key] if key in children else self.child(plan, key)
-                        if sub is not None:
-                            self.node(child, sub, depth + 1)
-            elif plan.is_map and (sub := self.item_plan(plan)) is not None:
-                for child in value.values():
-                    if isinstance(child, (dict, list)):
-                        self.node(child, sub, depth + 1)
-        elif isinstance(value, list) and plan.is_array and (sub := self.item_plan(plan)) is not None:
-            for child in value:
-                if isinstance(child, (dict, list)):
-                    self.node(child, sub, depth + 1)
+    def walker(self, plan: _Plan) -> Callable[[Any, int], None]:
+        """The compiled walk of `plan` (`_compile`), with every plan it reaches."""
+        name = self._compile(plan)
+        while self.pending:  # maps of keys to functions, once every function exists
+            table = self.pending.pop()
+            for key, fn in table.items():
+                table[key] = self.namespace[fn]
+        walk: Callable[[Any, int], None] = self.namespace[name]
+        return walk
+
+    def _compile(self, plan: _Plan) -> str:
+        """A Python function for `plan`, generated once: its OpenAPI defaults and constant rules as
+        straight-line code, the rest called, then the walk into the children that can be
+        defaulted (the object's own keys, or the plan's when the object has more)."""
+        name = self.names.get(id(plan))
+        if name is not None:
+            return name
+        name = self.names[id(plan)] = f"walk{len(self.names)}"
+        ns = self.namespace
+
+        def const(value: Any) -> str:
+            key = f"c{len(ns)}"
+            ns[key] = value
+            return key
+
+        lines = [f"def {name}(v, d):", f"    if d > {_MAX_DEPTH}:", "        return"]
+        if plan.props is not None:
+            lines += ["    if not isinstance(v, dict):", "        return"]
+            for key, default, copy in plan.defaults:
+                value = f"copy_json({const(default)})" if copy else const(default)
+                lines += [f"    if v.get({key!r}) is None:", f"        v[{key!r}] = {value}"]
+            for field, constant, copy, zero, rule in plan.rules:
+                if rule is not None and (len(rule.path) > 1 or rule.guard is not None):
+                    lines.append(f"    apply_rule(v, {const(rule)})")
+                    continue
+                if rule is not None:  # one segment, computed or conditional: as `_apply_rule`
+                    field, zero = rule.path[0], rule.zero
+                unset = " or ".join(
+                    ["x is None", *(f"(type(x) is {const(type(z))} and x == {const(z)})" for z in zero)]
+                )
+                lines += [f"    x = v.get({field!r})", f"    if {unset}:"]
+                if rule is None:
+                    value = f"copy_json({const(constant)})" if copy else const(constant)
+                    lines.append(f"        v[{field!r}] = {value}")
+                    continue
+                if rule.when is not None:
+                    lines += [f"      if {const(rule.when)}(v):"]
+                value = (
+                    f"{const(rule.value)}(v)" if callable(rule.value) else f"copy_json({const(rule.value)})"
+                )
+                lines += [
+                    f"        y = {value}",
+                    f"        if y is not {const(SKIP)}:",
+                    f"          v[{field!r}] = y",
+                ]
+            if plan.custom is not None:
+                lines.append(f"    {const(plan.custom)}(v)")
+            live = plan.live if plan.live is not None else self.resolve_live(plan)
+            if live:
+                table = {key: self._compile(sub) for key, sub in live}
+                self.pending.append(table)
+                lines += [f"    if len(v) > {len(live)}:"]
+                for key, _sub in live:
+                    lines += [
+                        f"        x = v.get({key!r})",
+                        "        if x is not None:",
+                        f"            {table[key]}(x, d + 1)",
+                    ]
+                lines += [
+                    "    else:",
+                    f"        live = {const(table)}",
+                    "        for k, x in v.items():",
+                    "            f = live.get(k)",
+                    "            if f is not None and x is not None:",
+                    "                f(x, d + 1)",
+                ]
+        elif plan.is_map or plan.is_array:
+            sub = self.item_plan(plan)
+            if sub is not None:
+                kind, items = ("dict", "v.values()") if plan.is_map else ("list", "v")
+                lines += [
+                    f"    if not isinstance(v, {kind}):",
+                    "        return",
+                    f"    for x in {items}:",
+                    f"        {self._compile(sub)}(x, d + 1)",
+                ]
+        exec(compile("\n".join(lines), f"<defaulting {name}>", "exec"), ns)
+        return name
 
     def child(self, plan: _Plan, key: str) -> _Plan | None:
         """The plan of property `key` of `plan`, None when it has none or is inert."""
@@ -194,6 +262,15 @@ class _Defaulter:
             sub = None
         plan.children[key] = sub
         return sub
+
+    def resolve_live(self, plan: _Plan) -> tuple[tuple[str, _Plan], ...]:
+        live = []
+        for key in plan.props or ():
+            sub = plan.children[key] if key in plan.children else self.child(plan, key)
+            if sub is not None:
+                live.append((key, sub))
+        plan.live = tuple(live)
+        return plan.live
 
     def item_plan(self, plan: _Plan) -> _Plan | None:
         if plan.item is None and plan.extra is not None:
@@ -219,6 +296,7 @@ class _Defaulter:
 
 
 _DEFAULTERS: dict[str, _Defaulter] = {}
+_UNSEEN: Any = object()
 
 
 def default_builtin(obj: JsonDict, definition: str, version: str) -> None:
@@ -226,9 +304,14 @@ def default_builtin(obj: JsonDict, definition: str, version: str) -> None:
     defaulter = _DEFAULTERS.get(version)
     if defaulter is None:
         defaulter = _DEFAULTERS[version] = _Defaulter(get_schema_set(version), minor(version))
-    plan = defaulter.plan(definition, {})
-    if plan is not None and not defaulter.is_inert(plan):
-        defaulter.node(obj, plan, 0)
+    walk = defaulter.roots.get(definition, _UNSEEN)
+    if walk is _UNSEEN:
+        plan = defaulter.plan(definition, {})
+        walk = defaulter.roots[definition] = (
+            defaulter.walker(plan) if plan is not None and not defaulter.is_inert(plan) else None
+        )
+    if walk is not None:
+        walk(obj, 0)
 
 
 @lru_cache(maxsize=256)
