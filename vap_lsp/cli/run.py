@@ -83,7 +83,7 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="show each object as validating admission saw it: defaulted as the API server "
         "decodes it, mutated, with the fields the server fills in on create (uid, name from "
-        "generateName, ...)",
+        "generateName, a Service's cluster IP and node ports as noted placeholders, ...)",
     )
     add_crd_option(run)
     add_config_options(run)
