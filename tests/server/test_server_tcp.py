@@ -128,3 +128,19 @@ def test_tcp_has_the_framing_and_lifecycle_of_stdio() -> None:
         assert messages.next_message() == {"jsonrpc": "2.0", "id": 2, "result": []}
         sock.sendall(_frame({"jsonrpc": "2.0", "method": "exit"}))
         assert proc.wait(timeout=TIMEOUT) == 1
+
+
+def test_a_port_in_use_is_an_error_not_a_traceback() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "vap_lsp", "serve", "--tcp", f"127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    assert result.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
