@@ -161,3 +161,31 @@ spec: {controller: example.com/c, parameters: {kind: K, name: n}}
     assert defaulted(text, "1.35")["spec"]["parameters"]["scope"] == "Cluster"
     kept = text.replace("name: n}", "name: n, scope: Namespace, namespace: x}")
     assert defaulted(kept, "1.35")["spec"]["parameters"]["scope"] == "Namespace"
+
+
+CLAIM = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: gpu, namespace: ml}
+spec:
+  devices:
+    requests:
+    - name: one
+      exactly: {deviceClassName: gpu.example.com}
+    - name: all
+      exactly: {deviceClassName: gpu.example.com, allocationMode: All}
+    - name: either
+      firstAvailable:
+      - {name: big, deviceClassName: big.example.com}
+"""
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.35"])
+def test_device_requests_default_to_exact_count_one(version: str) -> None:
+    """resource/v1 SetDefaults_ExactDeviceRequest: allocationMode ExactCount, then count 1 for
+    ExactCount; SetDefaults_DeviceSubRequest: allocationMode ExactCount (its count is left as
+    written: it changed with the position in firstAvailable)."""
+    one, every, either = defaulted(CLAIM, version)["spec"]["devices"]["requests"]
+    assert one["exactly"]["allocationMode"] == "ExactCount" and one["exactly"]["count"] == 1
+    assert every["exactly"]["allocationMode"] == "All" and "count" not in every["exactly"]
+    assert either["firstAvailable"][0]["allocationMode"] == "ExactCount"

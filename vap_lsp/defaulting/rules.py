@@ -9,7 +9,8 @@ release-1.30 … master): `pkg/apis/core/v1/defaults.go`, `pkg/apis/apps/v1/defa
 `pkg/apis/storage/v1/defaults.go`, `pkg/apis/scheduling/v1/defaults.go`,
 `pkg/apis/discovery/v1/defaults.go`, `pkg/apis/flowcontrol/v1/defaults.go`,
 `pkg/apis/admissionregistration/v1/defaults.go`,
-`staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/defaults.go`.
+`staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/defaults.go`,
+`pkg/apis/resource/v1/defaults.go`.
 `+default=` markers and zero values of non-pointer fields reach the object through the OpenAPI
 `default`s of the bundled schemas (see `apply`), not through rules.
 
@@ -211,6 +212,23 @@ def _webhook_rules(definition: str, mutating: bool) -> list[Rule]:
     if mutating:
         out.append(Rule(definition, ("reinvocationPolicy",), "Never", '"Never"', src))
     return out
+
+
+def _device_request_rules(definition: str, defaulter: str) -> list[Rule]:
+    src = f"{defaulter} (resource/v1)"
+    return [
+        Rule(definition, ("allocationMode",), "ExactCount", '"ExactCount"', src, zero=("",)),
+        Rule(
+            definition,
+            ("count",),
+            1,
+            "1 with allocationMode ExactCount",
+            src,
+            always=False,
+            when=lambda r: r.get("allocationMode") == "ExactCount",
+            zero=(0,),
+        ),
+    ]
 
 
 def _build() -> list[Rule]:
@@ -739,6 +757,16 @@ def _build() -> list[Rule]:
         Rule("io.k8s.api.flowcontrol.v1.QueuingConfiguration", ("queues",), 64, "64", plc, zero=(0,)),
         Rule(
             "io.k8s.api.flowcontrol.v1.QueuingConfiguration", ("queueLengthLimit",), 50, "50", plc, zero=(0,)
+        ),
+        # resource/v1 (GA and served from 1.34; the definitions exist only from then)
+        *_device_request_rules("io.k8s.api.resource.v1.ExactDeviceRequest", "SetDefaults_ExactDeviceRequest"),
+        Rule(
+            "io.k8s.api.resource.v1.DeviceSubRequest",
+            ("allocationMode",),
+            "ExactCount",
+            '"ExactCount"',
+            "SetDefaults_DeviceSubRequest (resource/v1)",
+            zero=("",),
         ),
         # admissionregistration/v1 webhooks (the policy kinds: vap_lsp.policy.defaults)
         Rule(
