@@ -211,7 +211,7 @@ class ServerState:
         return analysis
 
     def scan_workspace(self) -> int:
-        """Index every YAML file of the workspace folders (open documents keep their buffer).
+        """Index every YAML file of the workspace folders (open documents: their buffer).
 
         No document is re-run for what each file adds: every open one is re-checked once the
         scan ends (`initialized`)."""
@@ -242,7 +242,12 @@ class ServerState:
                 continue
             for path in walk_yaml(Path(root), errors):
                 uri = uris.from_fs_path(str(path)) or str(path)
-                if uri in self.workspace.text_documents:
+                document = self.workspace.text_documents.get(uri)
+                if document is not None:
+                    # An open document counts as its buffer. Its own analysis indexes it too, but
+                    # only after the scan when the startup analyser published its diagnostics.
+                    source: str = document.source
+                    self.index.update(uri, parse_text(source)[1], source)
                     continue
                 config = configs.get(path.parent)
                 if config is None:
