@@ -121,8 +121,8 @@ class ServerState:
         self._full: LruCache[str, tuple[int | None, str, DocumentSnapshot]] = LruCache(
             8, weigh=lambda _, entry: len(entry[1]), max_weight=16_000_000
         )
-        # Line indexes of the current texts (at most 17 documents).
-        self._lines: dict[str, tuple[str, LineIndex]] = {}
+        # Line indexes of the current texts of 16 documents (one text per document: its latest).
+        self._lines: LruCache[str, tuple[str, LineIndex]] = LruCache(16)
 
     @property
     def workspace(self) -> Workspace:
@@ -353,8 +353,6 @@ class ServerState:
         hit = self._lines.get(uri)
         if hit is not None and hit[0] is source:
             return hit[1]
-        if len(self._lines) > 16:
-            self._lines.clear()
         lines = LineIndex(source)
-        self._lines[uri] = (source, lines)
+        self._lines.put(uri, (source, lines))
         return lines
