@@ -673,3 +673,30 @@ def test_the_bindings_match_resources_narrow_the_operations_a_policy_sees() -> N
     assert finding(creates_only) == []
     assert finding(no_deletes, creates_only) == []
     assert finding(no_deletes, everything) == ["object"]  # the second binding sees deletes
+
+
+def test_an_exclusion_of_another_version_of_the_resource_counts_under_equivalent_match_policy() -> None:
+    # matching.go matchesResourceRules: with matchPolicy Equivalent (the default) an exclude rule
+    # matching an equivalent resource (EquivalentResourcesFor: autoscaling/v1 ↔ v2) excludes it.
+    rules = """\
+  matchConstraints:
+    matchPolicy: POLICY
+    resourceRules:
+      - apiGroups: [autoscaling]
+        apiVersions: [v2]
+        operations: [{ops}]
+        resources: [horizontalpodautoscalers]
+    excludeResourceRules:
+      - apiGroups: [autoscaling]
+        apiVersions: [v1]
+        operations: [DELETE]
+        resources: [horizontalpodautoscalers]
+"""
+    expression = "validations:\n  - expression: \"'team' in object.metadata.labels\"\n"
+
+    def finding(policy: str) -> list[str]:
+        text = _vap(expression, ops='"*"', rules=rules.replace("POLICY", policy))
+        return [covered for covered, _ in _found(text, "object-on-delete")]
+
+    assert finding("Equivalent") == []
+    assert finding("Exact") == ["object"]

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vap_lsp.analysis.matching import RuleRequest, names_match
+from vap_lsp.analysis.matching import RuleRequest, equivalent_resources, names_match
 from vap_lsp.analysis.matching import rule_matches as shared_rule_matches
 from vap_lsp.schema.store import SchemaSet
 
@@ -201,21 +201,8 @@ def match_resources(mr: Any, attrs: RequestAttrs) -> MatchOutcome:
 def equivalents_for(
     schema: SchemaSet, resource: GVR, kind: GVKey, sub_resource: str
 ) -> list[tuple[GVR, GVKey]]:
-    """EquivalentResourcesFor: the same resource (same name and kind) served by other
-    group/versions of the REST mapping (apps/v1 ↔ extensions/v1beta1 deployments,
-    events ↔ events.k8s.io, autoscaling/v1 ↔ v2), with the kind each serves."""
-    out: list[tuple[GVR, GVKey]] = []
-    for r in schema.resources():
-        if r.resource != resource.resource or (r.kind != kind.kind and not sub_resource):
-            continue
-        if sub_resource:
-            sub = r.subresources.get(sub_resource)
-            if sub is None:
-                continue
-            gvk = GVKey(sub.group, sub.version, sub.kind)
-        else:
-            gvk = GVKey(r.group, r.version, r.kind)
-        gvr = GVR(r.group, r.version, r.resource)
-        if gvr != resource:
-            out.append((gvr, gvk))
-    return out
+    """EquivalentResourcesFor (`analysis.matching.equivalent_resources`), with the kind each serves."""
+    found = equivalent_resources(
+        schema, resource.group, resource.version, resource.resource, kind.kind, sub_resource
+    )
+    return [(GVR(*gvr), GVKey(*gvk)) for gvr, gvk in found]

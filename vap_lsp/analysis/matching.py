@@ -12,7 +12,7 @@ and `excludeResourceRules`). Which kinds `object` can be (the type-check control
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,13 +163,40 @@ def names_match(rule: Mapping[str, Any], name: str | None) -> bool:
     return name is not None and isinstance(names, list) and name in names
 
 
-def _excluded(excludes: Sequence[Any], request: RuleRequest) -> int | None:
-    """The index of an exclude rule that matches every request of the class `request` (every
-    name), None when none does."""
-    for index, rule in enumerate(excludes):
-        if isinstance(rule, Mapping) and rule_matches(rule, request) and names_match(rule, None):
-            return index
-    return None
+def equivalent_resources(
+    schema: SchemaSet, group: str, version: str, resource: str, kind: str, subresource: str
+) -> list[tuple[tuple[str, str, str], tuple[str, str, str]]]:
+    """EquivalentResourcesFor: the same resource (same name and kind) served by other
+    group/versions of the REST mapping (apps/v1 ↔ extensions/v1beta1 deployments,
+    events ↔ events.k8s.io, autoscaling/v1 ↔ v2), each with the kind it serves."""
+    out: list[tuple[tuple[str, str, str], tuple[str, str, str]]] = []
+    for r in schema.resources():
+        if r.resource != resource or (r.kind != kind and not subresource):
+            continue
+        if subresource:
+            sub = r.subresources.get(subresource)
+            if sub is None:
+                continue
+            served = (sub.group, sub.version, sub.kind)
+        else:
+            served = (r.group, r.version, r.kind)
+        if (r.group, r.version) != (group, version):
+            out.append(((r.group, r.version, r.resource), served))
+    return out
+
+
+Equivalents = Callable[[RuleRequest], Iterable[RuleRequest]]
+"""The same class of requests as other group/versions of its resource (`matchPolicy: Equivalent`)."""
+
+
+def _excluded(excludes: Sequence[Any], request: RuleRequest, equivalents: Iterable[RuleRequest] = ()) -> bool:
+    """Whether an exclude rule matches every request of the class `request` (every name), as
+    it is or (`matchPolicy: Equivalent`, `matchesResourceRules`) as one of `equivalents`."""
+    for candidate in (request, *equivalents):
+        for rule in excludes:
+            if isinstance(rule, Mapping) and rule_matches(rule, candidate) and names_match(rule, None):
+                return True
+    return False
 
 
 def _strings(value: Any) -> list[str]:
@@ -220,18 +247,24 @@ def rule_requests(
     return requests
 
 
-def requests_past(match: Mapping[str, Any] | None, requests: Iterable[RuleRequest]) -> list[RuleRequest]:
+def requests_past(
+    match: Mapping[str, Any] | None, requests: Iterable[RuleRequest], equivalents: Equivalents | None = None
+) -> list[RuleRequest]:
     """The classes of `requests` that `match` (a policy's matchConstraints, a binding's
     matchResources) may match and does not exclude whatever their name (`policy/matching`
     `Matches`: exclusion first; no `resourceRules` matches every request). Only what is certain
-    is excluded: an exclude rule with `resourceNames` excludes some names, and `matchPolicy:
-    Equivalent` exclusions through other versions are not followed."""
+    is excluded: an exclude rule with `resourceNames` excludes some names. With `equivalents`
+    and `matchPolicy: Equivalent` (the default), an exclude rule naming another version of the
+    resource excludes it too."""
     if not isinstance(match, Mapping):
         return list(requests)
     includes = match.get("resourceRules")
     excludes = match.get("excludeResourceRules")
     excludes = excludes if isinstance(excludes, list) else []
     includes = includes if isinstance(includes, list) and includes else None
+    follow = (
+        equivalents if equivalents is not None and excludes and match.get("matchPolicy") != "Exact" else None
+    )
     return [
         r
         for r in requests
@@ -239,7 +272,7 @@ def requests_past(match: Mapping[str, Any] | None, requests: Iterable[RuleReques
             includes is None
             or any(isinstance(i, Mapping) and rule_matches(i, r, possible=True) for i in includes)
         )
-        and _excluded(excludes, r) is None
+        and not _excluded(excludes, r, follow(r) if follow is not None else ())
     ]
 
 
@@ -251,13 +284,14 @@ def policy_requests(
     operations: Iterable[str],
     kind_resources: Iterable[tuple[str, str, str]] | None = None,
     namespaced: bool | None = None,
+    equivalents: Equivalents | None = None,
 ) -> list[RuleRequest]:
     """The classes of requests with `operations` that get past `match` (`requests_past`), from
     its `resourceRules` (without any: every request). `kind_resources`: only the requests for
     those resources of one kind (of scope `namespaced`)."""
     includes = match.get("resourceRules") if isinstance(match, Mapping) else None
     rules = includes if isinstance(includes, list) and includes else _EVERYTHING
-    return requests_past(match, rule_requests(rules, operations, kind_resources, namespaced))
+    return requests_past(match, rule_requests(rules, operations, kind_resources, namespaced), equivalents)
 
 
 def operations_reaching(
@@ -265,9 +299,11 @@ def operations_reaching(
     operations: Iterable[str],
     kind_resources: Iterable[tuple[str, str, str]] | None = None,
     namespaced: bool | None = None,
+    equivalents: Equivalents | None = None,
 ) -> frozenset[str]:
     """The operations of the requests that get past `match` (`policy_requests`)."""
-    return frozenset(r.operation for r in policy_requests(match, operations, kind_resources, namespaced))
+    found = policy_requests(match, operations, kind_resources, namespaced, equivalents)
+    return frozenset(r.operation for r in found)
 
 
 @functools.lru_cache(maxsize=512)

@@ -27,14 +27,17 @@ import functools
 import json
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from vap_lsp.analysis.guarantees import field_guarantee, point_of, policy_operations, subject, type_path
 from vap_lsp.analysis.matching import (
+    ANY,
     GVK,
     MAX_TYPES_PER_RULE,
+    RuleRequest,
     crd_type,
+    equivalent_resources,
     object_type,
     operations_reaching,
     policy_requests,
@@ -391,6 +394,18 @@ def _guaranteed(typing: PolicyTyping, kind: KindTyping, checked: CheckedExpr, no
         ):
             return False
     return True
+
+
+def _equivalents(version: str, kind: str, request: RuleRequest) -> list[RuleRequest]:
+    """The class `request` of a kind's requests as the other group/versions serving its resource
+    (`matching.equivalent_resources`; a class of any subresource as the main resource)."""
+    if ANY in (request.group, request.version, request.resource):
+        return []
+    sub = "" if request.subresource == ANY else request.subresource
+    found = equivalent_resources(
+        get_schema_set(version), request.group, request.version, request.resource, kind, sub
+    )
+    return [replace(request, group=g, version=v) for (g, v, _), _ in found]
 
 
 def _rules(scope: str) -> Mapping[str, Any] | None:
@@ -756,17 +771,21 @@ class PolicyTyping:
         namespaced = held.namespaced if held is not None else _namespaced(self.version, gvk)
         constraints = self.spec.get("matchConstraints")
         kind_resources = [(gvk.group, gvk.version, r) for r in sorted(resources)]
+        equivalents = functools.partial(_equivalents, self.version, gvk.kind)
         requests = policy_requests(
             constraints if isinstance(constraints, Mapping) else None,
             policy_operations(self.policy),
             kind_resources,
             namespaced,
+            equivalents,
         )
         if self.binding_scopes:
             # A request is evaluated for each binding whose matchResources match it too
             # (`matching.go`): the requests some binding lets through.
             requests = [
-                r for r in requests if any(requests_past(_rules(s), [r]) for s in self.binding_scopes)
+                r
+                for r in requests
+                if any(requests_past(_rules(s), [r], equivalents) for s in self.binding_scopes)
             ]
         operations = frozenset(r.operation for r in requests)
         built = Facts(gvk, frozenset(resources), operations, self.has_params, namespaced)
@@ -786,7 +805,8 @@ class PolicyTyping:
         included = {k: v for k, v in constraints.items() if k != "excludeResourceRules"}
         if not operations_reaching(included, ops, resources, facts.namespaced):
             return "the scope of spec.matchConstraints.resourceRules (no request of this kind has it)"
-        if not operations_reaching(constraints, ops, resources, facts.namespaced):
+        equivalents = functools.partial(_equivalents, self.version, kind.gvk.kind)
+        if not operations_reaching(constraints, ops, resources, facts.namespaced, equivalents):
             return "spec.matchConstraints.excludeResourceRules (every request of this kind is excluded)"
         return (
             "the spec.matchResources of every binding of the policy (no request of this kind gets past them)"

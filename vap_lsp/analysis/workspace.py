@@ -68,8 +68,8 @@ class BindingEntry:
     span: Span = field(compare=False)  # of the policyName value
     has_param_ref: bool = False
     match_rules: str | None = None
-    """Its `spec.matchResources` `resourceRules` and `excludeResourceRules` as canonical JSON
-    (None: it has neither, so it matches every request its policy does)."""
+    """Its `spec.matchResources` `resourceRules` and `excludeResourceRules` (with `matchPolicy`)
+    as canonical JSON (None: it has neither, so it matches every request its policy does)."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +198,8 @@ def _match_rules(obj: K8sObject) -> str | None:
     if not isinstance(data, Mapping):
         return None
     rules = {k: data[k] for k in ("resourceRules", "excludeResourceRules") if data.get(k)}
+    if rules and data.get("matchPolicy") is not None:
+        rules["matchPolicy"] = data["matchPolicy"]
     return json.dumps(rules, sort_keys=True, default=str) if rules else None
 
 
