@@ -148,6 +148,51 @@ def test_object_is_defaulted_as_run_defaults_it(tmp_path: Path, capsys: pytest.C
     assert got["value"] == "Always"
 
 
+SERVICE = """\
+apiVersion: v1
+kind: Service
+metadata: {generateName: web-, namespace: prod}
+spec:
+  type: NodePort
+  selector: {app: web}
+  ports: [{port: 80}]
+"""
+
+
+def test_object_is_filled_in_as_validating_admission_sees_it_on_create(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As `run` evaluates it: rest.BeforeCreate names it from generateName and gives it a uid; the
+    # Service registry's BeginCreate allocates the cluster IP and node ports before validating
+    # admission (placeholders, named in a note on stderr in text output).
+    svc = _write(tmp_path, "svc.yaml", SERVICE)
+    expr = (
+        "object.metadata.name.startsWith('web-') && has(object.metadata.uid) && "
+        "object.spec.clusterIP != '' && object.spec.ports[0].nodePort >= 30000"
+    )
+    assert _json(capsys, expr, "--kind", "v1/Service", "--object", svc, rc=0)["value"] is True
+    assert main(["cel", "object.spec.ipFamilyPolicy", "--object", svc]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith('"SingleStack"\n')
+    assert "note: spec.clusterIP, spec.clusterIPs[0], spec.ports[0].nodePort: placeholders" in err
+    # On UPDATE (rest.BeforeUpdate, Service BeginUpdate) the stored uid and allocations are kept.
+    stored = """\
+    apiVersion: v1
+    kind: Service
+    metadata: {name: web-1, namespace: prod, uid: u-1}
+    spec:
+      type: NodePort
+      clusterIP: 10.0.0.7
+      selector: {app: web}
+      ports: [{port: 80, nodePort: 30080}]
+    """
+    old = _write(tmp_path, "old.yaml", stored)
+    new = _write(tmp_path, "new.yaml", SERVICE.replace("generateName: web-", "name: web-1"))
+    expr = "object.spec.clusterIP + ' ' + object.metadata.uid + ' ' + string(object.spec.ports[0].nodePort)"
+    got = _json(capsys, expr, "--object", new, "--old-object", old, rc=0)
+    assert got["value"] == "10.0.0.7 u-1 30080"
+
+
 def test_old_object_and_request_operation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pod = _write(tmp_path, "pod.yaml", POD)
     old = _write(tmp_path, "old.yaml", POD.replace("nginx", "nginx:1.0"))

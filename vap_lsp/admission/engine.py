@@ -1253,6 +1253,47 @@ def _decode(
     return dataclasses.replace(request, object=obj, old_object=old), notes
 
 
+def _registry_fill_in(
+    obj: dict[str, Any], request: AdmissionRequestInput, ctx: RequestContext, prepared: PreparedInputs
+) -> list[str]:
+    """What the registry has filled into `obj` (in place) by the time validating admission runs;
+    the notes name the placeholders. Kinds without a schema are left as written."""
+    gvk = (ctx.attrs.kind.group, ctx.attrs.kind.version, ctx.attrs.kind.kind)
+    builtin = prepared.schema.definition_for_kind(*gvk) is not None
+    if not builtin and prepared.crd_schema(obj) is None:
+        return []
+    resource = prepared.schema.resource_for_kind(*gvk)
+    status = "status" in resource.subresources if resource is not None else prepared.crd_status(gvk)
+    return before_validating(
+        obj,
+        request.old_object,
+        request.operation,
+        gvk,
+        builtin=builtin,
+        status_subresource=status,
+        kubernetes_minor=minor(prepared.version),
+    )
+
+
+def validating_view(
+    request: AdmissionRequestInput, prepared: PreparedInputs
+) -> tuple[AdmissionRequestInput, RequestContext, list[str]]:
+    """The request as a validating policy reads it when no mutating policy changes it: objects
+    decoded, then filled in as the server does before validating admission (name from
+    generateName, uid, a Service's allocations...). The CEL playground binds this, so
+    `vap-lsp cel` sees what `run` evaluates."""
+    request, notes = _decode(request, prepared)
+    ctx = request_context(request, prepared)
+    if (
+        isinstance(request.object, dict)
+        and request.operation in ("CREATE", "UPDATE")
+        and not request.sub_resource
+    ):
+        before_mutating(request.object, ctx.attrs.namespace, ctx.namespaced)
+        notes += _registry_fill_in(request.object, request, ctx, prepared)
+    return request, ctx, notes
+
+
 def _admit(
     request: AdmissionRequestInput, prepared: PreparedInputs, explain: bool = False
 ) -> AdmissionResult:
@@ -1288,19 +1329,7 @@ def _admit(
     builtin = prepared.schema.definition_for_kind(*gvk) is not None
     errors: list[str] = []
     if evaluated is not None and writes:
-        resource = prepared.schema.resource_for_kind(*gvk)
-        status = "status" in resource.subresources if resource is not None else prepared.crd_status(gvk)
-        known = builtin or prepared.crd_schema(evaluated) is not None
-        if known:
-            notes += before_validating(
-                evaluated,
-                request.old_object,
-                request.operation,
-                gvk,
-                builtin=builtin,
-                status_subresource=status,
-                kubernetes_minor=minor(prepared.version),
-            )
+        notes += _registry_fill_in(evaluated, request, ctx, prepared)
         if builtin and prepared.builtin_validation:
             errors = builtin_errors(evaluated, gvk, request.operation)
     if errors:

@@ -12,12 +12,12 @@ sized by the kind's schema (`cel.schema_sizes`): lists, maps and strings without
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vap_lsp.admission import patching
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
-from vap_lsp.admission.engine import prepare, request_context, request_value
+from vap_lsp.admission.engine import prepare, request_value, validating_view
 from vap_lsp.analysis.cost_budget import PER_CALL_LIMIT
 from vap_lsp.analysis.matching import GVK, crd_schema_root, crd_type, object_schema_root, object_type
 from vap_lsp.analysis.workspace import crd_versions
@@ -65,6 +65,8 @@ class PlaygroundResult:
     cost_limit_exceeded: bool = False
     cost_estimate: CostEstimate | None = None
     """The static estimate (None only when the expression does not compile)."""
+    notes: list[str] = field(default_factory=list)
+    """What binding the inputs assumed (placeholders the server allocates, a kind without schema)."""
 
     def to_json(self) -> dict[str, Any]:
         """The `--format json` shape of issue #27."""
@@ -154,8 +156,6 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         list(inputs.authorizer_rules or []),
     )
     prepared = prepare(policy_inputs, inputs.version)
-    obj = prepared.decoded(inputs.object)[0] if inputs.object is not None else None
-    old = prepared.decoded(inputs.old_object)[0] if inputs.old_object is not None else None
     subject = inputs.object if inputs.object is not None else inputs.old_object
     if subject is None and inputs.kind is not None:  # no object: the request is still about the kind
         subject = {"apiVersion": inputs.kind.api_version, "kind": inputs.kind.kind}
@@ -168,7 +168,9 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         inputs.old_object,
         user=inputs.user or UserInfo(),
     )
-    ctx = request_context(request, prepared)
+    request, ctx, notes = validating_view(request, prepared)
+    obj = request.object if inputs.object is not None else None
+    old = request.old_object
     activation: dict[str, Any] = {
         "object": obj,
         "oldObject": old,
@@ -199,4 +201,5 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         cost_actual=result.cost,
         cost_limit_exceeded=result.cost_limit_exceeded,
         cost_estimate=estimate,
+        notes=notes,
     )

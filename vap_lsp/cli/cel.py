@@ -118,6 +118,8 @@ def cel_command(args: argparse.Namespace) -> int:
         estimate = result.cost_estimate
         shown = f"{estimate.min}..{estimate.max}" if estimate is not None else "none"
         print(f"cost: {result.cost_actual} (runtime; estimate {shown})")
+        for note in result.notes:
+            print(f"note: {note}", file=sys.stderr)
     if result.compile_error is not None:
         return 2
     return 1 if result.error is not None else 0
