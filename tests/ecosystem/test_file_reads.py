@@ -23,7 +23,6 @@ ALLOWED = {
     ("schema/store.py", "_root().joinpath(self.version, 'rest.json').read_text"): "packaged",
     ("schema/store.py", "_root().joinpath(self.version, 'index.json').read_text"): "packaged",
     # The server's own cache of compiled lsprotocol methods, in the user's cache folder.
-    ("server/preload.py", "path.read_bytes"): "the server's own cache file",
     ("server/preload.py", "directory.glob"): "its own cache folder, one level",
     ("server/startup_analyser.py", "os.fdopen"): "the helper process's own stdout",
     # Written, not read.

@@ -23,7 +23,7 @@ LAZY = tuple(module for feature in FEATURES for module in feature.imports)
 def _fresh(script: str, env: dict[str, str] | None = None) -> str:
     """What `script` prints in a fresh interpreter (start-up is what these tests are about)."""
     return subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env, timeout=120
     ).stdout
 
 
@@ -111,6 +111,13 @@ def test_lsprotocols_attrs_methods_are_compiled_once_then_read_from_the_cache(tm
     (cached,) = (tmp_path / "vap-lsp").iterdir()
     cached.write_bytes(b"not marshal data")
     assert _preload(tmp_path) == (first, check)  # a corrupt cache: compiled as usual, rewritten
+    assert _preload(tmp_path) == (0, check)
+    # A FIFO where the cache file goes (no writer: opening it to read would block for ever) is
+    # refused like any path that is not a regular file, and replaced by the rewritten cache.
+    cached.unlink()
+    os.mkfifo(cached)
+    assert _preload(tmp_path) == (first, check)
+    assert cached.is_file()
     assert _preload(tmp_path) == (0, check)
 
 

@@ -158,11 +158,20 @@ def _cache_file(directory: Path, make: Any) -> Path | None:
 
 
 def _load(path: Path) -> dict[_Key, CodeType]:
-    try:
-        data = marshal.loads(path.read_bytes())
-    except FileNotFoundError:
+    """Through `analysis.files` like every read: a FIFO or a device planted where the cache file
+    goes is refused instead of blocking start-up."""
+    from vap_lsp.analysis.files import read_file
+
+    if not path.exists():
         return {}
-    except Exception as exc:  # unreadable or corrupt: compile, and rewrite it
+    errors: list[str] = []
+    raw = read_file(path, errors)
+    if raw is None:
+        log.debug("ignoring %s", "; ".join(errors))
+        return {}
+    try:
+        data = marshal.loads(raw)
+    except Exception as exc:  # corrupt: compile, and rewrite it
         log.debug("ignoring %s: %s", path, exc)
         return {}
     return data if isinstance(data, dict) else {}
