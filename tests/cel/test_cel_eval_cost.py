@@ -52,6 +52,43 @@ def test_cost(expr: str, act: dict[str, object], cost: int) -> None:
     assert result.cost == cost
 
 
+# The two-variable comprehensions (cel-go `ext/comprehensions.go`, Kubernetes 1.32+) as the server
+# runs them: OptOptimize folds the accumulator's `[]`/`{}` to a constant (`interpreter/decorators.go`
+# `maybeBuildListLiteral`/`maybeBuildMapLiteral`: cost 0), the loop condition `true` is a constant,
+# the folder turns the empty accumulator into a mutable list/map in place (`interpretable.go`
+# `folder.ResolveName`, no cost), `_+_` on lists costs 1 (`runtimecost.go` default: AddList is
+# O(1)), `cel.@mapInsert` costs 1 (Kubernetes' estimator leaves it to the default:
+# `library/cost_test.go` knownUnhandledFunctions), `?:` itself is free, each read of the
+# accumulator or an iteration variable costs 1, a list literal 10 and a map literal 30
+# (`common/cost.go` ListCreateBaseCost, MapCreateBaseCost) plus their elements.
+TRANSFORM_COSTS: list[tuple[str, int]] = [
+    # 3 × (@result 1 + [v] 10 + v 1 + _+_ 1) + the result's @result 1
+    ("[1,2,3].transformList(i, v, v)", 3 * 13 + 1),
+    # filter v > 1 (v 1 + > 1) each time; false: @result 1; true: 13 as above
+    ("[1,2,3].transformList(i, v, v > 1, v)", 3 * 2 + 1 + 2 * 13 + 1),
+    # 3 × (@result 1 + i 1 + v 1 + @mapInsert 1) + 1
+    ("[1,2,3].transformMap(i, v, v)", 3 * 4 + 1),
+    ("[1,2,3].transformMap(i, v, v > 1, v)", 3 * 2 + 1 + 2 * 4 + 1),
+    # 3 × (@result 1 + {v: i} (30 + 1 + 1) + @mapInsert 1) + 1
+    ("[1,2,3].transformMapEntry(i, v, {v: i})", 3 * 34 + 1),
+    ("{'a': 1}.transformMapEntry(k, v, {k: v})", 34 + 1),
+    # an empty range: only the result's read of the (folded, free) accumulator
+    ("[].transformList(i, v, v)", 1),
+    # the range read from the activation: object 1 + .l 1
+    ("object.l.transformList(i, v, v)", 2 + 3 * 13 + 1),
+    # existsOne: @result starts at the constant 0; step pred ? @result + 1 : @result; result
+    # @result == 1 (1 + ==1): 3 × pred 2 + (1, 2, 2) + 2
+    ("[1,2,3].existsOne(i, v, v > 1)", 3 * 2 + 1 + 2 + 2 + 2),
+]
+
+
+@pytest.mark.parametrize(("expr", "cost"), TRANSFORM_COSTS)
+def test_two_variable_comprehension_costs(expr: str, cost: int) -> None:
+    result = run(expr, {"object": {"l": [1, 2, 3]}})
+    assert result.error is None, result.error
+    assert result.cost == cost
+
+
 def test_kubernetes_library_costs() -> None:
     assert run("'abc'.lowerAscii()").cost == 1 + 0 + 1 - 1  # ceil(3 * 0.1) = 1
     assert run("'%s'.format(['a'])").cost == 1
