@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vap_lsp.analysis import advice, mutations
+from vap_lsp.analysis import advice, cost_checks, mutations
 from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
 from vap_lsp.analysis.guarantees import KindGuarantee, Point, root_subjects, subject
 from vap_lsp.analysis.matching import GVK
@@ -112,6 +112,7 @@ def check_cel(
     server_typed = _typed_checks(typing, reported)
     diagnostics.extend(server_typed.diagnostics)
     diagnostics.extend(_precise_checks(typing, reported, server_typed.issues))
+    diagnostics.extend(cost_checks.policy_cost_diagnostics(typing))
     return diagnostics
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from vap_lsp.cel.environment import ExpressionKind
 
@@ -206,15 +207,15 @@ class Meter:
 # --- estimated -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CostRange:
-    """An estimated cost: the least and the most the expression can cost."""
+class CostRange(Protocol):
+    """An estimated cost: the least and the most an expression can cost (the estimator's
+    `cel.cost_estimate.CostEstimate`, or any pair)."""
 
-    min: int
-    max: int
+    @property
+    def min(self) -> int: ...
 
-    def __add__(self, other: CostRange) -> CostRange:
-        return CostRange(self.min + other.min, self.max + other.max)
+    @property
+    def max(self) -> int: ...
 
 
 @dataclass(frozen=True)

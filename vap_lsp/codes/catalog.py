@@ -77,6 +77,41 @@ def _crd(served: str = "true") -> str:
     )
 
 
+_CRD_ITEMS = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                items:
+                  type: array
+                  items: {type: string}
+"""
+
+_WIDGETS = """\
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ["example.com"]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["widgets"]
+"""
+
+
 _WIDGET_POLICY = _vap(
     "  matchConstraints:\n    resourceRules:\n      - apiGroups: [example.com]\n"
     "        apiVersions: [v1]\n        operations: [CREATE, UPDATE]\n        resources: [widgets]\n"
@@ -503,6 +538,51 @@ RULES: tuple[Rule, ...] = (
         example=_validation('"object.spec.replica <= 5"'),
         fix="Use the field the schema declares (the quick fix suggests it).",
         fixed=_validation('"has(object.spec.replicas) && object.spec.replicas <= 5"'),
+    ),
+    Rule(
+        code="cel-cost",
+        title="An expression or a budget the server's CEL cost limits can stop at admission",
+        severity="information",
+        group="cel",
+        server="""
+            The API server never estimates the cost of an admission policy's expressions when
+            the policy is created (unlike CRD validation rules); it counts at admission. An
+            expression whose cost passes the per-call limit (1,000,000) is cancelled
+            (`operation cancelled: actual cost limit exceeded`), and an evaluation whose
+            expressions together pass their budget stops (`validation failed due to running out
+            of cost budget, no further validation rules will be run`); `failurePolicy` decides,
+            on the largest objects. The budgets: matchConditions 2,500,000; validations
+            10,000,000, the messageExpressions what the validations left; auditAnnotations
+            10,000,000; each mutation 10,000,000; a variable is charged to each of those calls
+            that reads it, once per call. vap-lsp estimates each expression as the API server
+            estimates CRD rules (cel-go's estimator; list, map and string sizes from
+            `maxItems`, `maxProperties`, `maxLength`, else the most a 3 MiB request can hold),
+            and reports a worst case over a limit, naming the comprehension that dominates and
+            the schema bound that would bring it under (information: the estimate is a worst
+            case, real objects are usually far smaller).
+        """,
+        example=_CRD_ITEMS
+        + "---\n"
+        + _vap(
+            _WIDGETS
+            + "  validations:\n"
+            + '    - expression: "object.spec.items.all(a, object.spec.items.exists_one(b, a == b))"\n'
+        ),
+        fix="""
+            Bound what the expression iterates in the schema (`maxItems` on the list, `maxLength`
+            on its strings; the message gives a bound that passes), or iterate less: a nested
+            comprehension over one list is quadratic. Where the list is a built-in kind's, no bound
+            can be added.
+        """,
+        fixed=_CRD_ITEMS.replace("type: array", "type: array\n                  maxItems: 20").replace(
+            "items: {type: string}", "items: {type: string, maxLength: 63}"
+        )
+        + "---\n"
+        + _vap(
+            _WIDGETS
+            + "  validations:\n"
+            + '    - expression: "object.spec.items.all(a, object.spec.items.exists_one(b, a == b))"\n'
+        ),
     ),
     Rule(
         code="cel-type-check-guarded",

@@ -208,6 +208,8 @@ def _call_hover(ctx: CelContext, node: Call, macro: bool) -> HoverResult | None:
     if macro:
         receiver = node.target is not None
         text = macro_markdown(macros_named(node.function, ctx.env, receiver), ctx.env)
+        if text is not None:
+            text += _cost_markdown(ctx, node)
     else:
         checked = ctx.checked
         ref = checked.references.get(node.id) if checked is not None else None
@@ -220,6 +222,23 @@ def _call_hover(ctx: CelContext, node: Call, macro: bool) -> HoverResult | None:
     if text is None:
         return None
     return _result(ctx, node.function_start, name_end, text)
+
+
+def _cost_markdown(ctx: CelContext, macro: Call) -> str:
+    """The comprehension's share of the estimated cost, the expression's and its budget."""
+    from vap_lsp.features.cel_cost import comprehension_cost_markdown, expression_cost_markdown
+
+    typing = ctx.policy.typing
+    parts: list[str] = []
+    for comprehension_id, call in ctx.result.parsed.macro_calls.items():
+        if call is macro:
+            share = comprehension_cost_markdown(typing, ctx.site, comprehension_id, ctx.kind)
+            if share is not None:
+                parts.append(share)
+    whole = expression_cost_markdown(typing, ctx.site, ctx.kind)
+    if whole is not None:
+        parts.append(whole)
+    return "".join("\n\n" + p for p in parts)
 
 
 def hover_in_context(ctx: CelContext) -> HoverResult | None:

@@ -8,6 +8,7 @@ before admission). CEL inside expressions is the CEL hover's business.
 
 from __future__ import annotations
 
+from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.features.results import HoverResult
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.features.yaml_context import document_at, node_path_at, text_path_at
@@ -72,6 +73,7 @@ def hover(snapshot: DocumentSnapshot, offset: int) -> HoverResult | None:
     if doc is None:
         return None
     value: str | None = None
+    obj: K8sObject | None = None
     if doc.root is not None:
         found = node_path_at(doc.root, offset)
         if found is None:
@@ -106,4 +108,15 @@ def hover(snapshot: DocumentSnapshot, offset: int) -> HoverResult | None:
     info = field_info(schema, path)
     if info is None:
         return None
-    return HoverResult(span, render_field(info, value))
+    markdown = render_field(info, value)
+    if where == "key" and obj is not None and path and path[-1] in _EXPRESSION_KEYS:
+        from vap_lsp.features.cel_cost import key_cost_markdown
+
+        cost = key_cost_markdown(snapshot, obj, path)
+        if cost is not None:
+            markdown += "\n\n" + cost
+    return HoverResult(span, markdown)
+
+
+# The keys whose value is a CEL expression (`analysis.sites`): their hover adds its cost.
+_EXPRESSION_KEYS = frozenset({"expression", "messageExpression", "valueExpression"})

@@ -1,0 +1,93 @@
+"""`cel-cost` on whole files: a CRD and a policy over it, the estimate from the CRD's schema.
+
+The API server does not estimate an admission policy's cost (`plugin/cel/compile.go`); it
+cancels an expression at `PerCallLimit` at runtime. The estimate is the one apiextensions makes
+for CRD validation rules (`schema/cel/compilation.go`: cel-go's `EstimateCost`, sizes from
+`maxItems`, else from the 3 MiB request limit)."""
+
+from __future__ import annotations
+
+from vap_lsp.analysis.diagnostics import Severity
+from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
+from vap_lsp.analysis.workspace import WorkspaceIndex
+
+
+def _crd(items: str) -> str:
+    return f"""\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {{kind: Widget, plural: widgets}}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                items:
+                  type: array
+{items}
+"""
+
+
+ITEMS_UNBOUNDED = "                  items: {type: string}"
+ITEMS_MAX_20 = "                  maxItems: 20\n                  items: {type: string, maxLength: 63}"
+
+POLICY = """\
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: unique-items
+spec:
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ["example.com"]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["widgets"]
+  validations:
+    - expression: "object.spec.items.all(a, object.spec.items.exists_one(b, a == b))"
+"""
+
+
+def _cost_findings(text: str) -> list[tuple[Severity, str, str]]:
+    workspace = WorkspaceIndex()
+    workspace.complete = True
+    analysis = analyse_text(text, AnalysisSettings("1.34"), workspace=workspace, uri="file:///w.yaml")
+    return [
+        (d.severity, text[d.span.start : d.span.end], d.message)
+        for d in analysis.diagnostics
+        if d.code == "cel-cost"
+    ]
+
+
+def test_nested_comprehension_over_an_unbounded_crd_list() -> None:
+    # items without maxItems, strings without maxLength: both sized from the 3 MiB request
+    assert _cost_findings(_crd(ITEMS_UNBOUNDED) + POLICY) == [
+        (
+            Severity.INFORMATION,
+            "object.spec.items.all(a, object.spec.items.exists_one(b, a == b))",
+            "spec.validations[0].expression: estimated cost up to 345,880,409,623,809,229 exceeds the "
+            "per-call limit of 1,000,000 the API server enforces at admission (`operation cancelled: "
+            "actual cost limit exceeded`, then failurePolicy decides); dominated by "
+            "`object.spec.items.all(a, object.spec.items.exists_one(b, a == b))`; spec.items has no "
+            "maxItems in the CRD of example.com/v1 Widget, so it is sized as the most a 3 MiB request "
+            "can hold: add maxItems (at most 182 with maxLength 256 on spec.items[*] keeps the "
+            "expression under the per-call limit); spec.items[*] has no maxLength in the CRD of "
+            "example.com/v1 Widget, so it is sized as the most a 3 MiB request can hold: add maxLength",
+        )
+    ]
+
+
+def test_the_same_expression_over_a_list_with_a_small_max_items() -> None:
+    assert _cost_findings(_crd(ITEMS_MAX_20) + POLICY) == []

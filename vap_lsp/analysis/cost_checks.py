@@ -1,0 +1,419 @@
+"""`cel-cost`: expressions whose estimated worst case the API server's cost limits would stop.
+
+The server never estimates an admission policy's cost (`pkg/admission/plugin/cel/compile.go`
+builds programs without `EstimateCost`): it enforces the limits at runtime, on the largest
+objects, and `failurePolicy` decides. So this is advice (information by default, re-gradable):
+
+- an expression whose estimated worst case exceeds the per-call limit (1,000,000): at runtime
+  it would be cancelled with `operation cancelled: actual cost limit exceeded`;
+- a budget of one evaluation (`analysis.cost_budget`: matchConditions; validations and
+  messageExpressions; auditAnnotations; each mutation) that its expressions and the variables
+  they read can exhaust together, each charge capped at the per-call limit (an expression is
+  cancelled there), so `validation failed due to running out of cost budget, …`.
+
+Estimates are `analysis.cost_estimates`' (cel-go's estimator with Kubernetes' size estimator
+over the matched kinds' schemas). The message names the comprehension that dominates and the
+schema bound that would make it pass: for a range without `maxItems`/`maxProperties`, sized
+from the 3 MiB request limit, the largest bound that brings the expression under the limit.
+Ranges that are not schema fields (computed lists, `dyn` objects) have no bound to suggest:
+those expressions are not reported (typing_coverage already says where types are missing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from vap_lsp.analysis.cost_budget import (
+    COST_LIMIT_EXCEEDED,
+    OUT_OF_BUDGET,
+    PER_CALL_LIMIT,
+    BudgetEstimate,
+    Charge,
+    budgets,
+    estimate_budgets,
+)
+from vap_lsp.analysis.cost_estimates import ExpressionEstimate, RangeSize, estimate_policy
+from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.analysis.typing import PolicyTyping
+from vap_lsp.cel.ast import Ident, ParsedExpr, Select
+from vap_lsp.cel.checker import CheckedExpr
+from vap_lsp.cel.cost_estimate import Path, SizeEstimate, SizeEstimator, estimate_cost, field_path
+from vap_lsp.cel.environment import ExpressionKind
+from vap_lsp.cel.types import Kind, Type
+from vap_lsp.text import Span
+
+__all__ = [
+    "BoundFix",
+    "SiteCost",
+    "cost_diagnostics",
+    "policy_budgets",
+    "policy_cost_diagnostics",
+    "site_cost",
+    "variables_read",
+]
+
+
+@dataclass(frozen=True)
+class BoundFix:
+    """A schema bound that lowers an expression's estimate: `keyword` on `field` of `owner`."""
+
+    field: str
+    """`spec.items` (the range's field path without its variable)."""
+    keyword: str
+    """`maxItems` or `maxProperties`."""
+    owner: str
+    """Whose schema: `the CRD of example.com/v1 Widget`, `the built-in schema of v1 Pod`."""
+    editable: bool
+    """A CRD the user can change (False for built-in kinds)."""
+    current: int | None = None
+    """The bound the schema sets (None: none, sized from the request limit)."""
+    passing: int | None = None
+    """The largest bound (on every such range of the nest) that brings the expression under the
+    per-call limit (None: unknown, or no bound is enough)."""
+
+
+@dataclass(frozen=True)
+class SiteCost:
+    """What `cel-cost` needs of one expression's estimate."""
+
+    site: ExpressionSite
+    min: int
+    max: int
+    comprehension: tuple[int, int] | None = None
+    """The dominating comprehension's [start, end) in the expression's compiled text."""
+    comprehension_text: str = ""
+    offset: int = 0
+    """Where the compiled text starts in the scalar (`CompileResult.offset`)."""
+    schema_ranges: bool = True
+    """Every range of the dominating nest is a schema field (else nothing to suggest)."""
+    fixes: tuple[BoundFix, ...] = ()
+    reads: tuple[str, ...] = ()
+    """The variables it reads directly."""
+    nested: bool = False
+    """The dominating comprehension has comprehensions inside it."""
+
+    @property
+    def actionable(self) -> bool:
+        """Something the author can change: a CRD bound to add, or a nest to flatten. One pass
+        over a built-in kind's list (containers) is left alone: its request-sized worst case is
+        no advice anyone can follow."""
+        return self.schema_ranges and (self.nested or any(f.editable for f in self.fixes))
+
+    def span(self) -> Span:
+        if self.comprehension is None:
+            return self.site.node.source_span(self.offset, self.offset + len(self.site.text.strip()))
+        start, end = self.comprehension
+        return self.site.node.source_span(start + self.offset, end + self.offset)
+
+
+def variables_read(parsed: ParsedExpr) -> tuple[str, ...]:
+    """The `variables.<name>` an expression selects, in order of first use."""
+    names: dict[str, None] = {}
+    for node in parsed.walk():
+        if isinstance(node, Select) and isinstance(node.operand, Ident) and node.operand.name == "variables":
+            names.setdefault(node.field, None)
+    return tuple(names)
+
+
+def _why(cost: SiteCost) -> str:
+    """`dominated by `…`; spec.items has no maxItems in the CRD of …: add maxItems (…)`."""
+    parts: list[str] = []
+    if cost.comprehension_text:
+        parts.append(f"dominated by `{_shorten(cost.comprehension_text)}`")
+    lengths = [f.field for f in cost.fixes if f.keyword == "maxLength"]
+    with_lengths = f" with maxLength {ELEMENT_LENGTH} on {', '.join(lengths)}" if lengths else ""
+    for f in cost.fixes:
+        if f.current is None:
+            text = (
+                f"{f.field} has no {f.keyword} in {f.owner}, so it is sized as the most a 3 MiB "
+                "request can hold"
+            )
+            action = f"add {f.keyword}"
+        else:
+            text = f"{f.field} has {f.keyword} {f.current:,} in {f.owner}"
+            action = f"lower {f.keyword}"
+        if f.editable:
+            text += f": {action}" + (
+                f" (at most {f.passing:,}{with_lengths} keeps the expression under the per-call limit)"
+                if f.passing is not None
+                else ""
+            )
+        else:
+            text += ": nest fewer comprehensions over it"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def _shorten(text: str, most: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def cost_diagnostics(
+    costs: Sequence[SiteCost], sites: Iterable[ExpressionSite], variable_fields: Mapping[str, str]
+) -> list[Diagnostic]:
+    """`cel-cost` findings from the estimates of a policy's expressions. `sites`: all of the
+    policy's expression sites in compile order (for its budgets); `variable_fields`: each
+    variable's name → its expression's field."""
+    out: list[Diagnostic] = []
+    by_field = {c.site.field: c for c in costs}
+    for c in costs:
+        if c.max > PER_CALL_LIMIT and c.actionable:
+            out.append(
+                Diagnostic(
+                    c.span(),
+                    Severity.INFORMATION,
+                    "cel-cost",
+                    f"{c.site.field}: estimated cost up to {c.max:,} exceeds the per-call limit of "
+                    f"{PER_CALL_LIMIT:,} the API server enforces at admission (`{COST_LIMIT_EXCEEDED}`, "
+                    "then failurePolicy decides)" + (f"; {why}" if (why := _why(c)) else ""),
+                    field=c.site.field,
+                )
+            )
+    site_list = [s for s in sites if s.kind is not ExpressionKind.VARIABLE]
+    plan = budgets((s.kind, s.field) for s in site_list)
+
+    def cost_of(path: str) -> _Capped | None:
+        found = by_field.get(path)
+        return None if found is None else _Capped(found.min, min(found.max, PER_CALL_LIMIT))
+
+    def reads(path: str) -> tuple[str, ...]:
+        found = by_field.get(path)
+        return found.reads if found is not None else ()
+
+    for estimate in estimate_budgets(plan, cost_of, reads, variable_fields):
+        finding = _budget_finding(estimate, by_field)
+        if finding is not None:
+            out.append(finding)
+    return out
+
+
+@dataclass(frozen=True)
+class _Capped:
+    min: int
+    max: int
+
+
+def _budget_finding(estimate: BudgetEstimate, by_field: Mapping[str, SiteCost]) -> Diagnostic | None:
+    if not estimate.exceeds:
+        return None
+    top: Charge | None = estimate.dominant()
+    where = by_field.get(top.field) if top is not None else None
+    if top is None or where is None or not where.actionable or not _all_schema(estimate, by_field):
+        return None
+    budget = estimate.budget
+    shares = sum(1 for ch in estimate.charges if ch.cost.max >= PER_CALL_LIMIT)
+    capped = f" ({shares} of them at the per-call limit)" if shares > 1 else ""
+    name = f"variables.{top.variable} ({top.field})" if top.variable else top.field
+    message = (
+        f"{budget.field}: the {budget.name} of one evaluation can cost up to {estimate.max:,} together"
+        f"{capped}, over the {budget.limit:,} budget the API server gives them (`{OUT_OF_BUDGET}`); "
+        f"the largest share is {name}, up to {where.max:,}"
+    )
+    why = _why(where)
+    return Diagnostic(
+        where.span(),
+        Severity.INFORMATION,
+        "cel-cost",
+        message + (f": {why}" if why else ""),
+        field=budget.field,
+    )
+
+
+def _all_schema(estimate: BudgetEstimate, by_field: Mapping[str, SiteCost]) -> bool:
+    """Every charge that matters is estimated from schema fields (none from `dyn` data)."""
+    return all(
+        (found := by_field.get(ch.field)) is not None and found.schema_ranges
+        for ch in estimate.charges
+        if ch.cost.max > 0
+    )
+
+
+# --- from the estimator ------------------------------------------------------------------------
+
+
+def policy_cost_diagnostics(typing: PolicyTyping) -> list[Diagnostic]:
+    """`cel-cost` for one policy: each expression estimated for its worst matched kind."""
+    costs = [site_cost(typing, e) for e in estimate_policy(typing)]
+    if not costs:
+        return []
+    return cost_diagnostics(costs, typing.sites, _variable_fields(typing))
+
+
+def policy_budgets(typing: PolicyTyping) -> list[BudgetEstimate]:
+    """The estimated worst case of each budget of the policy (hover), charges capped at the
+    per-call limit as in `cost_diagnostics`."""
+    costs = {e.site.field: e for e in estimate_policy(typing)}
+    plan = budgets((s.kind, s.field) for s in typing.sites if s.kind is not ExpressionKind.VARIABLE)
+
+    def cost_of(path: str) -> _Capped | None:
+        found = costs.get(path)
+        return None if found is None else _Capped(found.cost.min, min(found.cost.max, PER_CALL_LIMIT))
+
+    def reads(path: str) -> tuple[str, ...]:
+        found = costs.get(path)
+        if found is None:
+            return ()
+        return variables_read(typing.view("precise", found.kind).result(found.site).parsed)
+
+    return estimate_budgets(plan, cost_of, reads, _variable_fields(typing))
+
+
+def _variable_fields(typing: PolicyTyping) -> dict[str, str]:
+    return {s.name: s.field for s in typing.sites if s.kind is ExpressionKind.VARIABLE and s.name is not None}
+
+
+def site_cost(typing: PolicyTyping, found: ExpressionEstimate) -> SiteCost:
+    """What `cel-cost` and hover read of one estimate: the dominating comprehension, whether its
+    ranges are schema fields, and the bounds that would lower it."""
+    result = typing.view("precise", found.kind).result(found.site)
+    dominant = found.dominant
+    ranges = found.ranges()
+    span = (dominant.node.start, dominant.node.end) if dominant is not None else None
+    text = result.compiled_text[span[0] : span[1]] if span is not None else ""
+    over = found.cost.max > PER_CALL_LIMIT
+    fixes: dict[tuple[str, str], BoundFix] = {}
+    for r in ranges:
+        if r.bound is None or r.field_path is None:
+            continue
+        if r.bound.keyword is not None and r.bound.keyword not in ("maxItems", "maxProperties"):
+            continue
+        owner, editable = _owner(typing, found, r.variable)
+        keyword = r.bound.keyword or r.suggested_keyword
+        current = r.bound.max if r.bound.keyword else None
+        fixes.setdefault((r.field_path, keyword), BoundFix(r.field_path, keyword, owner, editable, current))
+    schema_ranges = all(r.bound is not None for r in ranges)
+    # numbers only where the author can add them (a CRD), and only for what will be reported
+    worth = over and schema_ranges and any(f.editable for f in fixes.values())
+    strings = _unbounded_elements(typing, found, result.checked, ranges) if worth else ()
+    for path in strings:
+        owner, editable = _owner(typing, found, path[0])
+        fixes.setdefault(
+            (field_path(path), "maxLength"), BoundFix(field_path(path), "maxLength", owner, editable)
+        )
+    if worth:
+        passing = _passing(typing, found, result.checked, ranges, strings)
+        if passing is not None:
+            fixes = {
+                k: replace(f, passing=passing if f.keyword != "maxLength" else None) for k, f in fixes.items()
+            }
+    return SiteCost(
+        found.site,
+        found.cost.min,
+        found.cost.max,
+        span,
+        text,
+        result.offset,
+        schema_ranges,
+        tuple(fixes.values()),
+        variables_read(result.parsed),
+        len(ranges) > 1,
+    )
+
+
+def _owner(typing: PolicyTyping, found: ExpressionEstimate, variable: str | None) -> tuple[str, bool]:
+    """Whose schema bounds a range of `variable` (`object`, `oldObject`, `params`)."""
+    kind = typing.params_kind if variable == "params" else found.kind
+    if kind is None:
+        return "its schema", False
+    gvk = kind.gvk
+    name = f"{gvk.group}/{gvk.version} {gvk.kind}" if gvk.group else f"{gvk.version} {gvk.kind}"
+    if kind.source == "built-in":
+        return f"the built-in schema of {name}", False
+    return f"the CRD of {name}", True
+
+
+ELEMENT_LENGTH = 256
+"""The maxLength assumed for unbounded string elements when working out a passing maxItems."""
+
+
+class _Bounded:
+    """`sizes` with the ranges of a nest bounded to `most` elements and the strings `strings`
+    to `length` (None: as the schema has them); records every path it is asked about."""
+
+    def __init__(
+        self,
+        sizes: SizeEstimator,
+        ranges: frozenset[Path] = frozenset(),
+        most: int | None = None,
+        strings: frozenset[Path] = frozenset(),
+        length: int | None = None,
+    ) -> None:
+        self.sizes = sizes
+        self.ranges = ranges
+        self.most = most
+        self.strings = strings
+        self.length = length
+        self.asked: dict[Path, Type] = {}
+
+    def estimate_size(self, path: Path | None, type_: Type) -> SizeEstimate | None:
+        if path is not None:
+            key = tuple(path)
+            self.asked.setdefault(key, type_)
+            if self.most is not None and key in self.ranges:
+                return SizeEstimate(0, self.most)
+            if self.length is not None and key in self.strings:
+                return SizeEstimate(0, self.length)
+        return self.sizes.estimate_size(path, type_)
+
+
+def _range_paths(ranges: Sequence[RangeSize]) -> frozenset[Path]:
+    return frozenset(tuple(r.path) for r in ranges if r.path is not None and r.bound is not None)
+
+
+def _unbounded_elements(
+    typing: PolicyTyping, found: ExpressionEstimate, checked: CheckedExpr | None, ranges: Sequence[RangeSize]
+) -> tuple[Path, ...]:
+    """Strings inside the iterated ranges (`spec.items[*]`, `spec.items[*].name`) that no
+    maxLength bounds: their comparisons cost by the request-sized length."""
+    paths = _range_paths(ranges)
+    if checked is None or not paths:
+        return ()
+    recording = _Bounded(found.sizes)
+    estimate_cost(checked, recording, kubernetes_version=typing.version)
+    out: list[Path] = []
+    for path, typ in recording.asked.items():
+        if typ.kind not in (Kind.STRING, Kind.BYTES) or not any(path[: len(p)] == p for p in paths):
+            continue
+        bound = found.sizes.bound(path)
+        if bound is None or bound.keyword is not None:
+            continue
+        # only where its length counts: bounding it alone lowers the estimate
+        bounded = _Bounded(found.sizes, strings=frozenset({path}), length=ELEMENT_LENGTH)
+        if estimate_cost(checked, bounded, kubernetes_version=typing.version).cost.max < found.cost.max:
+            out.append(path)
+    return tuple(out)
+
+
+def _passing(
+    typing: PolicyTyping,
+    found: ExpressionEstimate,
+    checked: CheckedExpr | None,
+    ranges: Sequence[RangeSize],
+    strings: tuple[Path, ...],
+) -> int | None:
+    """The largest bound on the dominating nest's schema ranges (with its unbounded string
+    elements at ELEMENT_LENGTH) that brings the expression under the per-call limit: a binary
+    search over re-estimates. None when even 1 is not enough."""
+    paths = _range_paths(ranges)
+    if checked is None or not paths:
+        return None
+    most = max((r.bound.max for r in ranges if r.bound is not None), default=0)
+    elements = frozenset(strings)
+
+    def fits(n: int) -> bool:
+        sizes = _Bounded(found.sizes, paths, n, elements, ELEMENT_LENGTH)
+        return estimate_cost(checked, sizes, kubernetes_version=typing.version).cost.max <= PER_CALL_LIMIT
+
+    if most < 1 or not fits(1):
+        return None
+    lo, hi = 1, most
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
