@@ -7,9 +7,15 @@ for CRD validation rules (`schema/cel/compilation.go`: cel-go's `EstimateCost`, 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
 from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.cli.main import main
 
 
 def _crd(items: str) -> str:
@@ -91,3 +97,37 @@ def test_nested_comprehension_over_an_unbounded_crd_list() -> None:
 
 def test_the_same_expression_over_a_list_with_a_small_max_items() -> None:
     assert _cost_findings(_crd(ITEMS_MAX_20) + POLICY) == []
+
+
+# --- the README's example ------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _block(text: str, after: str) -> str:
+    start = text.index("```", text.index(after))
+    start = text.index("\n", start) + 1
+    return text[start : text.index("```", start)]
+
+
+def test_the_readme_example_is_what_check_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Cost before the cluster counts it") :]
+    (tmp_path / "widgets.yaml").write_text(_block(section, "With `widgets.yaml`:"))
+    monkeypatch.chdir(tmp_path)
+    main(["check", "widgets.yaml"])
+    assert capsys.readouterr().out == _block(section, "`vap-lsp check widgets.yaml`:")
+    # and with maxItems: 64, as the README says: estimated 4 – 16,900, nothing reported
+    bounded = (
+        (tmp_path / "widgets.yaml")
+        .read_text()
+        .replace("type: array", "type: array\n                  maxItems: 64")
+    )
+    (tmp_path / "widgets.yaml").write_text(bounded)
+    assert main(["check", "widgets.yaml"]) == 0
+    assert capsys.readouterr().out == ""
+    expression = "object.spec.ports.all(p, object.spec.ports.exists_one(q, q == p))"
+    main(["cel", expression, "--crd", "widgets.yaml", "--kind", "example.com/v1/Widget", "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["cost"]["estimate"] == {"min": 4, "max": 16900}
