@@ -4,6 +4,7 @@ failing expression, a report is shown, and editing the policy clears the run's d
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 import textwrap
@@ -137,6 +138,12 @@ async def test_code_lens_command_puts_the_denial_on_the_sample(client: LanguageC
     assert client.shown_documents and client.shown_documents[-1].uri.endswith("require-team-label.md")
     report = Path(result["report"]).read_text()
     assert "## Deployment shop/web: denied" in report
+    # what each budget of the evaluation spent and has left (analysis.cost_budget)
+    assert re.search(
+        r"\n- cost \(binding [^)]*\): validations and messageExpressions: "
+        r"\d+ of 10,000,000 \([\d,]+ left\)\n",
+        report,
+    ), report
 
     # The failing sub-expression's value: an inlay hint after it and a hover on it.
     hints = await client.text_document_inlay_hint_async(

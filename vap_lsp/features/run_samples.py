@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, prepare
+from vap_lsp.admission.explain import budget_text
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import expand_glob, unreadable, walk_yaml
@@ -498,6 +499,9 @@ def _section(
         for x in evaluation.expressions:
             if x.error or x.result is False:
                 out.append(f"- `{x.field}`: {'error: ' + x.error if x.error else 'false'}")
+        if evaluation.budgets:
+            spent = "; ".join(budget_text(b) for b in evaluation.budgets)
+            out.append(f"- cost (binding {evaluation.binding}): {spent}")
     if result.patched is not None and verdict == "mutated":
         if result.patch_diff:
             out += ["", "```diff", result.patch_diff.rstrip("\n"), "```"]
