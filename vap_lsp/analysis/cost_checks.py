@@ -38,7 +38,6 @@ from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import PolicyTyping
 from vap_lsp.cel.ast import Ident, ParsedExpr, Select
-from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.cost_estimate import Path, SizeEstimate, SizeEstimator, estimate_cost, field_path
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import Kind, Type
@@ -287,14 +286,14 @@ def site_cost(typing: PolicyTyping, found: ExpressionEstimate) -> SiteCost:
     schema_ranges = all(r.bound is not None for r in ranges)
     # numbers only where the author can add them (a CRD), and only for what will be reported
     worth = over and schema_ranges and any(f.editable for f in fixes.values())
-    strings = _unbounded_elements(typing, found, result.checked, ranges) if worth else ()
+    strings = _unbounded_elements(found, ranges) if worth else ()
     for path in strings:
         owner, editable = _owner(typing, found, path[0])
         fixes.setdefault(
             (field_path(path), "maxLength"), BoundFix(field_path(path), "maxLength", owner, editable)
         )
     if worth:
-        passing = _passing(typing, found, result.checked, ranges, strings)
+        passing = _passing(found, ranges, strings)
         if passing is not None:
             fixes = {
                 k: replace(f, passing=passing if f.keyword != "maxLength" else None) for k, f in fixes.items()
@@ -329,85 +328,68 @@ ELEMENT_LENGTH = 256
 """The maxLength assumed for unbounded string elements when working out a passing maxItems."""
 
 
-class _Bounded:
-    """`sizes` with the ranges of a nest bounded to `most` elements and the strings `strings`
-    to `length` (None: as the schema has them); records every path it is asked about."""
+class _Asked:
+    """`sizes` that notes every path the estimator asks about (and its type)."""
 
-    def __init__(
-        self,
-        sizes: SizeEstimator,
-        ranges: frozenset[Path] = frozenset(),
-        most: int | None = None,
-        strings: frozenset[Path] = frozenset(),
-        length: int | None = None,
-    ) -> None:
+    def __init__(self, sizes: SizeEstimator) -> None:
         self.sizes = sizes
-        self.ranges = ranges
-        self.most = most
-        self.strings = strings
-        self.length = length
         self.asked: dict[Path, Type] = {}
 
     def estimate_size(self, path: Path | None, type_: Type) -> SizeEstimate | None:
         if path is not None:
-            key = tuple(path)
-            self.asked.setdefault(key, type_)
-            if self.most is not None and key in self.ranges:
-                return SizeEstimate(0, self.most)
-            if self.length is not None and key in self.strings:
-                return SizeEstimate(0, self.length)
+            self.asked.setdefault(tuple(path), type_)
         return self.sizes.estimate_size(path, type_)
 
 
-def _range_paths(ranges: Sequence[RangeSize]) -> frozenset[Path]:
-    return frozenset(tuple(r.path) for r in ranges if r.path is not None and r.bound is not None)
+def _max_with(found: ExpressionEstimate, bounds: Mapping[Path, int]) -> int:
+    """The estimate's maximum if the schema bounded each path of `bounds` (lists and maps to
+    that many items, strings to that length): `cost_estimates`' overrides, chained."""
+    sizes = found.sizes
+    for path, most in bounds.items():
+        sizes = sizes.overridden(path, most)
+    return estimate_cost(found.checked, sizes, kubernetes_version=found.version).cost.max
 
 
-def _unbounded_elements(
-    typing: PolicyTyping, found: ExpressionEstimate, checked: CheckedExpr | None, ranges: Sequence[RangeSize]
-) -> tuple[Path, ...]:
+def _range_paths(ranges: Sequence[RangeSize]) -> tuple[Path, ...]:
+    return tuple(dict.fromkeys(tuple(r.path) for r in ranges if r.path is not None and r.bound is not None))
+
+
+def _unbounded_elements(found: ExpressionEstimate, ranges: Sequence[RangeSize]) -> tuple[Path, ...]:
     """Strings inside the iterated ranges (`spec.items[*]`, `spec.items[*].name`) that no
-    maxLength bounds: their comparisons cost by the request-sized length."""
+    maxLength bounds and whose length counts: bounding one alone lowers the estimate."""
     paths = _range_paths(ranges)
-    if checked is None or not paths:
+    if not paths:
         return ()
-    recording = _Bounded(found.sizes)
-    estimate_cost(checked, recording, kubernetes_version=typing.version)
-    out: list[Path] = []
-    for path, typ in recording.asked.items():
-        if typ.kind not in (Kind.STRING, Kind.BYTES) or not any(path[: len(p)] == p for p in paths):
-            continue
-        bound = found.sizes.bound(path)
+    asked = _Asked(found.sizes)
+    estimate_cost(found.checked, asked, kubernetes_version=found.version)
+    out: dict[Path, None] = {}
+    for path, typ in asked.asked.items():
+        bound = found.sizes.bound(path) if typ.kind in (Kind.STRING, Kind.BYTES) else None
         if bound is None or bound.keyword is not None:
             continue
-        # only where its length counts: bounding it alone lowers the estimate
-        bounded = _Bounded(found.sizes, strings=frozenset({path}), length=ELEMENT_LENGTH)
-        if estimate_cost(checked, bounded, kubernetes_version=typing.version).cost.max < found.cost.max:
-            out.append(path)
+        resolved = tuple(bound.path)  # through a variable aliasing a field, the field
+        if not any(resolved[: len(p)] == p for p in paths) or resolved in out:
+            continue
+        if _max_with(found, {resolved: ELEMENT_LENGTH}) < found.cost.max:
+            out[resolved] = None
     return tuple(out)
 
 
-def _passing(
-    typing: PolicyTyping,
-    found: ExpressionEstimate,
-    checked: CheckedExpr | None,
-    ranges: Sequence[RangeSize],
-    strings: tuple[Path, ...],
-) -> int | None:
-    """The largest bound on the dominating nest's schema ranges (with its unbounded string
-    elements at ELEMENT_LENGTH) that brings the expression under the per-call limit: a binary
-    search over re-estimates. None when even 1 is not enough."""
+def _passing(found: ExpressionEstimate, ranges: Sequence[RangeSize], strings: tuple[Path, ...]) -> int | None:
+    """The largest bound on every schema range of the dominating nest at once (its unbounded
+    string elements at ELEMENT_LENGTH) that brings the expression under the per-call limit: a
+    binary search over re-estimates (`ExpressionEstimate.largest_bound_within` does one range
+    alone; a nest over two lists needs both bounded). None when even 1 is not enough."""
     paths = _range_paths(ranges)
-    if checked is None or not paths:
-        return None
     most = max((r.bound.max for r in ranges if r.bound is not None), default=0)
-    elements = frozenset(strings)
+    if not paths or most < 1:
+        return None
 
     def fits(n: int) -> bool:
-        sizes = _Bounded(found.sizes, paths, n, elements, ELEMENT_LENGTH)
-        return estimate_cost(checked, sizes, kubernetes_version=typing.version).cost.max <= PER_CALL_LIMIT
+        bounds = {**{p: ELEMENT_LENGTH for p in strings}, **{p: n for p in paths}}
+        return _max_with(found, bounds) <= PER_CALL_LIMIT
 
-    if most < 1 or not fits(1):
+    if not fits(1):
         return None
     lo, hi = 1, most
     while lo < hi:
