@@ -30,6 +30,7 @@ import yaml
 
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, prepare
 from vap_lsp.admission.engine import PreparedInputs
+from vap_lsp.schema.store import available_versions
 
 LIBRARY = Path(__file__).parent.parent / "fixtures" / "libraries" / "kubescape-cel-admission-library"
 RESOURCES = LIBRARY / "test-resources"
@@ -169,13 +170,15 @@ def _cases() -> list[Any]:
 
 CASES = _cases()
 
-_prepared: dict[tuple[str, str, str], tuple[PreparedInputs, str]] = {}
+_prepared: dict[tuple[str, str, str, str], tuple[PreparedInputs, str]] = {}
 
 
-def _setup(control: str, binding_template: str, param_template: str) -> tuple[PreparedInputs, str]:
-    """The control's policy with the runner's binding and params (renamed as the runner does), and
+def _setup(control: str, case: dict[str, Any], version: str) -> tuple[PreparedInputs, str]:
+    """The control's policy with the case's binding and params (renamed as the runner does), and
     the ControlConfiguration CRD it applies first; prepared once per combination."""
-    key = (control, binding_template, param_template)
+    binding_template = case.get("binding_template", "policy-binding.yaml")
+    param_template = case.get("param_template", "default-control-configuration.yaml")
+    key = (control, binding_template, param_template, version)
     if key not in _prepared:
         policy = _yaml(LIBRARY / "controls" / control / "policy.yaml")
         name = policy["metadata"]["name"]
@@ -186,7 +189,7 @@ def _setup(control: str, binding_template: str, param_template: str) -> tuple[Pr
         params = changed(_yaml(RESOURCES / param_template), [f"metadata.name={name}-params"])
         crd = _yaml(LIBRARY / "configuration" / "policy-configuration-definition.yaml")
         inputs = PolicyInputs.from_objects([crd, params, binding, policy])
-        _prepared[key] = (prepare(inputs, kubernetes_version=KUBERNETES_VERSION), name)
+        _prepared[key] = (prepare(inputs, kubernetes_version=version), name)
     return _prepared[key]
 
 
@@ -201,13 +204,18 @@ def verdict(result: AdmissionResult, policy: str) -> str:
     return "pass"
 
 
-def admit_case(control: str, case: dict[str, Any]) -> tuple[str, AdmissionResult]:
-    prepared, policy = _setup(
-        control,
-        case.get("binding_template", "policy-binding.yaml"),
-        case.get("param_template", "default-control-configuration.yaml"),
-    )
-    obj = changed(_yaml(RESOURCES / case["template"]), case.get("field_change_list", []))
+def agrees(got: str, expected: str) -> bool:
+    """The runner's test: `pass` only needs kubectl to succeed, a warning does not fail it."""
+    return got == expected or (expected == "pass" and got == "warn")
+
+
+def admit_case(
+    control: str, case: dict[str, Any], version: str = KUBERNETES_VERSION, obj: dict[str, Any] | None = None
+) -> tuple[str, AdmissionResult]:
+    """The case's object (or `obj`) created, as `kubectl --dry-run=server apply` does."""
+    prepared, policy = _setup(control, case, version)
+    if obj is None:
+        obj = changed(_yaml(RESOURCES / case["template"]), case.get("field_change_list", []))
     result = prepared.admit(AdmissionRequestInput("CREATE", obj, dry_run=True))
     return verdict(result, policy), result
 
@@ -215,24 +223,28 @@ def admit_case(control: str, case: dict[str, Any]) -> tuple[str, AdmissionResult
 @pytest.mark.parametrize(("control", "case"), CASES)
 def test_library_case(control: str, case: dict[str, Any]) -> None:
     got, result = admit_case(control, case)
-    expected = case["expected"]
-    if expected == "pass":
-        # kubectl succeeds: a warning from the policy does not fail it.
-        got = "pass" if got == "warn" else got
-    assert got == expected, json.dumps(result.to_json(), indent=1, default=str)[:3000]
+    assert agrees(got, case["expected"]), json.dumps(result.to_json(), indent=1, default=str)[:3000]
     # Every denial is a validation's verdict, none an error (a `no such key` on a field the server
     # defaults would deny too, and the runner, which only looks for the policy's name, would not
     # tell them apart).
     errors = ("resulted in error", "compilation error", "failed to configure", "failed messageExpression")
     assert [d.detail for d in result.denials if any(e in d.detail for e in errors)] == []
     # Idempotent: the object as admission saw it (defaulted, filled in) gets the same verdict.
-    prepared, policy = _setup(
-        control,
-        case.get("binding_template", "policy-binding.yaml"),
-        case.get("param_template", "default-control-configuration.yaml"),
-    )
-    again = prepared.admit(AdmissionRequestInput("CREATE", result.evaluated, dry_run=True))
-    assert verdict(again, policy) == verdict(result, policy)
+    assert result.evaluated is not None
+    assert admit_case(control, case, obj=result.evaluated)[0] == got
+
+
+@pytest.mark.parametrize("version", sorted({available_versions()[0], available_versions()[-1]}))
+def test_the_tables_hold_for_the_oldest_and_newest_versions(version: str) -> None:
+    """The library's CI runs 1.31 only; its expectations hold on the oldest and newest Kubernetes
+    versions vap-lsp knows too (each version's defaulters, CEL libraries and validation)."""
+    disagreements = []
+    for param in CASES:
+        control, case = param.values
+        got = admit_case(control, case, version)[0]
+        if not agrees(got, case["expected"]) and (control, case["name"]) not in XFAIL:
+            disagreements.append(f"{control}: {case['name']}: {got}")
+    assert disagreements == []
 
 
 # --- beyond the tables: verdicts that hold only because the server defaults ------------------------
