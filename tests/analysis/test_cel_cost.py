@@ -131,3 +131,28 @@ def test_the_readme_example_is_what_check_prints(
     expression = "object.spec.ports.all(p, object.spec.ports.exists_one(q, q == p))"
     main(["cel", expression, "--crd", "widgets.yaml", "--kind", "example.com/v1/Widget", "--format", "json"])
     assert json.loads(capsys.readouterr().out)["cost"]["estimate"] == {"min": 4, "max": 16900}
+
+
+# --- a budget: matchConditions each under the per-call limit, together over their 2,500,000 ----
+
+ITEMS_MAX_250 = "                  maxItems: 250\n                  items: {type: string, maxLength: 10}"
+PAIRS = "object.spec.items.all(a, object.spec.items.all(b, a != b || a == b))"  # up to 939,254
+
+
+def _conditions(count: int) -> str:
+    conditions = "".join(f'    - name: c{i}\n      expression: "{PAIRS}"\n' for i in range(count))
+    return POLICY.replace("  validations:\n", "  matchConditions:\n" + conditions + "  validations:\n")
+
+
+def test_match_conditions_that_together_can_exhaust_their_budget() -> None:
+    # matcher.go: all matchConditions share RuntimeCELCostBudgetMatchConditions (2,500,000)
+    assert _cost_findings(_crd(ITEMS_MAX_250) + _conditions(2)) == []
+    [(severity, covered, message)] = _cost_findings(_crd(ITEMS_MAX_250) + _conditions(3))
+    assert (severity, covered) == (Severity.INFORMATION, PAIRS)
+    assert message == (
+        "spec.matchConditions: the matchConditions of one evaluation can cost up to 2,817,762 "
+        "together, over the 2,500,000 budget the API server gives them (`validation failed due to "
+        "running out of cost budget, no further validation rules will be run`); the largest share is "
+        f"spec.matchConditions[0].expression, up to 939,254: dominated by `{PAIRS}`; spec.items has "
+        "maxItems 250 in the CRD of example.com/v1 Widget: lower maxItems"
+    )
