@@ -293,3 +293,36 @@ def test_the_fixture_has_the_library_tables() -> None:
     """The tables are committed with the library (PROVENANCE.md): 60 controls, 628 cases."""
     assert len(list(LIBRARY.glob("controls/*/tests.json"))) == 60
     assert len(CASES) == 628
+
+
+def test_vap_lsp_run_gives_the_same_verdicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`vap-lsp run` on the files the runner applies (CRD, params, binding, policy) and the object
+    it sends: exit 0 where the library expects `pass`, 1 with the policy's denial where `fail`
+    (C-0075's table, whose objects set `imagePullPolicy`, and its untouched Pod template)."""
+    from vap_lsp.cli.main import main
+
+    policy = LIBRARY / "controls" / C0075 / "policy.yaml"
+    name = _yaml(policy)["metadata"]["name"]
+    binding = changed(
+        _yaml(RESOURCES / "policy-binding.yaml"),
+        [f"spec.policyName={name}", f"metadata.name={name}-binding", f"spec.paramRef.name={name}-params"],
+    )
+    params = changed(
+        _yaml(RESOURCES / "default-control-configuration.yaml"), [f"metadata.name={name}-params"]
+    )
+    setup = tmp_path / "setup.yaml"
+    setup.write_text(yaml.dump_all([binding, params]), encoding="utf-8")
+    crd = LIBRARY / "configuration" / "policy-configuration-definition.yaml"
+    cases = json.loads((LIBRARY / "controls" / C0075 / "tests.json").read_text(encoding="utf-8"))
+    cases.append({"name": "untouched Pod template", "template": "pod.yaml", "expected": "pass"})
+    got = []
+    for case in cases:
+        obj = tmp_path / "object.yaml"
+        obj.write_text(
+            yaml.dump(changed(_yaml(RESOURCES / case["template"]), case.get("field_change_list", [])))
+        )
+        argv = ["run", "--no-config", "--kubernetes-version", KUBERNETES_VERSION, "--object", str(obj)]
+        code = main([*argv, str(crd), str(setup), str(policy)])
+        out = capsys.readouterr().out
+        got.append("pass" if code == 0 else "fail" if code == 1 and name in out else f"exit {code}: {out}")
+    assert got == [case["expected"] for case in cases]
