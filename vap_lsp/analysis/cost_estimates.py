@@ -44,7 +44,6 @@ from vap_lsp.cel.cost_estimate import (
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.schema_sizes import SchemaBound, SchemaRoot, SchemaSizes
 from vap_lsp.cel.types import Type
-from vap_lsp.lru import LruCache
 
 __all__ = [
     "ExpressionEstimate",
@@ -224,23 +223,14 @@ def policy_sizes(typing: PolicyTyping, kind: KindTyping | None) -> SchemaSizes:
     return SchemaSizes(roots, kubernetes_version=typing.version)
 
 
-# Estimates per (model, kind, site), the model kept alive by the entry.
-_CACHE: LruCache[tuple[int, object, int], tuple[PolicyTyping, ExpressionEstimate | None]] = LruCache(4096)
-
-
 def estimate_site(
     typing: PolicyTyping, site: ExpressionSite, kind: KindTyping | None = None
 ) -> ExpressionEstimate | None:
     """The estimate of `site` for `kind` (default: the primary kind); None when the expression
-    does not compile in that kind's precise view. Cached per model, kind and site."""
+    does not compile in that kind's precise view. Kept on the model, per kind and site."""
     kind = kind if kind is not None else typing.primary
-    key = (id(typing), kind.gvk if kind is not None else None, id(site))
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is typing:
-        return hit[1]
-    found = _estimate(typing, site, kind)
-    _CACHE.put(key, (typing, found))
-    return found
+    gvk = kind.gvk if kind is not None else None
+    return typing.derived(("cost-estimate", gvk, id(site)), lambda: _estimate(typing, site, kind))
 
 
 def _estimate(
@@ -265,18 +255,10 @@ def _estimate(
     return ExpressionEstimate(site, kind, estimate, sizes, checked, typing.version)
 
 
-_SIZES: LruCache[tuple[int, object], tuple[PolicyTyping, SchemaSizes]] = LruCache(256)
-
-
 def _sizes(typing: PolicyTyping, kind: KindTyping | None) -> SchemaSizes:
     """`policy_sizes`, one per model and kind: its walks of the schemas are shared by every site."""
-    key = (id(typing), kind.gvk if kind is not None else None)
-    hit = _SIZES.get(key)
-    if hit is not None and hit[0] is typing:
-        return hit[1]
-    sizes = policy_sizes(typing, kind)
-    _SIZES.put(key, (typing, sizes))
-    return sizes
+    gvk = kind.gvk if kind is not None else None
+    return typing.derived(("schema-sizes", gvk), lambda: policy_sizes(typing, kind))
 
 
 def _index(site: ExpressionSite) -> int:
@@ -298,8 +280,3 @@ def estimate_policy(typing: PolicyTyping) -> list[ExpressionEstimate]:
         if worst is not None:
             out.append(worst)
     return out
-
-
-def clear_cache() -> None:
-    _CACHE.clear()
-    _SIZES.clear()

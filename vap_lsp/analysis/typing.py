@@ -26,9 +26,9 @@ from __future__ import annotations
 import functools
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 from vap_lsp.analysis.guarantees import field_guarantee, point_of, policy_operations, subject, type_path
 from vap_lsp.analysis.matching import (
@@ -62,6 +62,8 @@ from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
 from vap_lsp.yaml.model import MappingNode, ScalarNode
+
+T = TypeVar("T")
 
 __all__ = [
     "KindTyping",
@@ -659,6 +661,18 @@ class PolicyTyping:
         self._facts: dict[GVK, Facts] = {}
         self._lock = threading.Lock()
         self._variables: list[VariableTyping] | None = None
+        self._derived: dict[Hashable, Any] = {}
+
+    def derived(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """What another analysis derives from this model (cost estimates, schema sizes), kept as
+        long as the model is: a cache of its own keyed by the model would keep models alive
+        beyond `policy_typing`'s bound."""
+        with self._lock:
+            if key in self._derived:
+                return cast(T, self._derived[key])
+        value = compute()
+        with self._lock:
+            return cast(T, self._derived.setdefault(key, value))
 
     # --- what is typed ------------------------------------------------------------------------
 
