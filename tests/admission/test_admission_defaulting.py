@@ -150,10 +150,10 @@ def test_a_pod_without_containers_is_rejected_by_the_server_not_the_policy() -> 
     assert "rejected by the built-in validation before validating admission" in result.notes
 
 
-def test_without_builtin_validation_an_incomplete_object_is_evaluated() -> None:
+def test_without_builtin_admission_an_incomplete_object_is_evaluated() -> None:
     inputs = PolicyInputs.from_objects([d for d in yaml.safe_load_all(policy("true")) if d])
     request = AdmissionRequestInput("CREATE", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}})
-    result = admit(request, inputs, kubernetes_version="1.35", builtin_validation=False)
+    result = admit(request, inputs, kubernetes_version="1.35", builtin_admission=False)
     assert result.allowed and result.evaluations[0].matched
 
 

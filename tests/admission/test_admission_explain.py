@@ -84,14 +84,22 @@ def _explained(docs: str, obj: dict[str, Any] = POD) -> tuple[Any, list[Evaluati
 
 
 def test_all_names_the_failing_element_by_index_path_and_value() -> None:
-    _, [ex] = _explained(POLICY)
+    result, [ex] = _explained(POLICY)
     v0 = ex.validations[0]
     assert v0.outcome == "fail" and v0.expression is not None
     [failure] = v0.expression.failures
     [witness] = failure.via
     assert (witness.macro, witness.key, witness.path) == ("all", 1, "object.spec.containers[1]")
-    # the container as the server decoded it (defaulted)
-    assert witness.value == default_object(POD, "1.35").object["spec"]["containers"][1]
+    # the container as validating admission saw it: defaulted, with the service account token
+    # the ServiceAccount admission plugin mounted
+    container = result.evaluated["spec"]["containers"][1]
+    assert witness.value == container
+    assert {k: v for k, v in container.items() if k != "volumeMounts"} == (
+        default_object(POD, "1.35").object["spec"]["containers"][1]
+    )
+    assert [m["mountPath"] for m in container["volumeMounts"]] == [
+        "/var/run/secrets/kubernetes.io/serviceaccount"
+    ]
     assert failure.text == "c.image.startsWith('registry.example.com/')" and failure.value is False
     image = failure.operands[0]
     assert (image.text, image.path, image.value) == (

@@ -10,6 +10,8 @@ import yaml
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, admit
 from vap_lsp.defaulting import default_object
 
+TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount"
+
 POD: dict[str, Any] = {
     "apiVersion": "v1",
     "kind": "Pod",
@@ -68,11 +70,18 @@ def test_apply_configuration_merges_list_map_by_name() -> None:
     assert result.allowed, result.denials
     assert result.patched is not None
     containers = result.patched["spec"]["containers"]
-    # The server decodes and defaults the object before admission, and a mutated one again.
-    assert containers[0] == default_object(POD, "1.34").object["spec"]["containers"][0]
+    # The server decodes and defaults the object before admission, and a mutated one again; the
+    # ServiceAccount admission plugin mounted the token into the containers before the MAP ran.
+    mount = {"name": containers[0]["volumeMounts"][0]["name"], "readOnly": True, "mountPath": TOKEN}
+    assert mount["name"].startswith("kube-api-access-")
+    assert containers[0] == {
+        **default_object(POD, "1.34").object["spec"]["containers"][0],
+        "volumeMounts": [mount],
+    }
     assert containers[1] == {
         "name": "side",
         "image": "envoy",
+        "volumeMounts": [mount],
         "securityContext": {"runAsNonRoot": True},
         "imagePullPolicy": "Always",
         "resources": {},

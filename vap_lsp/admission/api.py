@@ -248,17 +248,20 @@ def admit(
     inputs: PolicyInputs,
     *,
     kubernetes_version: str,
-    builtin_validation: bool = True,
+    builtin_admission: bool = True,
 ) -> AdmissionResult:
     """Run every policy/binding of `inputs` against `request` as the API server would (never raises
     on bad policy or object data: problems become denials, warnings or `why_not`).
 
     Objects are decoded as the server decodes them (defaulted, `vap_lsp.defaulting`); with
-    `builtin_validation`, an object the server's built-in validation rejects is denied with its
-    message before validating admission (off only for suites of tools that skip it)."""
-    return prepare(
-        inputs, kubernetes_version=kubernetes_version, builtin_validation=builtin_validation
-    ).admit(request)
+    `builtin_admission`, the server's own admission steps run too: its default-enabled mutating
+    plugins before mutating admission (reading the PriorityClasses, ServiceAccounts and default
+    classes among `inputs`), and its built-in validation, whose rejection is a denial with its
+    message before validating admission (off only for suites of tools that skip them, and for
+    objects the server has already stored)."""
+    return prepare(inputs, kubernetes_version=kubernetes_version, builtin_admission=builtin_admission).admit(
+        request
+    )
 
 
 def prepare(
@@ -266,7 +269,7 @@ def prepare(
     *,
     kubernetes_version: str,
     report_values: bool = True,
-    builtin_validation: bool = True,
+    builtin_admission: bool = True,
 ) -> PreparedInputs:
     """The policy set compiled once for many requests: `prepare(...).admit(request)` gives what
     `admit(request, inputs, ...)` gives, without compiling, defaulting and indexing again.
@@ -275,7 +278,7 @@ def prepare(
     from vap_lsp.admission.engine import prepare as prepare_inputs
 
     return prepare_inputs(
-        inputs, kubernetes_version, report_values=report_values, builtin_validation=builtin_validation
+        inputs, kubernetes_version, report_values=report_values, builtin_admission=builtin_admission
     )
 
 

@@ -59,6 +59,7 @@ from vap_lsp.cel.runtime.values import to_python, type_name
 from vap_lsp.cel.types import DYN, Type
 from vap_lsp.defaulting import default_object
 from vap_lsp.defaulting.builtin import minor
+from vap_lsp.defaulting.plugins import ClusterObjects, PluginOutcome, admission_plugins, stored
 from vap_lsp.defaulting.rules import copy_json
 from vap_lsp.defaulting.server import before_mutating, before_validating
 from vap_lsp.defaulting.validation import builtin_errors, rejection
@@ -309,8 +310,12 @@ class PreparedInputs:
     report_values: bool = True
     """False: expressions' results are not converted for `ExpressionEvaluation.result` (None),
     for callers that count verdicts only (`vap-lsp impact`): a fifth of the time per request."""
-    builtin_validation: bool = True
-    """Deny what the server's built-in validation rejects before validating admission."""
+    builtin_admission: bool = True
+    """Run kube-apiserver's own admission steps: its default-enabled mutating plugins before
+    mutating admission (`vap_lsp.defaulting.plugins`), and deny what its built-in validation
+    rejects before validating admission."""
+    cluster: ClusterObjects = field(default_factory=ClusterObjects)
+    """What those plugins read of the cluster (PriorityClasses, ServiceAccounts, default classes)."""
     _namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     _stored: dict[int, dict[str, Any]] = field(default_factory=dict)
     _equivalents: dict[tuple[GVR, GVKey, str], list[tuple[GVR, GVKey]]] = field(default_factory=dict)
@@ -385,7 +390,7 @@ class PreparedInputs:
 
 
 def prepare(
-    inputs: PolicyInputs, version: str, *, report_values: bool = True, builtin_validation: bool = True
+    inputs: PolicyInputs, version: str, *, report_values: bool = True, builtin_admission: bool = True
 ) -> PreparedInputs:
     return PreparedInputs(
         inputs,
@@ -396,7 +401,8 @@ def prepare(
         _policies(inputs, False, version),
         _bindings_by_policy(inputs),
         report_values,
-        builtin_validation,
+        builtin_admission,
+        ClusterObjects.from_objects(inputs.params),
     )
 
 
@@ -1275,6 +1281,33 @@ def _registry_fill_in(
     )
 
 
+def _before_mutating_admission(
+    request: AdmissionRequestInput, ctx: RequestContext, prepared: PreparedInputs
+) -> PluginOutcome:
+    """What the server has done to the request's objects (in place) by the time mutating
+    admission policies see them. Stored objects went through the default-enabled mutating
+    plugins when they were created: the old object, and the object of a subresource request (the
+    stored one, changed). A written object of the main resource gets the request's namespace,
+    then those plugins."""
+    gvr = ctx.attrs.resource
+    resource, namespace = (gvr.group, gvr.resource), ctx.attrs.namespace
+    version = minor(prepared.version)
+    if prepared.builtin_admission:
+        if isinstance(request.old_object, dict):
+            stored(request.old_object, resource, namespace, prepared.cluster, version)
+        if isinstance(request.object, dict) and request.sub_resource:
+            stored(request.object, resource, namespace, prepared.cluster, version)
+    writes = request.operation in ("CREATE", "UPDATE") and not request.sub_resource
+    if not isinstance(request.object, dict) or not writes:
+        return PluginOutcome()
+    before_mutating(request.object, namespace, ctx.namespaced)
+    if not prepared.builtin_admission:
+        return PluginOutcome()
+    return admission_plugins(
+        request.object, request.old_object, request.operation, resource, namespace, prepared.cluster, version
+    )
+
+
 def validating_view(
     request: AdmissionRequestInput, prepared: PreparedInputs
 ) -> tuple[AdmissionRequestInput, RequestContext, list[str]]:
@@ -1284,12 +1317,12 @@ def validating_view(
     `vap-lsp cel` sees what `run` evaluates."""
     request, notes = _decode(request, prepared)
     ctx = request_context(request, prepared)
+    notes += _before_mutating_admission(request, ctx, prepared).notes
     if (
         isinstance(request.object, dict)
         and request.operation in ("CREATE", "UPDATE")
         and not request.sub_resource
     ):
-        before_mutating(request.object, ctx.attrs.namespace, ctx.namespaced)
         notes += _registry_fill_in(request.object, request, ctx, prepared)
     return request, ctx, notes
 
@@ -1303,8 +1336,14 @@ def _admit(
     ctx.explain = explain
     out = _Outcome()
     writes = request.operation in ("CREATE", "UPDATE") and not request.sub_resource
-    if isinstance(request.object, dict) and writes:
-        before_mutating(request.object, ctx.attrs.namespace, ctx.namespaced)
+    plugins = _before_mutating_admission(request, ctx, prepared)
+    notes += plugins.notes
+    if plugins.forbidden is not None:
+        out.denials.append(
+            Denial("", "", plugins.forbidden, "Forbidden", reason_code("Forbidden"), plugins.forbidden)
+        )
+        notes.append("rejected by a built-in admission plugin before mutating admission")
+        return AdmissionResult(ctx.identity, False, out.denials, [], {}, None, None, [], None, notes)
     patched = _mutating_phase(ctx, out)
     if patched is not None and patched is not request.object and patched != request.object:
         patched = prepared.decoded(patched)[0]  # a mutated object is defaulted again
@@ -1330,7 +1369,7 @@ def _admit(
     errors: list[str] = []
     if evaluated is not None and writes:
         notes += _registry_fill_in(evaluated, request, ctx, prepared)
-        if builtin and prepared.builtin_validation:
+        if builtin and prepared.builtin_admission:
             errors = builtin_errors(evaluated, gvk, request.operation)
     if errors:
         message = rejection(evaluated or {}, gvk, errors)

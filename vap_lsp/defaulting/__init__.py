@@ -22,7 +22,9 @@ Custom resources: `crd_defaulted_fields(openapi_v3_schema)` (same shape).
 
 Defaulting itself: `default_object(obj, version, crd_schema=None)` returns a `Defaulted` (a
 defaulted deep copy and a note when nothing is known about the kind); it never raises, values
-of the wrong type stay as written.
+of the wrong type stay as written. A built-in object is also converted to its internal version
+and back, as admission reads it (`conversion`: `serviceAccount` mirrors `serviceAccountName`, a
+Secret's `stringData` is merged into `data`, …).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from vap_lsp.defaulting.builtin import ITEM, VALUE, DefaultedField, builtin_fields, default_builtin
+from vap_lsp.defaulting.conversion import round_trip
 from vap_lsp.defaulting.crd import crd_fields, default_custom
 from vap_lsp.defaulting.rules import copy_json
 from vap_lsp.policy.defaults import apply_defaults
@@ -103,6 +106,7 @@ def default_object(
     normalized, definition = _definition(kubernetes_version, api_version, kind)
     if definition is not None:
         default_builtin(out, definition, normalized)
+        round_trip(out, api_version.rpartition("/")[0], kind)
         recognised = recognise(api_version, kind)
         if recognised is not None:
             out = apply_defaults(recognised[0], api_version, out)

@@ -6,17 +6,19 @@ The order (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`, `upd
 1. decode and default (`vap_lsp.defaulting.default_object`); the request's namespace is set on
    a namespaced object without one (`rest.EnsureObjectNamespaceMatchesRequestNamespace`), a
    cluster-scoped object loses its namespace: `before_mutating`;
-2. mutating admission (MutatingAdmissionPolicies, webhooks); a mutated object is defaulted
-   again;
+2. mutating admission: kube-apiserver's default-enabled plugins (`vap_lsp.defaulting.plugins`),
+   then MutatingAdmissionPolicies and webhooks; a mutated object is defaulted again;
 3. `Store.Create`: `FillObjectMetaSystemFields` (uid, creationTimestamp), the name from
    `generateName`, the registry's `BeginCreate` hook (a Service's cluster IPs, IP families and
    node ports: `vap_lsp.defaulting.service`), then `rest.BeforeCreate`: the strategy's
    `PrepareForCreate` (status reset for kinds with a status subresource, generation 1 for
-   kinds that track it, a Pod's phase Pending and QoS class, a Namespace's finalizer) and the
+   kinds that track it, a Pod's phase Pending and QoS class, a Namespace's finalizer, a
+   DaemonSet's template generation 1, seen in its annotation) and the
    built-in validation (`vap_lsp.defaulting.validation`); on update the `BeginUpdate` hook
    (a Service keeps its stored allocations) and `rest.BeforeUpdate`, which keeps uid,
    creationTimestamp and generation of the stored object (generation + 1 when the spec
-   changed) and the stored status: `before_validating`;
+   changed; a DaemonSet's template generation + 1 when its template changed) and the stored
+   status: `before_validating`;
 4. validating admission (ValidatingAdmissionPolicies, webhooks) on that object.
 
 Not reproduced: values only a live cluster knows (managedFields; a Service's allocated
@@ -29,6 +31,7 @@ import hashlib
 import uuid
 from datetime import UTC, datetime
 
+from vap_lsp.defaulting.conversion import set_template_generation, template_generation
 from vap_lsp.defaulting.rules import JsonDict
 from vap_lsp.defaulting.service import allocate_create, allocate_update
 
@@ -169,6 +172,10 @@ def before_validating(
         spec = obj.get("spec")
         if (group, kind) == ("", "Pod") and isinstance(spec, dict):
             obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec)}
+        if builtin and (group, kind) == ("apps", "DaemonSet"):
+            current = template_generation(obj)
+            if current is not None:
+                set_template_generation(obj, max(current, 1))
         if (group, kind) == ("", "Namespace"):
             obj["status"] = {"phase": "Active"}
             if not isinstance(spec, dict):
@@ -190,6 +197,13 @@ def before_validating(
         meta["creationTimestamp"] = old_meta["creationTimestamp"]
     if status_subresource and "status" in old:
         obj["status"] = old["status"]
+    if builtin and (group, kind) == ("apps", "DaemonSet"):
+        stored_template = template_generation(old)
+        if stored_template is not None and template_generation(obj) is not None:
+            spec, old_spec = obj.get("spec"), old.get("spec")
+            template = spec.get("template") if isinstance(spec, dict) else None
+            changed = template != (old_spec.get("template") if isinstance(old_spec, dict) else None)
+            set_template_generation(obj, stored_template + 1 if changed else stored_template)
     if generation and "generation" in old_meta:
         stored = old_meta["generation"]
         if isinstance(stored, int) and obj.get("spec") != old.get("spec"):

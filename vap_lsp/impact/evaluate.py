@@ -75,10 +75,10 @@ def _prepare(setup: ImpactSetup) -> _Prepared:
     # Objects of a snapshot or an audit log already passed the server's built-in validation
     # (requests it rejected are counted apart), so it is not checked again.
     now = prepare(
-        setup.inputs, kubernetes_version=setup.version, report_values=False, builtin_validation=False
+        setup.inputs, kubernetes_version=setup.version, report_values=False, builtin_admission=False
     )
     base = (
-        prepare(setup.base, kubernetes_version=setup.version, report_values=False, builtin_validation=False)
+        prepare(setup.base, kubernetes_version=setup.version, report_values=False, builtin_admission=False)
         if setup.base is not None
         else None
     )

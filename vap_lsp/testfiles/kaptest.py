@@ -182,7 +182,7 @@ def _case(
         Mode.KAPTEST,
         notes=(f"kaptest semantics ({kind}): matchConstraints and failurePolicy not applied",),
         original_policy=policy,
-        builtin_validation=False,
+        builtin_admission=False,
     )
 
 

@@ -149,7 +149,7 @@ def read_kyverno(doc: TestDocument) -> TestSuite:
                     Mode.SERVER,
                     line,
                     notes,
-                    builtin_validation=False,
+                    builtin_admission=False,
                 )
             )
     return suite

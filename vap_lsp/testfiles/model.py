@@ -62,9 +62,10 @@ class TestCase:
     # kaptest: the policy as written (the case runs a rewritten copy), to tell whether the API
     # server would have matched the request at all.
     original_policy: dict[str, Any] | None = None
-    # The server's built-in validation rejects an incomplete object before validating admission;
-    # kaptest and the Kyverno CLI evaluate it anyway, and their suites are written for that.
-    builtin_validation: bool = True
+    # The server's own admission steps (its default-enabled mutating plugins, its built-in
+    # validation, which rejects an incomplete object before validating admission); kaptest and
+    # the Kyverno CLI skip them, and their suites are written for that.
+    builtin_admission: bool = True
 
 
 @dataclass

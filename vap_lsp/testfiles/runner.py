@@ -127,7 +127,7 @@ def run_case(case: TestCase, kubernetes_version: str, *, explain: bool = False) 
             prepared = prepare(
                 case.inputs,
                 kubernetes_version=kubernetes_version,
-                builtin_validation=case.builtin_validation,
+                builtin_admission=case.builtin_admission,
             )
             result = prepared.admit(case.request, explain=True)
             explanations = explain_result(result, prepared, case.request)
@@ -136,7 +136,7 @@ def run_case(case: TestCase, kubernetes_version: str, *, explain: bool = False) 
                 case.request,
                 case.inputs,
                 kubernetes_version=kubernetes_version,
-                builtin_validation=case.builtin_validation,
+                builtin_admission=case.builtin_admission,
             )
     except Exception as exc:  # admit must not raise; if it does, the case fails, others run
         return CaseResult(case, False, "crash", [f"admission raised {type(exc).__name__}: {exc}"])
