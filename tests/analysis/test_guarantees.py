@@ -700,3 +700,64 @@ def test_an_exclusion_of_another_version_of_the_resource_counts_under_equivalent
 
     assert finding("Equivalent") == []
     assert finding("Exact") == ["object"]
+
+
+# --- fields kube-apiserver's own admission plugins set (`defaulting.plugins`) ---------------------
+
+_PODS = """\
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [""]
+        apiVersions: ["v1"]
+        operations: [{ops}]
+        resources: ["pods"]
+"""
+
+
+def test_fields_the_default_admission_plugins_set_are_never_hinted() -> None:
+    # ServiceAccount (serviceAccountName), Priority (priority, preemptionPolicy) and
+    # DefaultTolerationSeconds (tolerations) run before every admission policy; Pod updates may
+    # not change the service account, so a validating policy sees it on UPDATE too.
+    text = _vap(
+        """\
+        validations:
+          - expression: "object.spec.tolerations.all(t, t.key != 'dedicated')"
+          - expression: "object.spec.serviceAccountName != 'default' && object.spec.serviceAccount != ''"
+          - expression: "object.spec.priority < 1000000 && object.spec.preemptionPolicy != 'Never'"
+        """,
+        rules=_PODS,
+    )
+    assert _found(text, "optional-field") == []
+
+
+def test_a_mutating_policy_on_update_may_not_see_the_service_account() -> None:
+    # The ServiceAccount plugin only mutates on CREATE, and a MAP runs before the validation that
+    # keeps a pod's service account: an update that leaves it out reaches the MAP without it.
+    text = _map(
+        """\
+        matchConditions:
+          - name: not-default
+            expression: "object.spec.serviceAccountName != 'default' && object.spec.tolerations.size() > 0"
+        mutations:
+          - patchType: JSONPatch
+            jsonPatch:
+              expression: "[JSONPatch{op: 'add', path: '/metadata/labels', value: {}}]"
+        """,
+        rules=_PODS,
+    )
+    assert _found(text, "optional-field") == [
+        (
+            "serviceAccountName",
+            "object.spec.serviceAccountName is set by the ServiceAccount admission plugin on CREATE "
+            "only: absent on UPDATE when the request leaves it out; without has() or `.?` the "
+            "expression fails when it is absent",
+        )
+    ]
+    assert _found(text.replace("CREATE, UPDATE", "CREATE"), "optional-field") == []
+
+
+def test_a_volume_is_still_optional() -> None:
+    # The token volume is only added when automounting is on (the pod or its service account
+    # may turn it off): `volumes` can be absent.
+    text = _vap('validations:\n  - expression: "object.spec.volumes.all(v, !has(v.hostPath))"\n', rules=_PODS)
+    assert [found for found, _ in _found(text, "optional-field")] == ["volumes"]

@@ -8,8 +8,10 @@ A create or update request reaches the policies in this order (kube-apiserver:
    of built-in kinds, the structural-schema `default`s of custom resources); the handler sets
    the request's namespace on a namespaced object and, on create, wipes the system fields
    (`uid`, `creationTimestamp`, …);
-2. **mutating admission** (MutatingAdmissionPolicies, then webhooks) sees that object: on
-   CREATE a `metadata.generateName` has not become a `metadata.name` yet;
+2. **mutating admission**: kube-apiserver's default-enabled plugins first (a Pod's service
+   account, priority and tolerations: `vap_lsp.defaulting.plugins`), then
+   MutatingAdmissionPolicies and webhooks see that object: on CREATE a `metadata.generateName`
+   has not become a `metadata.name` yet;
 3. **the registry**: `FillObjectMetaSystemFields` (`uid`, `creationTimestamp`), the name
    generated from `generateName`, then `BeforeCreate`/`BeforeUpdate`: `PrepareForCreate` and
    the **built-in validation** (`strategy.Validate`: required fields, the CRD's schema);
@@ -41,6 +43,7 @@ from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import RESERVED_WORDS, FieldDecl, Kind, ObjectType, Type
 from vap_lsp.defaulting import ITEM, VALUE, DefaultedField, defaulted_fields
 from vap_lsp.defaulting.builtin import minor
+from vap_lsp.defaulting.plugins import plugin_field
 from vap_lsp.defaulting.server import tracks_generation
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
@@ -209,6 +212,26 @@ def field_guarantee(
     server = _server_default(subject, path, version) if subject is not None else None
     if server is not None:
         return Guarantee(True, f"defaulted to {server.description} by the API server ({server.source})")
+    plugin = (
+        plugin_field(subject.group, subject.kind, tuple(_raw(s) for s in path))
+        if subject is not None and not subject.custom
+        else None
+    )
+    if plugin is not None:
+        operations = plugin.mutating if point.mutating else plugin.validating
+        if plugin.kept if stored else point.writes <= operations:
+            return Guarantee(
+                True,
+                f"set by the {plugin.plugin} admission plugin (on by default) before admission "
+                f"policies: {plugin.why}",
+            )
+        if not stored and operations & point.writes:
+            return Guarantee(
+                False,
+                f"set by the {plugin.plugin} admission plugin on {' and '.join(sorted(operations))} "
+                f"only: absent on {' and '.join(sorted(point.writes - operations))} when the request "
+                "leaves it out",
+            )
     if decl is not None and decl.required:
         if subject is None:
             return Guarantee(True, "required by the schema")
