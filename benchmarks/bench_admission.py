@@ -4,9 +4,12 @@ Measures `vap_lsp.admission.api.admit` of a ValidatingAdmissionPolicy with 5 val
 binding, no params) against 1,000 distinct Deployments: evaluations (admit calls) per second
 and validations per second. The first call (compilation, schema loading) is timed separately.
 Then the same stream through `prepare(...).admit` (what `vap-lsp run` does) with the objects
-decoded as the server decodes them (`vap_lsp.defaulting`) and, for comparison, as written
-(defaulting replaced by nothing), in interleaved rounds of CPU time: the cost of defaulting per
-object and in percent, the median of the rounds (goal: at most 20%).
+as the server has them when validating admission runs (decoded, defaulted and converted:
+`vap_lsp.defaulting`; changed by its default-enabled admission plugins: `defaulting.plugins`)
+and, for comparison, as written (defaulting replaced by nothing, the plugins off), in
+interleaved rounds of CPU time: the cost per object and in percent, the median of the rounds
+(goal: at most 20%). The same for 1,000 Pods (two containers, one policy of 5 validations over
+their service account, volumes and tolerations), where the plugins do the most.
 
 Usage: nice python benchmarks/bench_admission.py [--objects 1000] [--runs 3] [--rounds 15]
 """
@@ -56,6 +59,45 @@ kind: ValidatingAdmissionPolicyBinding
 metadata: {name: deployment-rules-binding}
 spec: {policyName: deployment-rules, validationActions: [Deny]}
 """
+
+
+POD_POLICY = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: pod-rules}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"]}
+  validations:
+  - expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, !has(v.hostPath))"
+  - expression: "object.spec.containers.all(c, !c.image.endsWith(':latest'))"
+  - expression: "!has(object.spec.tolerations) || object.spec.tolerations.all(t, t.key != 'dedicated')"
+  - expression: "!has(object.spec.serviceAccountName) || object.spec.serviceAccountName != 'admin'"
+  - expression: "has(object.metadata.labels) && 'app' in object.metadata.labels"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: pod-rules-binding}
+spec: {policyName: pod-rules, validationActions: [Deny]}
+"""
+
+
+def _pod(i: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"app-{i}", "namespace": "default", "labels": {"app": f"app-{i}"}},
+        "spec": {
+            "containers": [
+                {
+                    "name": f"c{j}",
+                    "image": f"registry.example.com/app:{'latest' if (i + j) % 7 == 0 else '1.0'}",
+                }
+                for j in range(2)
+            ]
+        },
+    }
 
 
 def _deployment(i: int) -> dict[str, Any]:
@@ -109,15 +151,23 @@ def main() -> None:
     print(f"evaluations per second: {args.objects / median:,.0f} (best run {args.objects / best:,.0f})")
     print(f"validations per second: {5 * args.objects / median:,.0f}")
     print(f"mean per object: {median / args.objects * 1e6:.0f} µs")
+    print("== 1,000 Deployments")
     _defaulting_cost(inputs, objects, args.rounds)
+    print("== 1,000 Pods")
+    _defaulting_cost(
+        PolicyInputs.from_objects(yaml.safe_load_all(POD_POLICY)),
+        [_pod(i) for i in range(args.objects)],
+        args.rounds,
+    )
 
 
 def _defaulting_cost(inputs: PolicyInputs, objects: list[dict[str, Any]], rounds: int) -> None:
-    """Defaulting's cost per request: `prepare().admit` over the stream with the objects decoded
-    as the server decodes them and, alternately in the same round, as written (defaulting
-    replaced by nothing: the engine then copies the object once, as defaulting does). CPU time
-    of this process (`time.process_time`), so other jobs on a shared machine weigh less; the
-    median of the rounds' paired ratios is the figure."""
+    """The cost per request of what the server does to an object before validating admission:
+    `prepare().admit` over the stream with the objects decoded and changed as the server does
+    and, alternately in the same round, as written (defaulting replaced by nothing: the engine
+    then copies the object once, as defaulting does; the admission plugins off). CPU time of this
+    process (`time.process_time`), so other jobs on a shared machine weigh less; the median of the
+    rounds' paired ratios is the figure."""
     real = getattr(engine, "default_object")  # noqa: B009 (replaced below, restored after)
 
     def as_written(obj: dict[str, Any], _version: str, _crd: Any = None) -> Defaulted:
@@ -126,10 +176,10 @@ def _defaulting_cost(inputs: PolicyInputs, objects: list[dict[str, Any]], rounds
     on: list[float] = []
     off: list[float] = []
     for _ in range(rounds):
-        on.append(_prepared_stream(inputs, objects))
+        on.append(_prepared_stream(inputs, objects, builtin_admission=True))
         setattr(engine, "default_object", as_written)  # noqa: B010
         try:
-            off.append(_prepared_stream(inputs, objects))
+            off.append(_prepared_stream(inputs, objects, builtin_admission=False))
         finally:
             setattr(engine, "default_object", real)  # noqa: B010
     n = len(objects)
@@ -146,15 +196,17 @@ def _defaulting_cost(inputs: PolicyInputs, objects: list[dict[str, Any]], rounds
         f"{statistics.median(off) / n * 1e6:.0f} µs as written"
     )
     print(
-        f"defaulting's cost per request: median {statistics.median(ratios) * 100:+.1f}% "
+        f"the server's changes' cost per request: median {statistics.median(ratios) * 100:+.1f}% "
         f"(rounds from {ratios[0] * 100:+.1f}% to {ratios[-1] * 100:+.1f}%); "
         f"default_object alone {statistics.median(alone) / n * 1e6:.1f} µs per object (copy included)"
     )
 
 
-def _prepared_stream(inputs: PolicyInputs, objects: list[dict[str, Any]]) -> float:
+def _prepared_stream(
+    inputs: PolicyInputs, objects: list[dict[str, Any]], *, builtin_admission: bool
+) -> float:
     """CPU seconds for the whole stream through one prepared policy set (as `vap-lsp run`)."""
-    prepared = prepare(inputs, kubernetes_version="1.34")
+    prepared = prepare(inputs, kubernetes_version="1.34", builtin_admission=builtin_admission)
     prepared.admit(AdmissionRequestInput("CREATE", objects[0]))
     t0 = time.process_time()
     for o in objects:

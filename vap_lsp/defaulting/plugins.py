@@ -135,9 +135,12 @@ class PluginOutcome:
 
 
 def _generated(prefix: str, obj: Mapping[str, Any]) -> str:
-    """names.SimpleNameGenerator's five characters, taken from the object (reproducible runs)."""
-    seed = hashlib.sha256(repr((prefix, obj.get("kind"), obj.get("metadata"))).encode()).digest()
-    return prefix + "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in seed[:5])
+    """names.SimpleNameGenerator's five characters, taken from the object's identity (reproducible
+    runs: the same object gets the same name)."""
+    meta = _meta(obj)
+    identity = f"{prefix}{meta.get('namespace')}/{meta.get('name') or meta.get('generateName')}"
+    seed = hashlib.blake2s(identity.encode(), digest_size=5).digest()
+    return prefix + "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in seed)
 
 
 def _newest_default(classes: Iterable[Mapping[str, Any]], annotations: tuple[str, ...]) -> str | None:
