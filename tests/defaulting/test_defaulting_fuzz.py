@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from vap_lsp.defaulting import default_object
 from vap_lsp.defaulting.builtin import default_builtin
+from vap_lsp.defaulting.plugins import ClusterObjects, admission_plugins, stored
 
 KEYS = st.sampled_from(
     [
@@ -30,6 +31,19 @@ KEYS = st.sampled_from(
         "selector",
         "x",
         "behavior",
+        "tolerations",
+        "volumeMounts",
+        "initContainers",
+        "serviceAccountName",
+        "automountServiceAccountToken",
+        "priority",
+        "priorityClassName",
+        "taints",
+        "finalizers",
+        "stringData",
+        "data",
+        "annotations",
+        "podCIDRs",
     ]
 )
 JSON = st.recursive(
@@ -46,6 +60,10 @@ KINDS = st.sampled_from(
         ("v1", "ReplicationController"),
         ("autoscaling/v2", "HorizontalPodAutoscaler"),
         ("v1", "LimitRange"),
+        ("v1", "Secret"),
+        ("v1", "Node"),
+        ("apps/v1", "DaemonSet"),
+        ("v1", "PersistentVolumeClaim"),
     ]
 )
 
@@ -65,3 +83,30 @@ def test_malformed_objects_never_raise(kind: tuple[str, str], body: dict[str, An
 @given(body=st.dictionaries(KEYS, JSON, max_size=4))
 def test_raw_walk_raises_nothing_either(body: dict[str, Any]) -> None:
     default_builtin(dict(body), "io.k8s.api.core.v1.Pod", "1.30")
+
+
+RESOURCES = st.sampled_from(
+    [
+        ("", "pods"),
+        ("", "nodes"),
+        ("", "persistentvolumeclaims"),
+        ("", "persistentvolumes"),
+        ("networking.k8s.io", "ingresses"),
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    resource=RESOURCES,
+    body=st.dictionaries(KEYS, JSON, max_size=4),
+    old=st.dictionaries(KEYS, JSON, max_size=4),
+    operation=st.sampled_from(["CREATE", "UPDATE"]),
+)
+def test_the_admission_plugins_never_raise_on_malformed_objects(
+    resource: tuple[str, str], body: dict[str, Any], old: dict[str, Any], operation: str
+) -> None:
+    """`volumes: null`, a `spec` that is a list, containers that are strings...: the plugins
+    leave what they cannot read as written (the server would have rejected the body)."""
+    stored(old, resource, "default", ClusterObjects(), 35)
+    admission_plugins(body, old, operation, resource, "default", ClusterObjects(), 35)

@@ -261,6 +261,19 @@ def test_parse_int_uint_float(go: GoOracle) -> None:
     compare(go, "parse_float", inputs, lambda s: _num(strconv.parse_float(s)))
 
 
+def test_parse_bool(go: GoOracle) -> None:
+    """The ServiceAccount admission plugin reads kubernetes.io/enforce-mountable-secrets with it."""
+    cases = ["1", "0", "t", "f", "T", "F", "true", "false", "TRUE", "FALSE", "True", "False", "tRuE", "yes"]
+    cases += ["", " true", "true ", "2", "on", "y", "TrUe", "FaLsE", "truE"]
+    cases += list(random_strings(8, 200, "tTrRuUeE10fFaAlLsS", 5))
+
+    def parsed(s: str) -> dict[str, Any]:
+        value = strconv.parse_bool(s)
+        return {"err": "*"} if value is None else {"out": "true" if value else "false"}
+
+    compare(go, "parse_bool", cases, parsed)
+
+
 def test_trim_space_is_strings_trim_space(go: GoOracle) -> None:
     spaces = "\t\n\v\f\r \x85\xa0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\x1c\x1f\u200b\ufeff"
     cases = [" a ", "\x1c a \x1f", "\u3000x\u3000", "\u200bx\u200b", "", "   "]

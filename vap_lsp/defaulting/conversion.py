@@ -14,7 +14,8 @@ hand-written conversions (kubernetes/kubernetes `pkg/apis/core/v1/conversion.go`
 - `Convert_v1_NodeSpec_To_core_NodeSpec` and back: `podCIDR` and `podCIDRs[0]` agree;
 - `Convert_v1_PodStatus_To_core_PodStatus` and back: `podIP`/`podIPs` and `hostIP`/`hostIPs`
   agree;
-- Pods and pod templates drop the init-container annotations of Kubernetes 1.5–1.7;
+- Pods and pod templates drop the init-container annotations of Kubernetes 1.5–1.7, and a Pod's
+  negative `terminationGracePeriodSeconds` becomes 1;
 - `Convert_apps_DaemonSet_To_v1_DaemonSet` writes the internal `spec.templateGeneration` into the
   annotation `deprecated.daemonset.template.generation` (0 until the registry sets it to 1 on
   create: `vap_lsp.defaulting.server`).
@@ -28,7 +29,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from vap_lsp.defaulting.rules import JsonDict
+from vap_lsp.defaulting.rules import JsonDict, child_map
 
 __all__ = ["TEMPLATE_GENERATION", "round_trip", "template_generation"]
 
@@ -103,6 +104,10 @@ def _pod(obj: JsonDict) -> None:
     spec = _dict(obj.get("spec"))
     if spec is not None:
         pod_spec(spec)
+        # Convert_v1_Pod_To_core_Pod (and back): a negative grace period means 1 (pods only).
+        grace = spec.get("terminationGracePeriodSeconds")
+        if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
+            spec["terminationGracePeriodSeconds"] = 1
     status = _dict(obj.get("status"))
     if status is not None:
         _agree(status, "podIP", "podIPs", keyed=True)
@@ -162,15 +167,9 @@ def template_generation(obj: JsonDict) -> int | None:
 
 def set_template_generation(obj: JsonDict, generation: int) -> None:
     """The annotation as `Convert_apps_DaemonSet_To_v1_DaemonSet` writes it."""
-    meta = obj.get("metadata")
-    if meta is None:
-        meta = obj["metadata"] = {}
-    if not isinstance(meta, dict):
-        return
-    annotations = meta.get("annotations")
-    if annotations is None:
-        annotations = meta["annotations"] = {}
-    if isinstance(annotations, dict):
+    meta = child_map(obj, "metadata")
+    annotations = child_map(meta, "annotations") if meta is not None else None
+    if annotations is not None:
         annotations[TEMPLATE_GENERATION] = str(generation)
 
 

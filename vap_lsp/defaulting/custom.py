@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from vap_lsp.apimachinery.quantity import QuantityError, format_quantity, is_binary, parse_quantity
-from vap_lsp.defaulting.rules import CORE, JsonDict, copy_json
+from vap_lsp.defaulting.rules import CORE, JsonDict, child_map, copy_json
 
 
 def _dicts(v: Any) -> list[JsonDict]:
@@ -23,10 +23,8 @@ def _requests_from_limits(containers: Any) -> None:
         res = c.get("resources")
         if not isinstance(res, dict) or not isinstance(res.get("limits"), dict) or not res["limits"]:
             continue
-        requests = res.get("requests")
+        requests = child_map(res, "requests")
         if requests is None:
-            requests = res["requests"] = {}
-        if not isinstance(requests, dict):
             continue
         for name, value in res["limits"].items():
             requests.setdefault(name, value)
@@ -240,10 +238,8 @@ def namespace(obj: JsonDict) -> None:
     meta = obj.get("metadata")
     if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
         return
-    labels = meta.get("labels")
-    if labels is None:
-        labels = meta["labels"] = {}
-    if isinstance(labels, dict):
+    labels = child_map(meta, "labels")
+    if labels is not None:
         labels["kubernetes.io/metadata.name"] = meta["name"]
 
 

@@ -52,7 +52,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vap_lsp.defaulting.rules import JsonDict
+from vap_lsp.defaulting.rules import JsonDict, child_list, child_map, copy_json
+from vap_lsp.golang.strconv import parse_bool
+from vap_lsp.golang.timefmt import parse_rfc3339
 
 __all__ = [
     "ClusterObjects",
@@ -66,6 +68,7 @@ __all__ = [
 TOKEN_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 TOKEN_VOLUME_PREFIX = "kube-api-access-"
 MIRROR_POD = "kubernetes.io/config.mirror"
+ENFORCE_MOUNTABLE_SECRETS = "kubernetes.io/enforce-mountable-secrets"
 DEFAULT_SERVICE_ACCOUNT = "default"
 TOLERATION_SECONDS = 300
 NOT_READY = "node.kubernetes.io/not-ready"
@@ -75,6 +78,8 @@ SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-c
 """scheduling.SystemPriorityClasses: created by every kube-apiserver (preemption defaulted)."""
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
+_ZERO_TIME = -62135596800 * 10**9
+"""time.Time{} in Unix nanoseconds (0001-01-01T00:00:00Z)."""
 
 
 def _dict(v: Any) -> JsonDict | None:
@@ -143,6 +148,12 @@ def _generated(prefix: str, obj: Mapping[str, Any]) -> str:
     return prefix + "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in seed)
 
 
+def _created(obj: Mapping[str, Any]) -> int:
+    """creationTimestamp in Unix nanoseconds; Go's zero time (year 1) when absent."""
+    parsed = parse_rfc3339(_text(_meta(obj).get("creationTimestamp")))
+    return parsed[0] if parsed is not None else _ZERO_TIME
+
+
 def _newest_default(classes: Iterable[Mapping[str, Any]], annotations: tuple[str, ...]) -> str | None:
     """The default class as the plugins choose it: annotated "true", newest first, then by name."""
     found = []
@@ -153,24 +164,27 @@ def _newest_default(classes: Iterable[Mapping[str, Any]], annotations: tuple[str
     if not found:
         return None
     found.sort(key=lambda c: _text(_meta(c).get("name")))
-    found.sort(key=lambda c: _text(_meta(c).get("creationTimestamp")), reverse=True)
+    found.sort(key=_created, reverse=True)
     return _text(_meta(found[0]).get("name")) or None
 
 
 # --- the plugins, in AllOrderedPlugins' order ---------------------------------------------------
 
 
-def _service_account(pod: JsonDict, namespace: str, cluster: ClusterObjects) -> None:
+def _service_account(pod: JsonDict, namespace: str, cluster: ClusterObjects) -> str | None:
+    """Admit, then Validate (which Admit ends with); the rejection's error, if any."""
     spec = _dict(pod.get("spec"))
     annotations = _dict(_meta(pod).get("annotations")) or {}
-    if spec is None or MIRROR_POD in annotations:
-        return
+    if spec is None:
+        return None
+    if MIRROR_POD in annotations:
+        return _mirror_pod_error(spec)
     name = spec.get("serviceAccountName")
     if name in (None, ""):
         name = spec["serviceAccountName"] = DEFAULT_SERVICE_ACCOUNT
         spec["serviceAccount"] = name  # the conversion back to v1 mirrors it
     if not isinstance(name, str):
-        return
+        return None
     account = cluster.service_accounts.get((namespace, name), {})
     automount = spec.get("automountServiceAccountToken")
     if not isinstance(automount, bool):
@@ -180,6 +194,111 @@ def _service_account(pod: JsonDict, namespace: str, cluster: ClusterObjects) -> 
     pulls = account.get("imagePullSecrets")
     if not spec.get("imagePullSecrets") and isinstance(pulls, list) and pulls:
         spec["imagePullSecrets"] = [{"name": _text(p.get("name"))} for p in pulls if isinstance(p, Mapping)]
+    marks = _meta(account).get("annotations")
+    enforce = marks.get(ENFORCE_MOUNTABLE_SECRETS) if isinstance(marks, Mapping) else None
+    if isinstance(enforce, str) and parse_bool(enforce):
+        return _unreferenced_secret(spec, account, name)
+    return None
+
+
+def _names(items: Any) -> set[str]:
+    return {_text(i.get("name")) for i in _list(items) if isinstance(i, Mapping)}
+
+
+def _unreferenced_secret(spec: JsonDict, account: Mapping[str, Any], account_name: str) -> str | None:
+    """limitSecretReferences: the first secret the pod uses that its service account does not list."""
+    mountable, pulls = _names(account.get("secrets")), _names(account.get("imagePullSecrets"))
+    tail = f"is not allowed because service account {account_name} does not reference that secret"
+    for volume in _list(spec.get("volumes")):
+        secret = _dict(volume.get("secret")) if isinstance(volume, dict) else None
+        if secret is not None and _text(secret.get("secretName")) not in mountable:
+            return f'volume with secret.secretName="{_text(secret.get("secretName"))}" {tail}'
+    for key, which in (("initContainers", "init container"), ("containers", "container")):
+        for container in _list(spec.get(key)):
+            if not isinstance(container, dict):
+                continue
+            name = _text(container.get("name"))
+            for env in _list(container.get("env")):
+                source = _dict(env.get("valueFrom")) if isinstance(env, dict) else None
+                ref = _dict(source.get("secretKeyRef")) if source is not None else None
+                if isinstance(env, dict) and ref is not None and _text(ref.get("name")) not in mountable:
+                    return (
+                        f"{which} {name} with envVar {_text(env.get('name'))} referencing "
+                        f'secret.secretName="{_text(ref.get("name"))}" {tail}'
+                    )
+            for source in _list(container.get("envFrom")):
+                ref = _dict(source.get("secretRef")) if isinstance(source, dict) else None
+                if ref is not None and _text(ref.get("name")) not in mountable:
+                    referenced = _text(ref.get("name"))
+                    return f'{which} {name} with envFrom referencing secret.secretName="{referenced}" {tail}'
+    for i, pull in enumerate(_list(spec.get("imagePullSecrets"))):
+        if isinstance(pull, dict) and _text(pull.get("name")) not in pulls:
+            return (
+                f'imagePullSecrets[{i}].name="{_text(pull.get("name"))}" is not allowed because service '
+                f"account {account_name} does not reference that imagePullSecret"
+            )
+    return None
+
+
+_SECRET_REFS = (
+    ("secret", "secretName"),
+    ("azureFile", "secretName"),
+    ("cephfs", "secretRef"),
+    ("cinder", "secretRef"),
+    ("flexVolume", "secretRef"),
+    ("rbd", "secretRef"),
+    ("scaleIO", "secretRef"),
+    ("iscsi", "secretRef"),
+    ("storageos", "secretRef"),
+    ("csi", "nodePublishSecretRef"),
+)
+"""The volume sources that name a secret (podutil.VisitPodSecretNames)."""
+
+
+def _references_secret(spec: JsonDict) -> bool:
+    """podutil.VisitPodSecretNames over every container: does the pod use any secret?"""
+    if _list(spec.get("imagePullSecrets")):
+        return True
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for container in _list(spec.get(key)):
+            if not isinstance(container, dict):
+                continue
+            if any(
+                isinstance(s, dict) and isinstance(s.get("secretRef"), dict)
+                for s in _list(container.get("envFrom"))
+            ):
+                return True
+            for env in _list(container.get("env")):
+                source = env.get("valueFrom") if isinstance(env, dict) else None
+                if isinstance(source, dict) and isinstance(source.get("secretKeyRef"), dict):
+                    return True
+    for volume in _list(spec.get("volumes")):
+        if not isinstance(volume, dict):
+            continue
+        if any(
+            isinstance(volume.get(source), dict) and volume[source].get(ref) for source, ref in _SECRET_REFS
+        ):
+            return True
+        projected = _dict(volume.get("projected")) or {}
+        if any(
+            isinstance(p, dict) and isinstance(p.get("secret"), dict) for p in _list(projected.get("sources"))
+        ):
+            return True
+    return False
+
+
+def _mirror_pod_error(spec: JsonDict) -> str | None:
+    """Validate of a mirror pod (a static pod's copy, never changed by the plugin)."""
+    if spec.get("serviceAccountName"):
+        return "a mirror pod may not reference service accounts"
+    if _references_secret(spec):
+        return "a mirror pod may not reference secrets"
+    for volume in _list(spec.get("volumes")):
+        projected = _dict(volume.get("projected")) if isinstance(volume, dict) else None
+        sources = _list(projected.get("sources")) if projected is not None else []
+        if any(isinstance(p, dict) and p.get("serviceAccountToken") is not None for p in sources):
+            return "a mirror pod may not use ServiceAccountToken volume projections"
+    return None
 
 
 def _token_volume(name: str) -> JsonDict:
@@ -206,50 +325,55 @@ def _token_volume(name: str) -> JsonDict:
     }
 
 
+def _token_volume_of(volumes: Any) -> JsonDict | None:
+    """The pod's service-account token volume (the plugin's: named `kube-api-access-…`)."""
+    for v in _list(volumes):
+        if isinstance(v, dict) and _text(v.get("name")).startswith(TOKEN_VOLUME_PREFIX):
+            return v
+    return None
+
+
+def _mounts_token(container: JsonDict) -> bool | None:
+    """Whether something is mounted where the token goes (None: `volumeMounts` is no list)."""
+    mounts = container.get("volumeMounts")
+    if mounts is not None and not isinstance(mounts, list):
+        return None
+    return any(isinstance(m, dict) and m.get("mountPath") == TOKEN_MOUNT_PATH for m in _list(mounts))
+
+
+def _containers(spec: JsonDict) -> list[JsonDict]:
+    """Init containers then containers, as the plugin visits them (not ephemeral containers)."""
+    return [
+        c for key in ("initContainers", "containers") for c in _list(spec.get(key)) if isinstance(c, dict)
+    ]
+
+
 def _mount_token(pod: JsonDict, spec: JsonDict) -> None:
     volumes = spec.get("volumes")
     if volumes is not None and not isinstance(volumes, list):
         return
-    existing = next(
-        (
-            v["name"]
-            for v in _list(volumes)
-            if isinstance(v, dict) and _text(v.get("name")).startswith(TOKEN_VOLUME_PREFIX)
-        ),
-        None,
-    )
-    volume_name = existing or _generated(TOKEN_VOLUME_PREFIX, pod)
+    existing = _token_volume_of(volumes)
+    volume_name = existing["name"] if existing is not None else _generated(TOKEN_VOLUME_PREFIX, pod)
     needed = False
-    for key in ("initContainers", "containers"):
-        for container in _list(spec.get(key)):
-            if not isinstance(container, dict):
-                continue
-            mounts = container.get("volumeMounts")
-            if mounts is not None and not isinstance(mounts, list):
-                continue
-            if any(isinstance(m, dict) and m.get("mountPath") == TOKEN_MOUNT_PATH for m in _list(mounts)):
-                continue
-            container.setdefault("volumeMounts", []).append(
-                {"name": volume_name, "readOnly": True, "mountPath": TOKEN_MOUNT_PATH}
-            )
+    for container in _containers(spec):
+        mounts = child_list(container, "volumeMounts") if _mounts_token(container) is False else None
+        if mounts is not None:
+            mounts.append({"name": volume_name, "readOnly": True, "mountPath": TOKEN_MOUNT_PATH})
             needed = True
-    if needed and existing is None:
-        spec.setdefault("volumes", []).append(_token_volume(volume_name))
+    listed = child_list(spec, "volumes") if needed and existing is None else None
+    if listed is not None:
+        listed.append(_token_volume(volume_name))
 
 
 def _node_taint(node: JsonDict) -> None:
-    spec = node.get("spec")
-    if spec is None:
-        spec = node["spec"] = {}
-    if not isinstance(spec, dict):
+    spec = child_map(node, "spec")
+    taints = child_list(spec, "taints") if spec is not None else None
+    if taints is None:
         return
-    taints = spec.get("taints")
-    if taints is not None and not isinstance(taints, list):
-        return
-    for t in _list(taints):
+    for t in taints:
         if isinstance(t, dict) and t.get("key") == NOT_READY and t.get("effect") == "NoSchedule":
             return  # Taint.MatchTaint: the same key and effect
-    spec.setdefault("taints", []).append({"key": NOT_READY, "effect": "NoSchedule"})
+    taints.append({"key": NOT_READY, "effect": "NoSchedule"})
 
 
 def _forbidden(resource: str, name: str, error: str) -> str:
@@ -337,11 +461,11 @@ def _tolerations(pod: JsonDict) -> None:
     spec = _dict(pod.get("spec"))
     if spec is None:
         return
-    tolerations = spec.get("tolerations")
-    if tolerations is not None and not isinstance(tolerations, list):
+    tolerations = child_list(spec, "tolerations")
+    if tolerations is None:
         return
     tolerated = {NOT_READY: False, UNREACHABLE: False}
-    for t in _list(tolerations):
+    for t in tolerations:
         if not isinstance(t, dict) or _text(t.get("effect")) not in ("", "NoExecute"):
             continue
         key = _text(t.get("key"))
@@ -350,7 +474,7 @@ def _tolerations(pod: JsonDict) -> None:
                 tolerated[taint] = True
     for taint, done in tolerated.items():
         if not done:
-            spec.setdefault("tolerations", []).append(
+            tolerations.append(
                 {
                     "key": taint,
                     "operator": "Exists",
@@ -370,7 +494,11 @@ _INGRESS_DEFAULT = ("ingressclass.kubernetes.io/is-default-class",)
 def _storage_class(pvc: JsonDict, cluster: ClusterObjects) -> list[str]:
     spec = _dict(pvc.get("spec"))
     annotations = _dict(_meta(pvc).get("annotations")) or {}
-    if spec is None or "storageClassName" in spec or "volume.beta.kubernetes.io/storage-class" in annotations:
+    # helper.PersistentVolumeClaimHasClass: a class is set when the field is (null is not) or
+    # the beta annotation is.
+    if spec is None or spec.get("storageClassName") is not None:
+        return []
+    if "volume.beta.kubernetes.io/storage-class" in annotations:
         return []
     default = _newest_default(cluster.storage_classes, _STORAGE_DEFAULT)
     if default is None:
@@ -400,15 +528,9 @@ def _ingress_class(ingress: JsonDict, cluster: ClusterObjects) -> list[str]:
 
 
 def _finalizer(obj: JsonDict, finalizer: str) -> None:
-    meta = obj.get("metadata")
-    if meta is None:
-        meta = obj["metadata"] = {}
-    if not isinstance(meta, dict):
-        return
-    finalizers = meta.get("finalizers")
-    if finalizers is None:
-        finalizers = meta["finalizers"] = []
-    if isinstance(finalizers, list) and finalizer not in finalizers:
+    meta = child_map(obj, "metadata")
+    finalizers = child_list(meta, "finalizers") if meta is not None else None
+    if finalizers is not None and finalizer not in finalizers:
         finalizers.append(finalizer)
 
 
@@ -434,11 +556,14 @@ def admission_plugins(
     plural) with `obj` (decoded, in place), in the server's order; stops at a rejection."""
     group, plural = resource
     out = PluginOutcome()
-    # admission.NewForbidden names the object by its generateName before it has a name.
-    name = _text(_meta(obj).get("name")) or _text(_meta(obj).get("generateName"))
+    # admission.NewForbidden (extractResourceName): the name, else the generateName, else Unknown.
+    name = _text(_meta(obj).get("name")) or _text(_meta(obj).get("generateName")) or "Unknown"
     if (group, plural) == ("", "pods"):
         if operation == "CREATE":
-            _service_account(obj, namespace, cluster)
+            error = _service_account(obj, namespace, cluster)
+            if error is not None:
+                out.forbidden = _forbidden("pods", name, error)
+                return out
             spec = _dict(obj.get("spec"))
             runtime = spec.get("runtimeClassName") if spec is not None else None
             if isinstance(runtime, str) and runtime:
@@ -482,42 +607,27 @@ def _carry_over(pod: JsonDict, stored: Mapping[str, Any] | None) -> None:
         if spec.get(key) in (None, "") and isinstance(old.get(key), str):
             spec[key] = old[key]
     volumes = spec.get("volumes")
-    if volumes is not None and not isinstance(volumes, list):
+    token = _token_volume_of(old.get("volumes"))
+    if token is None or (volumes is not None and not isinstance(volumes, list)) or _token_volume_of(volumes):
         return
-    if any(
-        isinstance(v, dict) and _text(v.get("name")).startswith(TOKEN_VOLUME_PREFIX) for v in _list(volumes)
-    ):
-        return
-    token = next(
-        (
-            v
-            for v in _list(old.get("volumes"))
-            if isinstance(v, dict) and _text(v.get("name")).startswith(TOKEN_VOLUME_PREFIX)
-        ),
-        None,
-    )
-    if token is None:
-        return
-    spec.setdefault("volumes", []).append(token)
-    for key in ("initContainers", "containers"):
-        stored_mounts = {
-            _text(c.get("name")): m
-            for c in _list(old.get(key))
-            if isinstance(c, dict)
-            for m in _list(c.get("volumeMounts"))
-            if isinstance(m, dict) and m.get("name") == token.get("name")
-        }
-        for container in _list(spec.get(key)):
-            if not isinstance(container, dict):
-                continue
-            mount = stored_mounts.get(_text(container.get("name")))
-            mounts = container.get("volumeMounts")
-            if mount is None or (mounts is not None and not isinstance(mounts, list)):
-                continue
-            if not any(
-                isinstance(m, dict) and m.get("mountPath") == mount.get("mountPath") for m in _list(mounts)
-            ):
-                container.setdefault("volumeMounts", []).append(mount)
+    listed = child_list(spec, "volumes")
+    assert listed is not None
+    listed.append(copy_json(token))
+    stored_mounts = {
+        _text(c.get("name")): m
+        for c in _containers(old)
+        for m in _list(c.get("volumeMounts"))
+        if isinstance(m, dict) and m.get("name") == token.get("name")
+    }
+    for container in _containers(spec):
+        mount = stored_mounts.get(_text(container.get("name")))
+        mounts = (
+            child_list(container, "volumeMounts")
+            if mount is not None and _mounts_token(container) is False
+            else None
+        )
+        if mount is not None and mounts is not None:
+            mounts.append(copy_json(mount))
 
 
 def stored(

@@ -79,6 +79,24 @@ JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
 """Types `copy_json` shares without a call (most values of an object)."""
 
 
+def child_map(parent: JsonDict, key: str) -> JsonDict | None:
+    """`parent[key]` as a map, created empty when absent or null (Go sets a nil map before
+    writing into it); None when it holds another type, which stays as written."""
+    value = parent.get(key)
+    if value is None:
+        value = parent[key] = {}
+    return value if isinstance(value, dict) else None
+
+
+def child_list(parent: JsonDict, key: str) -> list[Any] | None:
+    """`parent[key]` as a list, created empty when absent or null (Go appends to a nil slice);
+    None when it holds another type, which stays as written."""
+    value = parent.get(key)
+    if value is None:
+        value = parent[key] = []
+    return value if isinstance(value, list) else None
+
+
 def _get(d: Mapping[str, Any], *path: str) -> Any:
     cur: Any = d
     for key in path:

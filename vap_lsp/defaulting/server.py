@@ -32,7 +32,7 @@ import uuid
 from datetime import UTC, datetime
 
 from vap_lsp.defaulting.conversion import set_template_generation, template_generation
-from vap_lsp.defaulting.rules import JsonDict
+from vap_lsp.defaulting.rules import JsonDict, child_list, child_map
 from vap_lsp.defaulting.service import allocate_create, allocate_update
 
 # Kinds whose registry strategy sets metadata.generation = 1 on create and bumps it when the
@@ -76,16 +76,9 @@ def tracks_generation(group: str, kind: str, kubernetes_minor: int, *, custom: b
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
 
 
-def _meta(obj: JsonDict) -> JsonDict | None:
-    meta = obj.get("metadata")
-    if meta is None:
-        meta = obj["metadata"] = {}
-    return meta if isinstance(meta, dict) else None
-
-
 def before_mutating(obj: JsonDict, namespace: str, namespaced: bool) -> None:
     """The request's namespace on the object (step 1 above), in place."""
-    meta = _meta(obj)
+    meta = child_map(obj, "metadata")
     if meta is None:
         return
     if namespaced and namespace and not meta.get("namespace"):
@@ -146,7 +139,7 @@ def before_validating(
 ) -> list[str]:
     """Steps 3 above for `operation` (CREATE or UPDATE of the main resource), in place; the
     notes say which filled-in values are placeholders for what only the cluster knows."""
-    meta = _meta(obj)
+    meta = child_map(obj, "metadata")
     if meta is None:
         return []
     group, _version, kind = gvk
@@ -180,10 +173,8 @@ def before_validating(
             obj["status"] = {"phase": "Active"}
             if not isinstance(spec, dict):
                 spec = obj["spec"] = {}
-            finalizers = spec.get("finalizers")
-            if finalizers is None:
-                finalizers = spec["finalizers"] = []
-            if isinstance(finalizers, list) and "kubernetes" not in finalizers:
+            finalizers = child_list(spec, "finalizers")
+            if finalizers is not None and "kubernetes" not in finalizers:
                 finalizers.append("kubernetes")
         return notes
     if operation != "UPDATE" or not isinstance(old, dict):

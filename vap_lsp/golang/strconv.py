@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["SHORT_ESCAPES", "parse_float", "parse_int", "parse_uint", "quote", "quote_bytes"]
+__all__ = ["SHORT_ESCAPES", "parse_bool", "parse_float", "parse_int", "parse_uint", "quote", "quote_bytes"]
 
 SHORT_ESCAPES = {
     # strconv.Quote's one-letter escapes (cel-go's strings.quote uses the same set).
@@ -155,3 +155,12 @@ def parse_float(s: str) -> float | None:
     except ValueError:
         return None
     return None if math.isinf(value) else value
+
+
+_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def parse_bool(s: str) -> bool | None:
+    """strconv.ParseBool; None for its error (anything else, spaces included)."""
+    return True if s in _TRUE else False if s in _FALSE else None

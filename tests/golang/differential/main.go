@@ -87,6 +87,12 @@ func run(r request) answer {
 			return answer{"err": "*"}
 		}
 		return answer{"out": strconv.FormatUint(n, 10)}
+	case "parse_bool":
+		b, err := strconv.ParseBool(r.In)
+		if err != nil {
+			return answer{"err": "*"}
+		}
+		return answer{"out": strconv.FormatBool(b)}
 	case "parse_float":
 		f, err := strconv.ParseFloat(r.In, 64)
 		if err != nil {
