@@ -11,7 +11,10 @@ the object:
   (service account token of 3607 s, `kube-root-ca.crt`, the namespace; mode 0644) mounted
   read-only at `/var/run/secrets/kubernetes.io/serviceaccount` in every init container and
   container that mounts nothing there; the ServiceAccount's `imagePullSecrets` when the pod has
-  none. Mirror pods are left alone.
+  none. Then its validation: a mirror pod (a static pod's copy, never changed) that names a
+  service account, uses a secret or projects a token is forbidden, and so is a pod using a secret
+  its ServiceAccount does not list when that account is annotated
+  `kubernetes.io/enforce-mountable-secrets: "true"`.
 - **TaintNodesByCondition** (`plugin/pkg/admission/nodetaint`), Node CREATE: the taint
   `node.kubernetes.io/not-ready:NoSchedule`.
 - **Priority** (`plugin/pkg/admission/priority`), Pod CREATE: `priority` (and
