@@ -99,6 +99,53 @@ def test_the_same_expression_over_a_list_with_a_small_max_items() -> None:
     assert _cost_findings(_crd(ITEMS_MAX_20) + POLICY) == []
 
 
+# A nest over a built-in kind's map (Pod labels: no bound can be added) and a CRD's list: a
+# maxItems on the CRD's list alone never brings it under the per-call limit, so no number is
+# offered (C-0076/C-0077 of the Kubescape library, in the corpus, were told "at most 446").
+PARAMS_POLICY = """\
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: labels-from-params
+spec:
+  paramKind: {apiVersion: example.com/v1, kind: Widget}
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [""]
+        apiVersions: ["v1"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["pods"]
+  validations:
+    - expression: "object.metadata.labels.all(l, params.spec.items.all(i, i != l))"
+"""
+LABELS = (
+    "metadata.labels has no maxProperties in the built-in schema of v1 Pod, so it is sized as the "
+    "most a 3 MiB request can hold: nest fewer comprehensions over it; "
+)
+
+
+@pytest.mark.parametrize(
+    ("items", "advice"),
+    [
+        (
+            ITEMS_UNBOUNDED,
+            "spec.items has no maxItems in the CRD of example.com/v1 Widget, so it is sized as the "
+            "most a 3 MiB request can hold: add maxItems (no bound there alone keeps the expression "
+            "under the per-call limit)",
+        ),
+        (
+            "                  maxItems: 1\n" + ITEMS_UNBOUNDED,
+            "spec.items has maxItems 1 in the CRD of example.com/v1 Widget: no bound there alone "
+            "keeps the expression under the per-call limit",
+        ),
+    ],
+)
+def test_no_bound_is_offered_that_a_built_in_range_defeats(items: str, advice: str) -> None:
+    [(_, _, message)] = _cost_findings(_crd(items) + PARAMS_POLICY)
+    assert message.endswith(LABELS + advice), message
+
+
 # --- the README's example ------------------------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[2]

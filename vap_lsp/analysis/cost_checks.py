@@ -14,7 +14,9 @@ objects, and `failurePolicy` decides. So this is advice (information by default,
 Estimates are `analysis.cost_estimates`' (cel-go's estimator with Kubernetes' size estimator
 over the matched kinds' schemas). The message names the comprehension that dominates and the
 schema bound that would make it pass: for a range without `maxItems`/`maxProperties`, sized
-from the 3 MiB request limit, the largest bound that brings the expression under the limit.
+from the 3 MiB request limit, the largest bound that brings the expression under the limit,
+worked out with only the ranges a CRD bounds lowered (a built-in kind's lists keep their size: when
+they alone cost too much, the message says that no bound there is enough instead of a number).
 Ranges that are not schema fields (computed lists, `dyn` objects) have no bound to suggest:
 those expressions are not reported (typing_coverage already says where types are missing).
 """
@@ -69,8 +71,11 @@ class BoundFix:
     current: int | None = None
     """The bound the schema sets (None: none, sized from the request limit)."""
     passing: int | None = None
-    """The largest bound (on every such range of the nest) that brings the expression under the
-    per-call limit (None: unknown, or no bound is enough)."""
+    """The largest bound (on every range of the nest the author can bound, at once) that brings
+    the expression under the per-call limit (None: not worked out, or none is enough)."""
+    none_passes: bool = False
+    """Worked out, and no bound the author can set brings the expression under the per-call
+    limit: what no schema can bound (a built-in kind's lists, computed values) costs too much."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,7 @@ def _why(cost: SiteCost) -> str:
     parts: list[str] = []
     if cost.comprehension_text:
         parts.append(f"dominated by `{_shorten(cost.comprehension_text)}`")
-    lengths = [f.field for f in cost.fixes if f.keyword == "maxLength"]
+    lengths = [f.field for f in cost.fixes if f.keyword == "maxLength" and f.editable]
     with_lengths = f" with maxLength {ELEMENT_LENGTH} on {', '.join(lengths)}" if lengths else ""
     for f in cost.fixes:
         if f.current is None:
@@ -133,14 +138,19 @@ def _why(cost: SiteCost) -> str:
         else:
             text = f"{f.field} has {f.keyword} {f.current:,} in {f.owner}"
             action = f"lower {f.keyword}"
-        if f.editable:
+        if not f.editable:
+            text += ": nest fewer comprehensions over it"
+        elif f.none_passes:
+            alone = "no bound there alone keeps the expression under the per-call limit"
+            text += f": {action} ({alone})" if f.current is None else f": {alone}"
+        elif f.passing is not None and f.current is not None and f.passing >= f.current:
+            pass  # the bound it has is enough once the others are set
+        else:
             text += f": {action}" + (
                 f" (at most {f.passing:,}{with_lengths} keeps the expression under the per-call limit)"
                 if f.passing is not None
                 else ""
             )
-        else:
-            text += ": nest fewer comprehensions over it"
         parts.append(text)
     return "; ".join(parts)
 
@@ -287,17 +297,24 @@ def site_cost(typing: PolicyTyping, found: ExpressionEstimate) -> SiteCost:
     # numbers only where the author can add them (a CRD), and only for what will be reported
     worth = over and schema_ranges and any(f.editable for f in fixes.values())
     strings = _unbounded_elements(found, ranges) if worth else ()
+    strings = tuple(p for p in strings if _owner(typing, found, p[0])[1])  # a CRD's strings only
     for path in strings:
         owner, editable = _owner(typing, found, path[0])
         fixes.setdefault(
             (field_path(path), "maxLength"), BoundFix(field_path(path), "maxLength", owner, editable)
         )
     if worth:
-        passing = _passing(found, ranges, strings)
-        if passing is not None:
-            fixes = {
-                k: replace(f, passing=passing if f.keyword != "maxLength" else None) for k, f in fixes.items()
-            }
+        # only the ranges a CRD bounds can be lowered: a built-in kind's keep their size
+        boundable = {
+            path: most for path, most in _range_bounds(ranges).items() if _owner(typing, found, path[0])[1]
+        }
+        passing = _passing(found, boundable, strings)
+        fixes = {
+            k: replace(f, passing=passing, none_passes=passing is None)
+            if f.keyword != "maxLength" and f.editable
+            else f
+            for k, f in fixes.items()
+        }
     return SiteCost(
         found.site,
         found.cost.min,
@@ -351,7 +368,17 @@ def _max_with(found: ExpressionEstimate, bounds: Mapping[Path, int]) -> int:
 
 
 def _range_paths(ranges: Sequence[RangeSize]) -> tuple[Path, ...]:
-    return tuple(dict.fromkeys(tuple(r.path) for r in ranges if r.path is not None and r.bound is not None))
+    return tuple(_range_bounds(ranges))
+
+
+def _range_bounds(ranges: Sequence[RangeSize]) -> dict[Path, int]:
+    """Each schema range's path and the most items it can have now (its bound, or the request's
+    worst case)."""
+    out: dict[Path, int] = {}
+    for r in ranges:
+        if r.path is not None and r.bound is not None:
+            out[tuple(r.path)] = max(out.get(tuple(r.path), 0), r.bound.max)
+    return out
 
 
 def _unbounded_elements(found: ExpressionEstimate, ranges: Sequence[RangeSize]) -> tuple[Path, ...]:
@@ -375,18 +402,18 @@ def _unbounded_elements(found: ExpressionEstimate, ranges: Sequence[RangeSize]) 
     return tuple(out)
 
 
-def _passing(found: ExpressionEstimate, ranges: Sequence[RangeSize], strings: tuple[Path, ...]) -> int | None:
-    """The largest bound on every schema range of the dominating nest at once (its unbounded
-    string elements at ELEMENT_LENGTH) that brings the expression under the per-call limit: a
-    binary search over re-estimates (`ExpressionEstimate.largest_bound_within` does one range
-    alone; a nest over two lists needs both bounded). None when even 1 is not enough."""
-    paths = _range_paths(ranges)
-    most = max((r.bound.max for r in ranges if r.bound is not None), default=0)
-    if not paths or most < 1:
+def _passing(found: ExpressionEstimate, ranges: Mapping[Path, int], strings: tuple[Path, ...]) -> int | None:
+    """The largest bound on the ranges the author can bound (`ranges`: path → the most items it can
+    have now), all at once and none above what it has, with their unbounded string elements at
+    ELEMENT_LENGTH, that brings the expression under the per-call limit: a binary search over
+    re-estimates (`ExpressionEstimate.largest_bound_within` does one range alone; a nest over two
+    lists needs both bounded). The other ranges keep their size. None when even 1 is not enough."""
+    most = max(ranges.values(), default=0)
+    if most < 1:
         return None
 
     def fits(n: int) -> bool:
-        bounds = {**{p: ELEMENT_LENGTH for p in strings}, **{p: n for p in paths}}
+        bounds = {**{p: ELEMENT_LENGTH for p in strings}, **{p: min(n, now) for p, now in ranges.items()}}
         return _max_with(found, bounds) <= PER_CALL_LIMIT
 
     if not fits(1):
