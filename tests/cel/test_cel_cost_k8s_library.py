@@ -262,3 +262,16 @@ def test_a_list_that_is_not_constant_costs_its_creation() -> None:
     result = evaluate_expression("[object.n, object.n, object.n, object.n, object.n].sum()", inputs)
     assert result.error is None
     assert result.cost_actual == 15 + 5 * 2  # each `object.n`: the variable (1), the selection (1)
+
+
+def test_traversal_cost_counts_the_bytes_of_a_string() -> None:
+    """`library/cost.go` `traversalCost` prices a string at `len(string(vt))` × 0.1: Go's `len` is
+    its UTF-8 bytes, where `size()` (and `actualSize`) count code points. Ten `é` are 20 bytes: 2."""
+    for expr, cost in (
+        ("['éééééééééé'].max()", 2),
+        ("['eeeeeeeeee'].max()", 1),
+        ("['日本語日本語日本'].indexOf('x')", 2),  # 24 bytes, 8 code points
+    ):
+        result = evaluate_expression(expr, PlaygroundInputs("1.35"))
+        assert result.error is None, result.error
+        assert result.cost_actual == cost, expr

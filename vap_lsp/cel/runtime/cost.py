@@ -26,14 +26,23 @@ def _ceil(x: float) -> int:
 
 
 def traversal_cost(v: Value) -> int:
-    """Kubernetes `traversalCost`: string/bytes length × 0.1 (truncated), summed over containers."""
-    if isinstance(v, (str, bytes)):
+    """Kubernetes `traversalCost`: string/bytes length × 0.1 (truncated), summed over containers.
+    A string's length is Go's `len`, its UTF-8 bytes (not `size()`'s code points)."""
+    if isinstance(v, str):
+        return int(_utf8_len(v) * STRING_FACTOR)
+    if isinstance(v, bytes):
         return int(len(v) * STRING_FACTOR)
     if isinstance(v, (list, tuple)):
         return sum(traversal_cost(x) for x in v)
     if isinstance(v, dict):
         return sum(traversal_cost(k) + traversal_cost(x) for k, x in v.items())
     return 1
+
+
+def _utf8_len(s: str) -> int:
+    if s.isascii():
+        return len(s)
+    return len(s.encode("utf-8", "surrogatepass"))
 
 
 def _allocating(factor: float, size: int) -> int:
