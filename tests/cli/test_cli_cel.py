@@ -333,3 +333,43 @@ def test_estimate_with_max_items_on_the_crd(tmp_path: Path, capsys: pytest.Captu
     assert got["cost"]["estimate"] == {"min": 4, "max": 4 + 10 * (3 + inner)}
     assert main(["cel", NESTED, "--kind", "example.com/v1/Team", "--crd", crd]) == 1
     assert capsys.readouterr().out.endswith("(runtime; estimate 4..464)\n")
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        # Quantity.String(): canonical, in the format it was parsed in (add/sub keep the receiver's)
+        ("quantity('1Mi')", "1Mi"),
+        ("quantity('1.5')", "1500m"),
+        ("quantity('1500')", "1500"),
+        ("quantity('12e3')", "12e3"),
+        ("quantity('1.5e3')", "1500"),
+        ("quantity('0.5e0')", "500e-3"),
+        ("quantity('1Ki').add(976)", "2000"),
+        ("quantity('50k').add(quantity('20'))", "50020"),
+        ("quantity('1Gi').sub(quantity('512Mi'))", "512Mi"),
+        # blang/semver Version.String()
+        ("semver('1.2.3-rc.1+build.5')", "1.2.3-rc.1+build.5"),
+        ("semver('v01.2', true)", "1.2.0"),
+        # no JSON form: a description, never a Python object's repr
+        ("format.named('dns1123Label').value()", "format DNS1123Label"),
+        ("authorizer", "authorizer"),
+        ("authorizer.group('apps').resource('deployments')", "resource check apps/deployments"),
+        ("authorizer.path('/healthz').check('get')", "decision: denied (no rule allows this request)"),
+    ],
+)
+def test_values_without_a_json_type_print_as_their_text(
+    capsys: pytest.CaptureFixture[str], expression: str, value: str
+) -> None:
+    assert _json(capsys, expression, rc=0)["value"] == value
+
+
+def test_non_finite_doubles_print_as_proto_json_does(capsys: pytest.CaptureFixture[str]) -> None:
+    # protojson writes a google.protobuf.Value's NaN and infinities as strings: the output stays JSON
+    listed = "[dyn(1.0 / 0.0), dyn(-1.0 / 0.0), dyn(0.0 / 0.0), dyn('é')]"
+    assert main(["cel", listed, "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert "NaN," not in out and "Infinity," not in out
+    assert json.loads(out)["value"] == ["Infinity", "-Infinity", "NaN", "é"]
+    assert main(["cel", "[dyn(1.0 / 0.0), dyn('é')]"]) == 0
+    assert capsys.readouterr().out.startswith('["Infinity", "é"]\n')

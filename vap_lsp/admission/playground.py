@@ -12,6 +12,7 @@ sized by the kind's schema (`cel.schema_sizes`): lists, maps and strings without
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +82,18 @@ class PlaygroundResult:
                 "estimate": None if estimate is None else {"min": estimate.min, "max": estimate.max},
             },
         }
+
+
+def _finite(value: Any) -> Any:
+    """JSON data as JSON: a double's NaN and infinities as protojson writes them in a
+    `google.protobuf.Value` (`"NaN"`, `"Infinity"`, `"-Infinity"`), not Python's bare `NaN`."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
 
 
 def parse_kind(text: str) -> GVK:
@@ -192,7 +205,7 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         ctx.authorizer, a.resource.group, a.resource.resource, a.sub_resource, a.namespace, a.name
     )
     result = evaluate(compiled.checked, activation, env=env, cost_limit=PER_CALL_LIMIT)
-    value = patching.to_json(result.value) if result.ok else None
+    value = _finite(patching.to_json(result.value)) if result.ok else None
     return PlaygroundResult(
         compile_error=None,
         type=type_name,

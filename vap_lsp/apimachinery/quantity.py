@@ -44,20 +44,45 @@ def parse_quantity(text: str) -> Fraction:
 
 def is_binary(text: str) -> bool:
     """Whether a quantity is written in the BinarySI format (`Ki`, `Mi`…)."""
+    return quantity_format(text) == "BinarySI"
+
+
+def quantity_format(text: str) -> str:
+    """The format `ParseQuantity` gives a quantity (what its canonical text keeps): `BinarySI`
+    (`Ki`, `Mi`…), `DecimalExponent` (`e3`, `E-3`), else `DecimalSI` (`k`, `M`, none…)."""
     m = _QUANTITY_RE.match(text)
-    return m is not None and m.group(2) in _BINARY
+    suffix = m.group(2) if m is not None else ""
+    if suffix in _BINARY:
+        return "BinarySI"
+    return "DecimalSI" if suffix in _DECIMAL else "DecimalExponent"
 
 
-def format_quantity(value: Fraction, binary: bool = False) -> str:
-    """The canonical text of `value` (`Quantity.String`): BinarySI with the largest suffix that
-    keeps an integer (values below 1024 or not multiples of 1024 fall back to DecimalSI), else
-    DecimalSI with the largest exponent of 3 that keeps an integer, rounded up to nano units."""
-    if binary and value.denominator == 1 and abs(value) >= 1024:
-        for suffix, exp in sorted(_BINARY.items(), key=lambda kv: -kv[1]):
-            scaled = value / 2**exp
-            if scaled.denominator == 1:
-                return f"{scaled.numerator}{suffix}"
+def format_quantity(value: Fraction, binary: bool = False, *, format: str | None = None) -> str:
+    """The canonical text of `value` (`Quantity.String` → `CanonicalizeBytes`) in `format`
+    (default: BinarySI with `binary`, else DecimalSI). BinarySI: integers outside (-1024, 1024)
+    as a base-1024 mantissa with the largest suffix that keeps it an integer (`2000`, `1536Ki`);
+    anything else falls back to DecimalSI. DecimalSI: the largest exponent of 3 that keeps an
+    integer, as a suffix (`k`, `m`…); DecimalExponent: the same exponent as `e<n>`. Values are
+    rounded up to nano units, as apimachinery does for sub-nano precision."""
+    fmt = format if format is not None else ("BinarySI" if binary else "DecimalSI")
+    if fmt == "BinarySI" and value.denominator == 1 and abs(value) >= 1024:
+        amount, exp = value.numerator, 0
+        while amount % 1024 == 0 and exp < 60:
+            amount //= 1024
+            exp += 10
+        suffixes = {v: k for k, v in _BINARY.items()}
+        return f"{amount}{suffixes.get(exp, '')}"
     nanos = -((-value * 10**9) // 1)  # round up, as apimachinery does for sub-nano precision
+    if fmt == "DecimalExponent":
+        if nanos == 0:
+            return "0"
+        amount, exp = int(nanos), -9
+        while amount % 10 == 0:
+            amount //= 10
+            exp += 1
+        shift = exp % 3  # down to a multiple of 3, as AsCanonicalBytes does
+        amount, exp = amount * 10**shift, exp - shift
+        return f"{amount}e{exp}" if exp else str(amount)
     for suffix, exp in sorted(_DECIMAL.items(), key=lambda kv: -kv[1]):
         if exp < -9:
             continue

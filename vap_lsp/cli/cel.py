@@ -106,14 +106,14 @@ def cel_command(args: argparse.Namespace) -> int:
     except (InputError, PlaygroundError) as exc:
         return _fail(str(exc))
     if args.format == "json":
-        print(json.dumps(result.to_json(), indent=2))
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False))
     elif result.compile_error is not None:
         print(result.compile_error, file=sys.stderr)
     else:
         if result.error is not None:
             print(f"error: {result.error}")
         else:
-            print(json.dumps(result.value))
+            print(json.dumps(result.value, ensure_ascii=False, allow_nan=False))
         print(f"type: {result.type}")
         estimate = result.cost_estimate
         shown = f"{estimate.min}..{estimate.max}" if estimate is not None else "none"

@@ -112,21 +112,25 @@ def parse_quantity(text: str) -> Fraction:
 
 
 class Quantity(LibraryValue):
-    __slots__ = ("value",)
+    """`resource.Quantity`: its exact value and the format it was parsed in (`BinarySI`,
+    `DecimalSI`, `DecimalExponent`), which its text (`String()`) and a sum keep."""
+
+    __slots__ = ("format", "value")
     cel_type = "kubernetes.Quantity"
 
-    def __init__(self, value: Fraction) -> None:
+    def __init__(self, value: Fraction, format: str = "DecimalSI") -> None:
         self.value = value
+        self.format = format
 
     def equals(self, other: object) -> bool:
         return isinstance(other, Quantity) and other.value == self.value
 
     def __str__(self) -> str:
-        return str(self.value)
+        return quantity.format_quantity(self.value, format=self.format)
 
 
 def _quantity(text: str) -> Quantity:
-    return Quantity(parse_quantity(text))
+    return Quantity(parse_quantity(text), quantity.quantity_format(text))
 
 
 def _is_quantity(text: str) -> bool:
@@ -157,10 +161,11 @@ IMPLS["quantity_compare_to"] = lambda a, b: _cmp(a.value, b.value)
 IMPLS["quantity_get_float"] = lambda q: float(q.value)
 IMPLS["quantity_get_int"] = _as_integer
 IMPLS["quantity_is_integer"] = lambda q: q.value.denominator == 1 and INT64_MIN <= q.value <= INT64_MAX
-IMPLS["quantity_add"] = lambda a, b: Quantity(a.value + b.value)
-IMPLS["quantity_add_int"] = lambda a, b: Quantity(a.value + b)
-IMPLS["quantity_sub"] = lambda a, b: Quantity(a.value - b.value)
-IMPLS["quantity_sub_int"] = lambda a, b: Quantity(a.value - b)
+# `Quantity.Add`/`Sub` keep the receiver's format
+IMPLS["quantity_add"] = lambda a, b: Quantity(a.value + b.value, a.format)
+IMPLS["quantity_add_int"] = lambda a, b: Quantity(a.value + b, a.format)
+IMPLS["quantity_sub"] = lambda a, b: Quantity(a.value - b.value, a.format)
+IMPLS["quantity_sub_int"] = lambda a, b: Quantity(a.value - b, a.format)
 
 # --- URL ------------------------------------------------------------------------------------------
 
@@ -357,14 +362,26 @@ IMPLS["cidr_to_string"] = lambda c: c.to_cel_string()
 
 
 class Semver(LibraryValue):
-    __slots__ = ("major", "minor", "patch", "pre")
+    __slots__ = ("build", "major", "minor", "patch", "pre")
     cel_type = "kubernetes.Semver"
 
-    def __init__(self, major: int, minor: int, patch: int, pre: tuple[str, ...]) -> None:
+    def __init__(
+        self, major: int, minor: int, patch: int, pre: tuple[str, ...], build: tuple[str, ...] = ()
+    ) -> None:
         self.major, self.minor, self.patch, self.pre = major, minor, patch, pre
+        self.build = build  # kept for the text only: comparisons ignore it, as blang's do
 
     def equals(self, other: object) -> bool:
         return isinstance(other, Semver) and _semver_cmp(self, other) == 0
+
+    def __str__(self) -> str:
+        """blang/semver `Version.String()`: `1.2.3-rc.1+build.5`."""
+        text = f"{self.major}.{self.minor}.{self.patch}"
+        if self.pre:
+            text += "-" + ".".join(self.pre)
+        if self.build:
+            text += "+" + ".".join(self.build)
+        return text
 
 
 def _num(part: str, what: str) -> int:
@@ -409,7 +426,7 @@ def parse_semver(text: str) -> Semver:
                 raise CelError("Build meta data is empty")
             if not _IDENT_RE.match(b):
                 raise CelError(f'Invalid character(s) found in build meta data "{b}"')
-    return Semver(major, minor, patch, pre)
+    return Semver(major, minor, patch, pre, tuple(build.split(".")) if plus else ())
 
 
 def _normalize_semver(text: str) -> Semver:
@@ -572,6 +589,9 @@ class NamedFormat(LibraryValue):
     def equals(self, other: object) -> bool:
         return isinstance(other, NamedFormat) and other.name == self.name
 
+    def __str__(self) -> str:
+        return f"format {self.name}"
+
 
 _FORMAT_VALUES = {key: NamedFormat(*spec) for key, spec in _FORMATS.items()}
 
@@ -727,6 +747,12 @@ class AuthorizerValue(LibraryValue):
         self.impl = impl
         self.service_account = service_account
 
+    def __str__(self) -> str:
+        # the authorizer values have no JSON form: their texts say what they are
+        if self.service_account is not None:
+            return "authorizer for service account {}/{}".format(*self.service_account)
+        return "authorizer"
+
 
 class PathCheck(LibraryValue):
     __slots__ = ("authz", "path")
@@ -735,6 +761,9 @@ class PathCheck(LibraryValue):
     def __init__(self, authz: AuthorizerValue, path: str) -> None:
         self.authz, self.path = authz, path
 
+    def __str__(self) -> str:
+        return f"path check {self.path}"
+
 
 class GroupCheck(LibraryValue):
     __slots__ = ("authz", "group")
@@ -742,6 +771,9 @@ class GroupCheck(LibraryValue):
 
     def __init__(self, authz: AuthorizerValue, group: str) -> None:
         self.authz, self.group = authz, group
+
+    def __str__(self) -> str:
+        return f"group check {self.group}"
 
 
 @dataclass(frozen=True)
@@ -756,6 +788,12 @@ class ResourceCheck(LibraryValue):
     label_selector: str = ""
     cel_type = "kubernetes.authorization.ResourceCheck"
 
+    def __str__(self) -> str:
+        resource = self.resource + (f"/{self.subresource}" if self.subresource else "")
+        where = f" in {self.namespace}" if self.namespace else ""
+        name = f" named {self.name}" if self.name else ""
+        return f"resource check {self.group}/{resource}{where}{name}".replace("check /", "check ")
+
 
 class DecisionValue(LibraryValue):
     __slots__ = ("decision",)
@@ -763,6 +801,13 @@ class DecisionValue(LibraryValue):
 
     def __init__(self, decision: Decision) -> None:
         self.decision = decision
+
+    def __str__(self) -> str:
+        d = self.decision
+        text = "decision: " + ("allowed" if d.allowed else "denied")
+        if d.reason:
+            text += f" ({d.reason})"
+        return text + (f", error: {d.error}" if d.error else "")
 
 
 def _check(authz: AuthorizerValue, request: AuthzRequest) -> DecisionValue:
