@@ -117,6 +117,30 @@ def test_a_constant_find_pattern_fails_when_the_program_is_built() -> None:
     ]
 
 
+def test_a_constant_conversion_that_fails_fails_when_the_program_is_built() -> None:
+    """The base environment's `cel.EvalOptions(cel.OptOptimize)`: cel-go's `decOptimize` folds a
+    type conversion of a constant while building the program (`maybeOptimizeConstUnary`) and an
+    error there fails `env.Program`: compile.go's `program instantiation failed: …`, an internal
+    error on create. The same conversion of a value read at admission is left to run."""
+    errors = _errors(
+        """\
+        validations:
+          - expression: "int('x') > 0"
+          - expression: "object.metadata.name != string(b'\\\\xff')"
+          - expression: "[uint(1), uint(-1)].size() == 2"
+          - expression: "int(object.metadata.name) > 0"
+        """
+    )
+    assert errors == [
+        "spec.validations[0].expression: Internal error: program instantiation failed: "
+        "type conversion error from 'string' to 'int'",
+        "spec.validations[1].expression: Internal error: program instantiation failed: "
+        "invalid UTF-8 in bytes, cannot convert to string",
+        "spec.validations[2].expression: Internal error: program instantiation failed: "
+        "unsigned integer overflow",
+    ]
+
+
 def test_every_cli_format_keeps_the_server_text(tmp_path: Path) -> None:
     policy = tmp_path / "p.yaml"
     policy.write_text(HEAD + "  validations:\n    - expression: 'object.spec.replicas'\n", encoding="utf-8")

@@ -79,6 +79,13 @@ def test_compile_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "undeclared reference to 'x'" in got["error"]
 
 
+def test_a_failing_constant_conversion_is_a_compile_error(capsys: pytest.CaptureFixture[str]) -> None:
+    # OptOptimize folds `int('x')` while the program is built, and that fails (compile.go)
+    got = _json(capsys, "int('x') + 1", rc=2)
+    assert got["error"] == "program instantiation failed: type conversion error from 'string' to 'int'"
+    assert got["cost"] == {"actual": None, "estimate": None}
+
+
 def test_kind_types_object(capsys: pytest.CaptureFixture[str]) -> None:
     """Typed from the schema: a misspelt field is a compile error; untyped, `dyn` accepts it."""
     assert main(["cel", "object.spec.replicaz", "--kind", "apps/v1/Deployment"]) == 2

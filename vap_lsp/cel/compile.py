@@ -4,9 +4,10 @@
 `env.Compile` (parse; check only if the parse succeeded; AST validators only if the check
 succeeded) → on issues the detail `compilation failed: <issues>`; otherwise the result type must
 be exactly one of the expression kind's return types (`must evaluate to bool but got dyn`);
-then `env.Program`, where the Kubernetes regex library compiles the constant patterns of `find`
-and `findAll` (`FindRegexOptimization`): a bad one is `program instantiation failed: error
-parsing regexp: …`, an internal error rather than an invalid value.
+then `env.Program`, where cel-go's OptOptimize folds type conversions of constants (`int('x')`
+fails there) and the constant patterns of `matches` and of the Kubernetes regex library's `find`
+and `findAll` are compiled (`CompileRegexConstants`): a failure is `program instantiation failed:
+…`, an internal error rather than an invalid value.
 
 Offsets: the server compiles some expression kinds after `strings.TrimSpace`, so the columns
 in its messages count from the trimmed text. `CompileResult.issues` carry offsets into the
@@ -23,13 +24,12 @@ from dataclasses import dataclass, field
 from typing import Literal as TypingLiteral
 
 from vap_lsp.cancel import checkpoint
-from vap_lsp.cel.ast import Call, CelIssue, Expr, Literal, LiteralKind, ParsedExpr, children
+from vap_lsp.cel.ast import Call, CelIssue, Expr, ParsedExpr
 from vap_lsp.cel.checker import CheckedExpr, CheckIssue, check
 from vap_lsp.cel.environment import Environment
 from vap_lsp.cel.parser import parse
 from vap_lsp.cel.types import Type
 from vap_lsp.cel.validators import validate
-from vap_lsp.golang import regexp
 from vap_lsp.golang.strings import trim_space_offset
 from vap_lsp.lru import LruCache
 
@@ -167,7 +167,7 @@ def _compile(text: str, env: Environment, trim: bool) -> CompileResult:
     program = _program_issue(checked, env)
     if program is not None:
         message, node = program
-        start = parsed.location(node)
+        start = node.start  # the whole call or literal (its message has no position)
         result.result_error = message
         result.issues = [
             CompileIssue("program", message, message, start + offset, max(node.end, start) + offset)
@@ -175,39 +175,33 @@ def _compile(text: str, env: Environment, trim: bool) -> CompileResult:
     return result
 
 
-_REGEX_CONSTANTS = ("find", "findAll")
-"""Kubernetes' `library.Regex` program options: `cel.OptimizeRegex(FindRegexOptimization,
-FindAllRegexOptimization)`, each compiling its pattern argument when it is a constant."""
+_BUILT = frozenset(
+    {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint",
+     "matches", "find", "findAll"}
+)  # fmt: skip
+"""What can fail while the program is built: cel-go's type conversions (`overloads.
+IsTypeConversionFunction`), which the base environment's `cel.EvalOptions(cel.OptOptimize, …)`
+folds when their argument is a constant (`interpreter/decorators.go` `maybeOptimizeConstUnary`),
+and the functions whose constant pattern is compiled then (`CompileRegexConstants`: `matches`
+under OptOptimize, `find`/`findAll` in Kubernetes' `library.Regex`)."""
 
 
 def _program_issue(checked: CheckedExpr, env: Environment) -> tuple[str, Expr] | None:
-    """The first constant `find`/`findAll` pattern Go's `regexp.Compile` rejects, in the order the
-    planner meets calls (operands first), with the server's detail."""
+    """The first node that fails while the server builds the program, in the order its planner
+    meets them (operands first), with the server's detail: a type conversion of a constant that
+    fails when folded (`int('x')`, `uint(-1)`), a constant pattern of `matches`, `find` or
+    `findAll` Go's `regexp.Compile` rejects (`find('(a')`, `matches(dyn('('))`). The evaluator's
+    planner finds them (`interpreter.build_errors`), only for expressions that call one."""
     root = checked.parsed.ast
-    if root is None or all(env.find_function(name) is None for name in _REGEX_CONSTANTS):
+    if root is None:
         return None
-    stack: list[tuple[Expr, bool]] = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if not expanded:
-            stack.append((node, True))
-            stack.extend((kid, False) for kid in reversed(children(node)))
-            continue
-        if not isinstance(node, Call) or node.function not in _REGEX_CONSTANTS or node.target is None:
-            continue
-        ref = checked.references.get(node.id)
-        if ref is not None and ref.kind == "function" and ref.name not in _REGEX_CONSTANTS:
-            continue
-        pattern = node.args[0] if node.args else None
-        if (
-            isinstance(pattern, Literal)
-            and pattern.kind is LiteralKind.STRING
-            and isinstance(pattern.value, str)
-        ):
-            try:
-                regexp.compile(pattern.value)
-            except regexp.RegexpError as exc:
-                return f"program instantiation failed: {exc}", pattern
+    nodes = {node.id: node for node in checked.parsed.walk() if isinstance(node, Expr)}
+    if not any(isinstance(n, Call) and n.function in _BUILT for n in nodes.values()):
+        return None
+    from vap_lsp.cel.interpreter import build_errors  # the evaluator's own folding
+
+    for node_id, message in build_errors(checked, env):
+        return f"program instantiation failed: {message}", nodes[node_id]
     return None
 
 

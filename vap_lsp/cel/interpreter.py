@@ -62,11 +62,13 @@ from vap_lsp.cel.runtime.values import (
 )
 from vap_lsp.cel.trace import Frame, Iteration, Trace, TracedError
 from vap_lsp.cel.types import Kind, Type, WrapperType
+from vap_lsp.golang import regexp
 
 __all__ = [
     "EvalResult",
     "LazyVariables",
     "VariableDef",
+    "build_errors",
     "evaluate",
     "to_python",
 ]
@@ -442,6 +444,10 @@ def _dispatch(candidates: Sequence[_Candidate], args: list[Value]) -> _Candidate
     raise no_such_overload()
 
 
+_REGEX_OPTIMIZED = frozenset({"matches", "find", "findAll"})
+"""Functions whose constant pattern (argument 1, the receiver counted) cel-go compiles while it
+builds the program: `matches` under OptOptimize, Kubernetes' `find`/`findAll` (`library.Regex`)."""
+
 _TYPE_CONVERSIONS = frozenset(
     {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"}
 )
@@ -551,6 +557,9 @@ class _Planner:
         self.env = env
         self.scopes: list[set[str]] = []
         self.accus: list[set[str]] = []
+        self.build_errors: list[tuple[int, str]] = []
+        """What fails while cel-go builds the program (node id, error), in planning order:
+        conversions of constants folded (OptOptimize), constant regexes compiled."""
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -559,6 +568,24 @@ class _Planner:
         Kubernetes overloads are all in `_OVERLOADS`)."""
         decl = self.env.find_function(function)
         return decl.overload(overload_id) if decl is not None else None
+
+    def _compile_constant_regex(self, e: Call, function: str, arg_fns: Sequence[Fn]) -> None:
+        """cel-go's `CompileRegexConstants`: a constant pattern (a literal, or a conversion
+        OptOptimize folded: `dyn('(')`) of `matches` (OptOptimize's `MatchesRegexOptimization`)
+        and of Kubernetes' `find`/`findAll` (`library.Regex`'s program options) is compiled while
+        the program is built; a pattern Go's `regexp` rejects fails the build."""
+        if function not in _REGEX_OPTIMIZED or len(arg_fns) < 2 or len(e.args) < 1:
+            return
+        pattern = arg_fns[1]
+        if not isinstance(pattern, _Const) or not isinstance(pattern.value, str):
+            return
+        if function != "matches" and self.env.find_function(function) is None:
+            return
+        try:
+            regexp.compile(pattern.value)
+        except regexp.RegexpError as exc:
+            node = e.args[0] if e.target is not None else e.args[min(1, len(e.args) - 1)]
+            self.build_errors.append((node.id, str(exc)))
 
     def is_local(self, name: str) -> bool:
         return any(name in s for s in self.scopes)
@@ -812,7 +839,10 @@ class _Planner:
                 args0 = [arg_fns[0].value]
                 return _Const(_dispatch(candidates, args0).impl(*args0))
             except CelError as err:
+                self.build_errors.append((e.id, err.message))
                 return _ErrorConst(err)
+
+        self._compile_constant_regex(e, function, arg_fns)
 
         pre = extlib.PRE_CHECKS.get(function)
 
@@ -1180,6 +1210,19 @@ def _plan_for(expr: CheckedExpr | ParsedExpr, env: Environment, traced: bool = F
         plans.clear()
     plans[key] = (expr, env, plan)
     return plan
+
+
+def build_errors(checked: CheckedExpr, env: Environment) -> list[tuple[int, str]]:
+    """What fails while the server builds the program of `checked` (node id, cel-go's error), in
+    the order the planner meets it (operands first): a type conversion of a constant, which
+    OptOptimize's `decOptimize` folds then (`maybeOptimizeConstUnary`; this evaluator folds the
+    same ones into `_Const`/`_ErrorConst`), and a constant regex `CompileRegexConstants` compiles.
+    Either fails `env.Program`: compile.go's `program instantiation failed: …`."""
+    if checked.parsed.ast is None:
+        return []
+    planner = _Planner(checked.parsed, checked, env)
+    planner.plan(checked.parsed.ast)
+    return planner.build_errors
 
 
 def evaluate(

@@ -511,14 +511,17 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         code="cel-program",
-        title="A constant regular expression the server cannot compile when it builds the program",
+        title="A constant the server cannot compile or convert when it builds the program",
         severity="error",
         group="cel",
         server="""
             After compiling an expression the server builds its program, and the Kubernetes regex
             library compiles every constant pattern of `find` and `findAll` then
             (`FindRegexOptimization`). A pattern Go's `regexp` rejects fails the create or update
-            with `Internal error: program instantiation failed: error parsing regexp: ...`.
+            with `Internal error: program instantiation failed: error parsing regexp: ...`. The
+            same happens to a type conversion of a constant, which cel-go's `OptOptimize` folds
+            while building the program: `int('x')` fails with `Internal error: program
+            instantiation failed: type conversion error from 'string' to 'int'`.
         """,
         example=_validation("\"object.metadata.name.find('(a') == ''\""),
         fix="Fix the pattern (here close the group).",
