@@ -203,3 +203,17 @@ def test_match_conditions_that_together_can_exhaust_their_budget() -> None:
         f"spec.matchConditions[0].expression, up to 939,254: dominated by `{PAIRS}`; spec.items has "
         "maxItems 250 in the CRD of example.com/v1 Widget: lower maxItems"
     )
+
+
+def test_expressions_cancelled_at_the_per_call_limit_can_exhaust_the_budget_together() -> None:
+    # cel-go cancels once the cost *passes* the limit (`cost > limit`): a cancelled expression is
+    # charged at least 1,000,001 (activation.go), so after nine of them less than 1,000,000 is
+    # left and a tenth runs out of budget
+    ten = POLICY + f'    - expression: "{POLICY.rsplit(chr(34), 2)[1]}"\n' * 9
+    budget = [
+        m for _, _, m in _cost_findings(_crd(ITEMS_UNBOUNDED) + ten) if m.startswith("spec.validations:")
+    ]
+    assert [m.split(", over the")[0] for m in budget] == [
+        "spec.validations: the validations and messageExpressions of one evaluation can cost up to "
+        "10,000,010 together (10 of them cancelled past the per-call limit, at 1,000,001 at least)"
+    ]

@@ -8,7 +8,7 @@ objects, and `failurePolicy` decides. So this is advice (information by default,
   it would be cancelled with `operation cancelled: actual cost limit exceeded`;
 - a budget of one evaluation (`analysis.cost_budget`: matchConditions; validations and
   messageExpressions; auditAnnotations; each mutation) that its expressions and the variables
-  they read can exhaust together, each charge capped at the per-call limit (an expression is
+  they read can exhaust together, each charge capped just past the per-call limit (an expression is
   cancelled there), so `validation failed due to running out of cost budget, …`.
 
 Estimates are `analysis.cost_estimates`' (cel-go's estimator with Kubernetes' size estimator
@@ -186,7 +186,7 @@ def cost_diagnostics(
 
     def cost_of(path: str) -> _Capped | None:
         found = by_field.get(path)
-        return None if found is None else _Capped(found.min, min(found.max, PER_CALL_LIMIT))
+        return None if found is None else _Capped(found.min, _charged(found.max))
 
     def reads(path: str) -> tuple[str, ...]:
         found = by_field.get(path)
@@ -197,6 +197,13 @@ def cost_diagnostics(
         if finding is not None:
             out.append(finding)
     return out
+
+
+def _charged(most: int) -> int:
+    """The most an expression estimated at up to `most` is charged to its budget, counted as a
+    worst case the server surely reaches: cel-go cancels a program once its cost passes the
+    per-call limit (`cost > limit`), so a cancelled one is charged at least the limit plus one."""
+    return min(most, PER_CALL_LIMIT + 1)
 
 
 @dataclass(frozen=True)
@@ -213,8 +220,12 @@ def _budget_finding(estimate: BudgetEstimate, by_field: Mapping[str, SiteCost]) 
     if top is None or where is None or not where.actionable or not _all_schema(estimate, by_field):
         return None
     budget = estimate.budget
-    shares = sum(1 for ch in estimate.charges if ch.cost.max >= PER_CALL_LIMIT)
-    capped = f" ({shares} of them at the per-call limit)" if shares > 1 else ""
+    shares = sum(1 for ch in estimate.charges if ch.cost.max > PER_CALL_LIMIT)
+    capped = (
+        f" ({shares} of them cancelled past the per-call limit, at {PER_CALL_LIMIT + 1:,} at least)"
+        if shares > 1
+        else ""
+    )
     name = f"variables.{top.variable} ({top.field})" if top.variable else top.field
     message = (
         f"{budget.field}: the {budget.name} of one evaluation can cost up to {estimate.max:,} together"
@@ -259,7 +270,7 @@ def policy_budgets(typing: PolicyTyping) -> list[BudgetEstimate]:
 
     def cost_of(path: str) -> _Capped | None:
         found = costs.get(path)
-        return None if found is None else _Capped(found.cost.min, min(found.cost.max, PER_CALL_LIMIT))
+        return None if found is None else _Capped(found.cost.min, _charged(found.cost.max))
 
     def reads(path: str) -> tuple[str, ...]:
         found = costs.get(path)

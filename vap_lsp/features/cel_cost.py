@@ -50,7 +50,8 @@ def expression_cost_markdown(
             worst = f"{budget.max:,}" + (" (**can run out**)" if budget.exceeds else "")
             lines.append(
                 f"Budget: {budget.budget.name}, {budget.budget.limit:,} per evaluation; "
-                f"together up to {worst}, each expression counted to the per-call limit at most."
+                f"together up to {worst}, each expression counted up to the per-call limit "
+                "(one past it where the server would cancel it)."
             )
     return "\n\n".join(lines)
 
