@@ -275,3 +275,35 @@ def test_traversal_cost_counts_the_bytes_of_a_string() -> None:
         result = evaluate_expression(expr, PlaygroundInputs("1.35"))
         assert result.error is None, result.error
         assert result.cost_actual == cost, expr
+
+
+# Kubernetes 1.30 and 1.31 count a ValidatingAdmissionPolicy's library calls at cel-go's default
+# of 1: their base environment adds `cel.CostTracking(&library.CostEstimator{})` only under the
+# feature gate StrictCostEnforcementForVAP (`environment.StrictCostOpt`, `MustBaseEnvSet(ver,
+# strictCost)`; beta and off by default in 1.30 from 1.30.3 and in 1.31, absent from 1.30.0; GA
+# and locked on from 1.32). cel-go's own trackers (ext.Sets) and defaults (strings, lists) stay.
+STRICT_COST: list[tuple[str, int, int]] = [
+    (f"{RES}.check('create').allowed()", 8, 350007),
+    ("authorizer.path('/healthz').check('get').allowed()", 4, 350003),
+    ("[1, 2, 3, 4, 5].sum()", 1, 5),
+    ("'ABCDEFGHIJ abcdefghij'.lowerAscii()", 1, 3),
+    (f"{V6}.family()", 2, 5),
+    ('quantity("50k").asInteger() > 0', 3, 3),
+    ("sets.contains([1], [1])", 2, 2),  # ext.Sets' own tracker
+    ("'ABCDEFGHIJ abcdefghij' + 'abcdefghij ABCDEFGHIJ'", 5, 5),  # cel-go's default for strings
+]
+
+
+@pytest.mark.parametrize(("expr", "before_1_32", "from_1_32"), STRICT_COST)
+def test_library_calls_cost_one_before_strict_cost_enforcement(
+    expr: str, before_1_32: int, from_1_32: int
+) -> None:
+    for version, cost in (
+        ("1.30", before_1_32),
+        ("1.31", before_1_32),
+        ("1.32", from_1_32),
+        ("1.37", from_1_32),
+    ):
+        result = evaluate_expression(expr, PlaygroundInputs(version))
+        assert result.error is None, result.error
+        assert result.cost_actual == cost, version

@@ -27,9 +27,9 @@ What the server does (the same in Kubernetes 1.30–1.35, `k8s.io/apiserver`):
 The per-evaluation budgets are per (policy, binding, param) evaluation. The constants are
 `k8s.io/apiserver/pkg/apis/cel/config.go`'s.
 
-Not modelled: in 1.30–1.31 `StrictCostEnforcementForVAP` is off by default (`pkg/features`:
-beta, default false; GA locked on from 1.32) and the runtime cost of Kubernetes library calls is
-then cel-go's default 1; the interpreter always counts them as 1.32+ does.
+In 1.30–1.31 `StrictCostEnforcementForVAP` is off by default (`pkg/features`: beta, default
+false; GA locked on from 1.32) and the runtime cost of Kubernetes library calls is then cel-go's
+default 1: the interpreter counts them so for those versions (`interpreter.library_costs`).
 """
 
 from __future__ import annotations

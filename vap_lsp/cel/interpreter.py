@@ -400,6 +400,7 @@ class _Candidate:
 
 
 _CANDIDATES: dict[str, _Candidate | None] = {}
+_CANDIDATES_DEFAULT_COSTS: dict[str, _Candidate | None] = {}  # without the library's cost functions
 
 
 def _extension_impls() -> Mapping[str, Callable[..., Value]]:
@@ -410,8 +411,17 @@ def _extension_impls() -> Mapping[str, Callable[..., Value]]:
     return celext.IMPLS
 
 
-def _candidate(overload: Overload) -> _Candidate | None:
-    found = _CANDIDATES.get(overload.id, _MISSING)
+def library_costs(env: Environment) -> bool:
+    """Whether Kubernetes' library cost functions price calls at runtime in `env`'s version:
+    `StrictCostEnforcementForVAP` (1.30–1.31: beta, off by default, absent from 1.30.0; GA and
+    locked on from 1.32) adds `cel.CostTracking(&library.CostEstimator{})` to the programs
+    (`environment.StrictCostOpt`); without it cel-go prices them at its default 1."""
+    return env.minor >= 32
+
+
+def _candidate(overload: Overload, library: bool = True) -> _Candidate | None:
+    cache = _CANDIDATES if library else _CANDIDATES_DEFAULT_COSTS
+    found = cache.get(overload.id, _MISSING)
     if found is _MISSING:
         impl = (
             IMPLS.get(overload.id)
@@ -427,10 +437,10 @@ def _candidate(overload: Overload) -> _Candidate | None:
                 overload.function,
                 tuple(_matcher(p) for p in overload.params),
                 impl,
-                is_unit_cost(overload.function, overload.id),
+                is_unit_cost(overload.function, overload.id, library=library),
             )
         )
-        _CANDIDATES[overload.id] = found
+        cache[overload.id] = found
     return found  # type: ignore[return-value]
 
 
@@ -557,6 +567,7 @@ class _Planner:
         self.env = env
         self.scopes: list[set[str]] = []
         self.accus: list[set[str]] = []
+        self.library_costs = library_costs(env)
         self.build_errors: list[tuple[int, str]] = []
         """What fails while cel-go builds the program (node id, error), in planning order:
         conversions of constants folded (OptOptimize), constant regexes compiled."""
@@ -821,7 +832,8 @@ class _Planner:
         member = target is not None
         argc = len(e.args) + (1 if member else 0)
         overloads = [o for o in overloads if o.receiver_style == member and len(o.params) == argc]
-        candidates = [c for c in (_candidate(o) for o in overloads) if c is not None]
+        library = self.library_costs
+        candidates = [c for c in (_candidate(o, library) for o in overloads) if c is not None]
         arg_fns = ([self.plan(target)] if target is not None else []) + [self.plan(a) for a in e.args]
         if not candidates:
             missing = CelError(f"no such overload: {function}")
@@ -865,7 +877,7 @@ class _Planner:
                 except CelError:
                     ctx.charge(1)
                     raise
-                ctx.charge(1 if unit else call_cost(fname, oid, (x, y), result))
+                ctx.charge(1 if unit else call_cost(fname, oid, (x, y), result, library=library))
                 return result
 
             return call2
@@ -893,7 +905,7 @@ class _Planner:
                 if c > ctx.limit:
                     raise CostLimitExceeded()
             else:
-                ctx.charge(call_cost(chosen.function, chosen.overload_id, args, result))
+                ctx.charge(call_cost(chosen.function, chosen.overload_id, args, result, library=library))
             return result
 
         return call

@@ -2,7 +2,9 @@
 (`ext/lists.go`, `ext/sets.go`, cel-go v0.26) and Kubernetes' `library/cost.go` `CallCost`.
 
 Lookup order as in cel-go `costCall`: overload trackers, then the Kubernetes estimator (by
-function name), then the built-in defaults (by overload id), else 1.
+function name), then the built-in defaults (by overload id), else 1. Without the Kubernetes
+estimator (`library=False`: a ValidatingAdmissionPolicy on Kubernetes 1.30–1.31, where
+`StrictCostEnforcementForVAP` is off by default) the library's calls take cel-go's defaults.
 """
 
 from __future__ import annotations
@@ -163,12 +165,15 @@ _MIN_SIZE_IDS = frozenset(
 )  # fmt: skip
 
 
-def call_cost(function: str, overload_id: str, args: Sequence[Value], result: Value) -> int:
-    """The actual cost of one call (cel-go `CostTracker.costCall`)."""
+def call_cost(
+    function: str, overload_id: str, args: Sequence[Value], result: Value, *, library: bool = True
+) -> int:
+    """The actual cost of one call (cel-go `CostTracker.costCall`); `library`: with Kubernetes'
+    `library.CostEstimator` (`cel.CostTracking`), as every version since 1.32 programs have it."""
     tracker = _TRACKERS.get(overload_id)
     if tracker is not None:
         return tracker(args, result)
-    k8s = _kubernetes(function, overload_id, args, result)
+    k8s = _kubernetes(function, overload_id, args, result) if library else None
     if k8s is not None:
         return k8s
     if overload_id in _STRING_TRAVERSAL_IDS:
@@ -195,11 +200,11 @@ _K8S_FUNCTIONS = (
 )  # fmt: skip
 
 
-def is_unit_cost(function: str, overload_id: str) -> bool:
+def is_unit_cost(function: str, overload_id: str, *, library: bool = True) -> bool:
     """Whether `call_cost` is 1 whatever the arguments (lets the interpreter skip it)."""
     return (
         overload_id not in _TRACKERS
-        and function not in _K8S_FUNCTIONS
+        and (not library or function not in _K8S_FUNCTIONS)
         and overload_id not in _STRING_TRAVERSAL_IDS
         and overload_id not in _MIN_SIZE_IDS
         and overload_id not in ("in_list", "add_string", "add_bytes", "matches_string", "contains_string")
