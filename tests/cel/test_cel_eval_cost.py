@@ -42,6 +42,23 @@ COSTS: list[tuple[str, dict[str, object], int]] = [
     ("2 in [1, 2, 3]", {}, 0),
     ("[input]", {"input": 1}, 11),
     ("{'a': input}", {"input": 1}, 31),
+    # a conditional's branch that is an attribute is resolved, not evaluated
+    # (`planCallConditional`, `conditionalAttribute.Resolve`): its identifier or relative
+    # attribute costs nothing, its qualifiers 1 each ("ternary eval": 6)
+    ("(x > 2 ? input1 : input2).all(y, true)", {"x": 1, "input1": [{}], "input2": [{}]}, 6),
+    ("x > 2 ? 1 : input.a.b", {"x": 1, "input": {"a": {"b": 1}}}, 4),
+    ("x > 2 ? 1 : [1, 2][x]", {"x": 1}, 3),
+    ("x > 2 ? 1 : (x > 0 ? input : 0)", {"x": 1, "input": 1}, 4),
+    ("x > 2 ? 1 : has(input.a)", {"x": 1, "input": {"a": 1}}, 3),
+    # runtimecost_test.go's comprehensions over literals, less the literals OptOptimize folds:
+    # filter's false branch is the accumulator, resolved for free (".filter list literal": 62)
+    ("[1,2,3,4,5].filter(x, x % 2 == 0)", {}, 62 - 20),
+    ("[1,2,3,4,5].map(x, x).filter(x, x % 2 == 0)", {}, 138 - 30),
+    ("[1,2,3,4,5].map(x, x).exists(x, x == 5) == true", {}, 118 - 20),
+    ("[1,2,3,4,5].map(x, [x, x]).filter(z, z.size() == 2)", {}, 232 - 30),
+    ("[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))", {}, 171 - 20),
+    ("[1,2,3,4,5].map(x, x).map(x, x) + [1]", {}, 173 - 40),
+    ("[{'k1': 1}, {'k2': 2}].all(x, true)", {}, 77 - 70),
 ]
 
 
@@ -64,11 +81,11 @@ def test_cost(expr: str, act: dict[str, object], cost: int) -> None:
 TRANSFORM_COSTS: list[tuple[str, int]] = [
     # 3 × (@result 1 + [v] 10 + v 1 + _+_ 1) + the result's @result 1
     ("[1,2,3].transformList(i, v, v)", 3 * 13 + 1),
-    # filter v > 1 (v 1 + > 1) each time; false: @result 1; true: 13 as above
-    ("[1,2,3].transformList(i, v, v > 1, v)", 3 * 2 + 1 + 2 * 13 + 1),
+    # filter v > 1 (v 1 + > 1) each time; false: @result, a branch resolved for free; true: 13
+    ("[1,2,3].transformList(i, v, v > 1, v)", 3 * 2 + 0 + 2 * 13 + 1),
     # 3 × (@result 1 + i 1 + v 1 + @mapInsert 1) + 1
     ("[1,2,3].transformMap(i, v, v)", 3 * 4 + 1),
-    ("[1,2,3].transformMap(i, v, v > 1, v)", 3 * 2 + 1 + 2 * 4 + 1),
+    ("[1,2,3].transformMap(i, v, v > 1, v)", 3 * 2 + 0 + 2 * 4 + 1),
     # 3 × (@result 1 + {v: i} (30 + 1 + 1) + @mapInsert 1) + 1
     ("[1,2,3].transformMapEntry(i, v, {v: i})", 3 * 34 + 1),
     ("{'a': 1}.transformMapEntry(k, v, {k: v})", 34 + 1),
@@ -77,8 +94,8 @@ TRANSFORM_COSTS: list[tuple[str, int]] = [
     # the range read from the activation: object 1 + .l 1
     ("object.l.transformList(i, v, v)", 2 + 3 * 13 + 1),
     # existsOne: @result starts at the constant 0; step pred ? @result + 1 : @result; result
-    # @result == 1 (1 + ==1): 3 × pred 2 + (1, 2, 2) + 2
-    ("[1,2,3].existsOne(i, v, v > 1)", 3 * 2 + 1 + 2 + 2 + 2),
+    # @result == 1 (1 + ==1): 3 × pred 2 + (0, 2, 2) + 2 (false: @result, resolved for free)
+    ("[1,2,3].existsOne(i, v, v > 1)", 3 * 2 + 0 + 2 + 2 + 2),
 ]
 
 

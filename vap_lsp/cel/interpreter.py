@@ -939,8 +939,27 @@ class _Planner:
 
         return logic
 
+    def plan_resolved(self, e: Expr) -> Fn:
+        """`e` where cel-go resolves it as an attribute instead of evaluating it: a branch of a
+        conditional (`planCallConditional` takes the branch's `Attr()`, `conditionalAttribute`
+        resolves it) and an index key that is an attribute (`attrQualifier` resolves it). The
+        observer charges an attribute's own 1 (SelectAndIdentCost) only when it is evaluated, so
+        the identifier or relative attribute at its root is free there; its qualifiers are not."""
+        fn = self.plan(e)
+        if isinstance(fn, _Const) or not _attribute_base(e):
+            return fn
+
+        def resolved(ctx: _Ctx) -> Value:
+            try:
+                return fn(ctx)
+            finally:
+                ctx.cost -= 1
+
+        return resolved
+
     def plan_conditional(self, e: Call) -> Fn:
-        cond, then, other = (self.plan(a) for a in e.args)
+        cond = self.plan(e.args[0])
+        then, other = self.plan_resolved(e.args[1]), self.plan_resolved(e.args[2])
 
         def conditional(ctx: _Ctx) -> Value:
             c = cond(ctx)
@@ -954,7 +973,7 @@ class _Planner:
 
     def plan_index(self, e: Call, *, optional: bool) -> Fn:
         operand = self.plan(e.args[0])
-        key = self.plan(e.args[1])
+        key = self.plan_resolved(e.args[1]) if _is_attribute(e.args[1]) else self.plan(e.args[1])
         extra = 0 if _is_attribute(e.args[0]) else 1
         cost = 1 + extra
 
@@ -1175,6 +1194,26 @@ def _is_attribute(e: Expr) -> bool:
     if isinstance(e, (Ident, Select)):
         return not (isinstance(e, Select) and e.test_only)
     return isinstance(e, Call) and e.function in ("_[_]", "_[?_]", "_?_:_") and e.target is None
+
+
+def _attribute_base(e: Expr) -> bool:
+    """Whether evaluating `e` charges an attribute's own 1 at its root (cel-go's observer on an
+    `InterpretableAttribute`): a variable or comprehension identifier with its selections and
+    indexes, or selections and indexes of a computed value (a relative attribute); not a
+    conditional (free itself: its branches are resolved) nor a presence test."""
+    root, qualified = e, False
+    while True:
+        if isinstance(root, Select) and not root.test_only:
+            root, qualified = root.operand, True
+        elif isinstance(root, Call) and root.function in ("_[_]", "_[?_]") and root.target is None:
+            root, qualified = root.args[0], True
+        else:
+            break
+    if isinstance(root, Ident):
+        return True
+    if _is_attribute(root) or (isinstance(root, Select) and root.test_only):
+        return False  # a conditional
+    return qualified  # a relative attribute over a computed operand
 
 
 def _go_str(v: Value) -> str:
