@@ -59,6 +59,28 @@ COSTS: list[tuple[str, dict[str, object], int]] = [
     ("[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))", {}, 171 - 20),
     ("[1,2,3,4,5].map(x, x).map(x, x) + [1]", {}, 173 - 40),
     ("[{'k1': 1}, {'k2': 2}].all(x, true)", {}, 77 - 70),
+    # the rest of TestRuntimeCost that a policy can write (no protos, no custom cost functions)
+    ("[1, 2, 3]", {}, 10 - 10),
+    ('{"a": 1, "b": 2, "c": 3}', {}, 30 - 30),
+    ("input.all(x, x.all(y, true))", {"input": []}, 2),
+    ("'123'.matches('[0-9]')", {}, 2),
+    ("false || false", {}, 0),
+    ("false && true", {}, 0),
+    *[(e, {}, 1) for e in ("1 <= 2", "2 > 1", "2 >= 1", "1 - 1", "1 / 1", "1 * 1", "1 % 1")],
+    ("string(input)", {"input": b"x" * 500}, 51),
+    ("bytes(input)", {"input": "x" * 500}, 51),
+    ("string(1)", {}, 1 - 1),  # a conversion of a constant: folded
+    ("input.contains(arg1)", {"input": "x" * 500, "arg1": "y" * 500}, 2502),
+    ("input.matches('\\\\d+a\\\\d+b')", {"input": "x" * 500}, 103),
+    ("input.startsWith(arg1)", {"input": "idc", "arg1": "y" * 500}, 3),
+    ("input.endsWith(arg1)", {"input": "idc", "arg1": "y" * 500}, 3),
+    ("input.size()", {"input": "500"}, 2),
+    ("size(input)", {"input": "500"}, 2),
+    ("input.all(k, input[k].all(x, true))", {"input": {}}, 2),
+    ("input.all(k, k.contains(k))", {"input": {}}, 2),
+    ("input.all(k, input[k].all(k, true) && k.contains(k))", {"input": {}}, 2),
+    ("(list1 + list2).all(x, true)", {"list1": [], "list2": []}, 4),
+    ('"abcdefg".contains(str1 + str2)', {"str1": "val1", "str2": "val2222222"}, 6),
 ]
 
 
@@ -222,3 +244,12 @@ def test_corpus_expressions_evaluate_without_python_exceptions() -> None:
                     crashes.append(f"{path.name}: {text!r}: {result.error}")
     assert count >= 900
     assert crashes == []
+
+
+def test_at_and_above_the_limit() -> None:
+    """TestRuntimeCost "at limit" (6 within a limit of 6) and "above limit" (over 5)."""
+    act = {"str1": "val1", "str2": "val2222222"}
+    at = run('"abcdefg".contains(str1 + str2)', act, checked=False, cost_limit=6)
+    assert (at.error, at.cost) == (None, 6)
+    above = run('"abcdefg".contains(str1 + str2)', act, checked=False, cost_limit=5)
+    assert above.error == LIMIT and above.cost_limit_exceeded
