@@ -1,6 +1,7 @@
 """Static cost estimates of Kubernetes' CEL libraries, from Kubernetes' own expectations
 (kubernetes/apiserver v0.35 `pkg/cel/library/cost_test.go`, the `expectEstimatedCost` /
-`expectedEstimatedCost` column of the same cases as `test_cel_cost_k8s_library.py`'s runtime column).
+`expectedEstimatedCost` column of the same cases as `test_cel_cost_k8s_library.py`'s runtime column),
+and its TestSize (the result sizes `replace` estimates).
 
 `testCost` estimates with `CostEstimator{SizeEstimator: &testCostEstimator{}}`, whose only sizes
 are 0..12 for every string and bytes value; `KubernetesTestSizes` is that estimator. Estimates are
@@ -12,12 +13,14 @@ cases Kubernetes' test environment compiles but the admission one does not.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from vap_lsp.cel.compile import compile_expression
 from vap_lsp.cel.cost_estimate import CostEstimate, Estimate, Path, SizeEstimate, estimate_cost
 from vap_lsp.cel.environment import ExpressionKind, build_environment
-from vap_lsp.cel.types import Kind, Type
+from vap_lsp.cel.types import STRING, Kind, Type
 
 
 class KubernetesTestSizes:
@@ -343,3 +346,43 @@ def test_equality_of_kubernetes_types_is_unit_cost_from_1_32(
 ) -> None:
     assert estimate(expr, "1.31").cost == CostEstimate(*in_1_31)
     assert estimate(expr, "1.32").cost == CostEstimate(*from_1_32)
+
+
+class ExactSizes:
+    """Strings `s`, `a`, `b` of the given size ranges (`cost_test.go` TestSize's `testNode`s)."""
+
+    def __init__(self, **sizes: tuple[int, int]) -> None:
+        self.sizes = sizes
+
+    def estimate_size(self, path: Path | None, type_: Type) -> SizeEstimate | None:
+        found = self.sizes.get(".".join(path or ()))
+        return SizeEstimate(*found) if found is not None else None
+
+
+# TestSize: the result size `replace` estimates, from the target's and both arguments' sizes.
+REPLACE_SIZES: list[tuple[str, tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]] = [
+    ("replace empty with char", (3, 3), (0, 0), (1, 1), (7, 7)),  # _a_b_c_
+    ("maybe replace char with empty", (3, 3), (1, 1), (0, 0), (0, 3)),
+    ("maybe replace repeated", (4, 4), (2, 2), (4, 4), (4, 8)),
+    ("maybe replace empty", (4, 4), (0, 1), (0, 2), (0, 14)),  # __a__a__a__a__
+    ("replace non-empty size range, maybe larger", (4, 4), (1, 1), (1, 2), (4, 8)),
+    ("replace non-empty size range, maybe smaller", (4, 4), (1, 2), (1, 1), (2, 4)),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "target", "old", "new", "expected"), REPLACE_SIZES, ids=[c[0] for c in REPLACE_SIZES]
+)
+def test_replace_result_size_as_kubernetes_estimates_it(
+    name: str,
+    target: tuple[int, int],
+    old: tuple[int, int],
+    new: tuple[int, int],
+    expected: tuple[int, int],
+) -> None:
+    env = build_environment("1.35", ExpressionKind.VARIABLE, has_params=False, variables={}, mode="stored")
+    env = replace(env, variables={**env.variables, "s": STRING, "a": STRING, "b": STRING})
+    compiled = compile_expression("s.replace(a, b)", env)
+    assert compiled.checked is not None and not compiled.checked.issues, compiled.render()
+    found = estimate_cost(compiled.checked, ExactSizes(s=target, a=old, b=new), kubernetes_version="1.35")
+    assert found.result_size == SizeEstimate(*expected), name
