@@ -8,10 +8,9 @@ constant list literals (and conversions of constants such as `uint(1)`) into con
 So an expression on a constant list costs here Kubernetes' figure minus the literal's creation
 (10 for a five-element list: `TestListsCost`'s "10 cost for the list declaration") and minus the
 folded conversions. Not translated: TestSetsCost's mixed-type literals (`[1.0, 1]`: a compile
-error under the admission environment's HomogeneousAggregateLiterals), TestTwoVariableComprehensionCost's
-transform* cases (see there), `jsonpatch.escapeKey` (declared only in a
-MutatingAdmissionPolicy's JSONPatch environment). The estimated-cost column of the same cases is
-in `test_cel_cost_estimate_k8s_library.py`.
+error under the admission environment's HomogeneousAggregateLiterals). `jsonpatch.escapeKey` is
+declared only in a MutatingAdmissionPolicy's JSONPatch environment: evaluated there. The
+estimated-cost column of the same cases is in `test_cel_cost_estimate_k8s_library.py`.
 """
 
 from __future__ import annotations
@@ -19,6 +18,9 @@ from __future__ import annotations
 import pytest
 
 from vap_lsp.admission.playground import PlaygroundInputs, evaluate_expression
+from vap_lsp.cel.compile import compile_expression
+from vap_lsp.cel.environment import ExpressionKind, build_environment
+from vap_lsp.cel.interpreter import evaluate
 
 V4, V6 = "ip('192.168.0.1')", "ip('2001:db8:3333:4444:5555:6666:7777:8888')"
 C4, C6 = "cidr('192.168.0.0/16')", "cidr('2001:db8::/32')"
@@ -187,10 +189,22 @@ RUNTIME_COSTS += [
     ("TestSemverCost", 'semver("1.0.0").compareTo(semver("1.2.3"))', 3),
 ]
 
-# TestTwoVariableComprehensionCost, the quantifiers: Kubernetes' figure less the folded literal
-# (a two-entry map literal costs 30, a list literal 10). The transform* cases are left out: vap-lsp
-# also folds their empty accumulator (`{}`, `[]`), 30 or 10 less again; whether cel-go's
-# OptOptimize folds a comprehension's accumulator is not verified yet.
+# TestTwoVariableComprehensionCost: Kubernetes' figure less the folded literal (a two-entry map
+# literal costs 30, a list literal 10) and, for the transform* macros, their empty accumulator
+# (`{}` 30, `[]` 10), a constant literal OptOptimize folds too (decorators.go maybeBuildListLiteral,
+# maybeBuildMapLiteral; test_cel_eval_cost.py derives them step by step).
+RUNTIME_COSTS += [
+    ("TestTwoVariableComprehensionCost", "[1, 2].transformList(i, v, v + 1)", 49 - 20),
+    ("TestTwoVariableComprehensionCost", "[1, 2].transformList(i, v, v < 5, v + 1)", 53 - 20),
+    ("TestTwoVariableComprehensionCost", "{'a': 1, 'b': 2}.transformMap(k, v, v + 1)", 71 - 60),
+    ("TestTwoVariableComprehensionCost", "{'a': 1, 'b': 2}.transformMap(k, v, v < 5, v + 1)", 75 - 60),
+    ("TestTwoVariableComprehensionCost", "{'a': 1, 'b': 2}.transformMapEntry(k, v, {k: v + 1})", 131 - 60),
+    (
+        "TestTwoVariableComprehensionCost",
+        "{'a': 1, 'b': 2}.transformMapEntry(k, v, v < 5, {k: v + 1})",
+        135 - 60,
+    ),
+]
 RUNTIME_COSTS += [
     ("TestTwoVariableComprehensionCost", "{'a': 1, 'b': 2}.all(k, v, v > 0)", 41 - 30),
     ("TestTwoVariableComprehensionCost", "{'a': 1, 'b': 2}.exists(k, v, v > 0)", 40 - 30),
@@ -307,3 +321,13 @@ def test_library_calls_cost_one_before_strict_cost_enforcement(
         result = evaluate_expression(expr, PlaygroundInputs(version))
         assert result.error is None, result.error
         assert result.cost_actual == cost, version
+
+
+def test_jsonpatch_escape_key_runtime_cost() -> None:
+    """TestStringLibrary "jsonpatch.escapeKey": 2 (a traversal of its 18 characters)."""
+    env = build_environment("1.35", ExpressionKind.MAP_JSON_PATCH, has_params=False, mode="stored")
+    compiled = compile_expression("jsonpatch.escapeKey('abc/def~ abc/def~')", env)
+    # (a patch expression must be a list of JSONPatch: the call itself type-checks, which is enough)
+    assert compiled.checked is not None and not compiled.cel_issues, compiled.render()
+    result = evaluate(compiled.checked, {}, env=env)
+    assert (result.value, result.cost) == ("abc~1def~0 abc~1def~0", 2)
