@@ -217,6 +217,27 @@ def test_request_file_is_bound_as_is(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert got["value"] == "alice CONNECT"
 
 
+@pytest.mark.parametrize(
+    ("request_text", "message"),
+    [
+        ("operation: 5\n", "operation: expected a string, found 5"),
+        ("userInfo: alice\n", "userInfo: expected an object, found 'alice'"),
+        ("userInfo: {groups: [1]}\n", "userInfo.groups[0]: expected a string, found 1"),
+        ("kind: {group: apps, kind: [x]}\n", "kind.kind: expected a string, found ['x']"),
+        ("dryRun: 'yes'\n", "dryRun: expected a boolean, found 'yes'"),
+        ("userInfo: {extra: {scopes: a}}\n", "userInfo.extra.scopes: expected a list, found 'a'"),
+    ],
+)
+def test_a_request_that_is_no_admission_request_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], request_text: str, message: str
+) -> None:
+    # compile.go's BuildRequestType: what the server binds always has these types, so a file
+    # that does not is bad usage rather than a value the expression would see
+    req = _write(tmp_path, "req.yaml", request_text)
+    assert main(["cel", "request.operation", "--request", req]) == 2
+    assert capsys.readouterr().err == f"vap-lsp: --request {req}: {message}\n"
+
+
 def test_params_declared_only_when_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     params = _write(
         tmp_path, "p.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\ndata: {max: '3'}\n"

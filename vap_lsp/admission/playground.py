@@ -96,6 +96,59 @@ def _finite(value: Any) -> Any:
     return value
 
 
+_GVK_FIELDS = {"group": "string", "version": "string", "kind": "string"}
+_GVR_FIELDS = {"group": "string", "version": "string", "resource": "string"}
+_REQUEST_FIELDS: dict[str, Any] = {
+    "kind": _GVK_FIELDS,
+    "resource": _GVR_FIELDS,
+    "subResource": "string",
+    "requestKind": _GVK_FIELDS,
+    "requestResource": _GVR_FIELDS,
+    "requestSubResource": "string",
+    "name": "string",
+    "namespace": "string",
+    "operation": "string",
+    "userInfo": {"username": "string", "uid": "string", "groups": ["string"], "extra": {"*": ["string"]}},
+    "dryRun": "boolean",
+}
+"""compile.go `BuildRequestType`: the typed fields of `request` (`options` is dyn; the DeclType
+has no other field, so others are never read)."""
+
+
+def request_shape_error(request: object) -> str | None:
+    """Why a `--request` document is no `request` the server could bind (a field of another type
+    than `BuildRequestType` declares), or None."""
+    return _shape_error(request, _REQUEST_FIELDS, "")
+
+
+def _shape_error(value: object, shape: Any, where: str) -> str | None:
+    def found(kind: str) -> str:
+        return f"{where or 'the request'}: expected {kind}, found {value!r}"
+
+    if value is None:
+        return None  # absent: null, as the server leaves unset fields
+    if shape == "string":
+        return None if isinstance(value, str) else found("a string")
+    if shape == "boolean":
+        return None if isinstance(value, bool) else found("a boolean")
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            return found("a list")
+        for i, item in enumerate(value):
+            if (error := _shape_error(item, shape[0], f"{where}[{i}]")) is not None:
+                return error
+        return None
+    if not isinstance(value, dict):
+        return found("an object")
+    for key, item in value.items():
+        inner = shape.get("*", shape.get(key))
+        if inner is not None and (
+            error := _shape_error(item, inner, f"{where}.{key}" if where else str(key))
+        ):
+            return error
+    return None
+
+
 def parse_kind(text: str) -> GVK:
     """`v1/Pod`, `apps/v1/Deployment`, `example.com/v1/Widget` (the core group has no prefix)."""
     parts = text.split("/")

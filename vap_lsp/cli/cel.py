@@ -69,6 +69,17 @@ def _one(path: str, option: str) -> dict[str, Any]:
     return docs[0]
 
 
+def _request(path: str) -> dict[str, Any]:
+    from vap_lsp.admission.load import InputError
+    from vap_lsp.admission.playground import request_shape_error
+
+    request = _one(path, "--request")
+    error = request_shape_error(request)
+    if error is not None:
+        raise InputError(f"--request {path}: {error}")
+    return request
+
+
 def cel_command(args: argparse.Namespace) -> int:
     from vap_lsp.admission.load import InputError, load_authorizer_rules
     from vap_lsp.admission.playground import (
@@ -97,7 +108,7 @@ def cel_command(args: argparse.Namespace) -> int:
             namespace_object=_one(args.namespace_object, "--namespace-object")
             if args.namespace_object
             else None,
-            request=_one(args.request, "--request") if args.request else None,
+            request=_request(args.request) if args.request else None,
             authorizer_rules=load_authorizer_rules(Path(args.authorizer_rules))
             if args.authorizer_rules
             else None,
