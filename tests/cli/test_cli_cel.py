@@ -401,3 +401,15 @@ def test_non_finite_doubles_print_as_proto_json_does(capsys: pytest.CaptureFixtu
     assert json.loads(out)["value"] == ["Infinity", "-Infinity", "NaN", "é"]
     assert main(["cel", "[dyn(1.0 / 0.0), dyn('é')]"]) == 0
     assert capsys.readouterr().out.startswith('["Infinity", "é"]\n')
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [("a: 1\n---\nb: 2\n", "found 2 documents"), ("- 1\n- 2\n", "found a list"), ("3\n", "found a scalar")],
+)
+def test_an_object_file_holds_one_mapping(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, found: str
+) -> None:
+    path = _write(tmp_path, "o.yaml", text)
+    assert main(["cel", "object", "--object", path]) == 2
+    assert capsys.readouterr().err == f"vap-lsp: --object {path}: expected one mapping (an object), {found}\n"

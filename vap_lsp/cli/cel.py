@@ -64,8 +64,11 @@ def _one(path: str, option: str) -> dict[str, Any]:
     from vap_lsp.admission.load import InputError, documents, read_text
 
     docs = [d for d in documents(read_text(Path(path)), path) if d is not None]
-    if len(docs) != 1 or not isinstance(docs[0], dict):
+    if len(docs) != 1:
         raise InputError(f"{option} {path}: expected one mapping (an object), found {len(docs)} documents")
+    if not isinstance(docs[0], dict):
+        found = "a list" if isinstance(docs[0], list) else "a scalar"
+        raise InputError(f"{option} {path}: expected one mapping (an object), found {found}")
     return docs[0]
 
 
