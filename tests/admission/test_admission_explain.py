@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, prepare
-from vap_lsp.admission.explain import EvaluationExplanation, explain_result
+from vap_lsp.admission.explain import EvaluationExplanation, explain_result, render_text
 from vap_lsp.cli.main import main
 from vap_lsp.defaulting import default_object
 
@@ -156,6 +156,21 @@ def test_unread_variables_and_scope() -> None:
     assert ("binding.validationActions", "Deny") in ex.scope
     assert ex.scope[0][0] == "matchConstraints.resourceRules[0]"
     assert ex.cost > 0
+
+
+def test_an_expression_cost_is_its_own_and_the_variables_it_evaluated() -> None:
+    """composition.go: a variable is a program of its own, charged to the call that reads it but
+    no part of the reading expression's cost (the per-call limit applies to each alone)."""
+    _, explained = _explained(POLICY)
+    x = explained[0].validations[0].expression
+    assert x is not None
+    # variables.containers (2), two iterations of 8 (cond 2, @result, c.image 2, startsWith 3), the
+    # result (1); `object.spec.containers` (3) evaluated for it
+    assert (x.cost, x.variables_cost) == (19 + 3, 3)
+    assert x.to_json()["cost"] == 22 and x.to_json()["variablesCost"] == 3
+    lines = render_text(explained)
+    assert any(line.endswith("fail: false   [cost 22: 19 + 3 for variables]") for line in lines), lines
+    assert any(line.endswith("[cost 3]") and "variables.containers" in line for line in lines), lines
 
 
 def test_short_circuited_operands_are_marked() -> None:

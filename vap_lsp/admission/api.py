@@ -147,6 +147,9 @@ class ExpressionEvaluation:
     cost: int = 0
     trace: Trace | None = dataclasses.field(default=None, repr=False, compare=False)
     """Every evaluated node's value (only with `admit(..., explain=True)`)."""
+    variables_cost: int = 0
+    """Of `cost`, the variables this expression evaluated (charged with it, not part of its
+    per-call limit)."""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -698,6 +698,7 @@ class _Run:
                     cost=result.cost,
                     cost_limit_exceeded=result.cost_limit_exceeded,
                     trace=result.trace,
+                    variables_cost=result.variables_cost,
                 )
         if report:
             self.expressions.append(
@@ -708,6 +709,7 @@ class _Run:
                     result.error,
                     cost=result.cost,
                     trace=result.trace,
+                    variables_cost=result.variables_cost,
                 )
             )
         return result
@@ -727,6 +729,7 @@ class _Run:
                         r.error,
                         r.cost,
                         r.trace,
+                        variables_cost=r.variables_cost,
                     )
                 )
 

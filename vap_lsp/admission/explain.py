@@ -49,6 +49,16 @@ class ExpressionExplanation:
     cost: int
     failures: list[Failure] = dataclasses.field(default_factory=list)
     skipped: list[str] = dataclasses.field(default_factory=list)
+    variables_cost: int = 0
+    """Of `cost`, the variables it evaluated (programs of their own, charged with it)."""
+
+    @property
+    def cost_text(self) -> str:
+        """`[cost 22: 19 + 3 for variables]`: the expression's own cost is what the per-call
+        limit applies to."""
+        if not self.variables_cost:
+            return f"[cost {self.cost}]"
+        return f"[cost {self.cost}: {self.cost - self.variables_cost} + {self.variables_cost} for variables]"
 
     @property
     def outcome(self) -> str:
@@ -56,6 +66,8 @@ class ExpressionExplanation:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"field": self.field, "expression": self.expression, "cost": self.cost}
+        if self.variables_cost:
+            out["variablesCost"] = self.variables_cost
         if self.error is not None:
             out["error"] = self.error
         else:
@@ -154,7 +166,9 @@ def _expression(x: ExpressionEvaluation, ev: Evaluation) -> ExpressionExplanatio
         failures = cel_explain.explain(x.trace, ev.variables)
         source = x.trace.parsed.source
         skipped = [source[s:e] for s, e in cel_explain.skipped(x.trace)]
-    return ExpressionExplanation(x.field, x.expression, x.result, x.error, x.cost, failures, skipped)
+    return ExpressionExplanation(
+        x.field, x.expression, x.result, x.error, x.cost, failures, skipped, x.variables_cost
+    )
 
 
 def _labels(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -373,7 +387,7 @@ def _literal(text: str) -> bool:
 
 
 def _expression_lines(e: ExpressionExplanation, label: str, indent: str) -> list[str]:
-    lines = [f"{indent}{label}: {e.outcome}   [cost {e.cost}]", f"{indent}  {e.expression.strip()}"]
+    lines = [f"{indent}{label}: {e.outcome}   {e.cost_text}", f"{indent}  {e.expression.strip()}"]
     for f in e.failures:
         lines.extend(_failure_lines(f, indent + "    ", e.expression.strip()))
     if e.skipped and e.failures:
@@ -401,7 +415,7 @@ def render_text(explanations: list[EvaluationExplanation], indent: str = "  ") -
                 if ex.matched:
                     lines.append(f"{inner}variables.{name}: not read")
             else:
-                lines.append(f"{inner}variables.{name} = {var.outcome}   [cost {var.cost}]")
+                lines.append(f"{inner}variables.{name} = {var.outcome}   {var.cost_text}")
         for v in ex.validations:
             if v.expression is not None:
                 lines.extend(_expression_lines(v.expression, f"validations[{v.index}] {v.outcome}", inner))
@@ -416,7 +430,7 @@ def render_text(explanations: list[EvaluationExplanation], indent: str = "  ") -
                 lines.append(f"{deeper}{v.fallback_reason}; the server falls back to the {v.message_source}")
             lines.append(f"{deeper}message: {v.message}" + (f" (reason {v.reason})" if v.reason else ""))
         for key, a in ex.audit_annotations:
-            lines.append(f"{inner}auditAnnotations {key} = {a.outcome}   [cost {a.cost}]")
+            lines.append(f"{inner}auditAnnotations {key} = {a.outcome}   {a.cost_text}")
             for f in a.failures:
                 lines.extend(_failure_lines(f, inner + "    "))
         for expr, step in ex.mutations:

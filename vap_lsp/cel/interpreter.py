@@ -86,6 +86,9 @@ class EvalResult:
     cost_limit_exceeded: bool = False
     trace: Trace | None = None
     """Set by `evaluate(..., trace=True)`: every evaluated node's value or error."""
+    variables_cost: int = 0
+    """Of `cost`, what the `variables` this evaluation read first cost: programs of their own
+    (composition.go), charged to the same budget but not to this expression's per-call limit."""
 
     @property
     def ok(self) -> bool:
@@ -192,6 +195,7 @@ class LazyVariables(Mapping[str, Value]):
                         error=f'composited variable "{name}" fails to evaluate: {result.error}',
                         cost=result.cost,
                         trace=result.trace,
+                        variables_cost=result.variables_cost,
                     )
             self._results[name] = result
             self.total_cost += result.cost
@@ -1301,13 +1305,22 @@ def evaluate(
     try:
         plan = _plan_for(checked, env, trace)
         value = plan(ctx)
-        result = EvalResult(value=value, cost=ctx.cost + ctx.extra_cost)
+        result = EvalResult(value=value, cost=ctx.cost + ctx.extra_cost, variables_cost=ctx.extra_cost)
     except CelError as err:
-        result = EvalResult(error=err.message, cost=ctx.cost + ctx.extra_cost)
+        result = EvalResult(error=err.message, cost=ctx.cost + ctx.extra_cost, variables_cost=ctx.extra_cost)
     except CostLimitExceeded as exc:
-        result = EvalResult(error=exc.message, cost=ctx.cost + ctx.extra_cost, cost_limit_exceeded=True)
+        result = EvalResult(
+            error=exc.message,
+            cost=ctx.cost + ctx.extra_cost,
+            cost_limit_exceeded=True,
+            variables_cost=ctx.extra_cost,
+        )
     except RecursionError:
-        result = EvalResult(error="max recursion depth exceeded", cost=ctx.cost + ctx.extra_cost)
+        result = EvalResult(
+            error="max recursion depth exceeded",
+            cost=ctx.cost + ctx.extra_cost,
+            variables_cost=ctx.extra_cost,
+        )
     except Exception as exc:  # a bug here must not take the caller down: report it as an error
         result = EvalResult(error=f"internal error: {type(exc).__name__}: {exc}", cost=ctx.cost)
     result.trace = recorded
