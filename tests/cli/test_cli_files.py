@@ -108,3 +108,19 @@ def test_reader_api(tmp_path: Path) -> None:
         f"{big}: skipped, larger than 16 MiB",
         f"{tmp_path / 'missing.yaml'}: no such file or directory",
     ]
+
+
+@pytest.mark.parametrize("command", [["rule", "cel-cost"], ["cel", "[1, 2, 3]", "--format", "json"]])
+def test_a_reader_that_leaves_gets_no_traceback(command: list[str]) -> None:
+    """`vap-lsp ... | head`: output to a pipe nobody reads any more ends the command quietly,
+    with the status of a process killed by SIGPIPE (128 + 13)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "vap_lsp", *command], stdout=write, stderr=subprocess.PIPE, timeout=60
+        )
+    finally:
+        os.close(write)
+    assert b"Traceback" not in done.stderr and b"BrokenPipeError" not in done.stderr
+    assert done.returncode == 141

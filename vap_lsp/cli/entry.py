@@ -7,6 +7,7 @@ cyclic GC paused until the command has what it needs (`vap_lsp.collector`). Call
 
 from __future__ import annotations
 
+import os
 import sys
 
 from vap_lsp import collector
@@ -23,5 +24,11 @@ def main() -> int:
         from vap_lsp.cli.main import main as run
 
         return run(argv)
+    except BrokenPipeError:
+        # `vap-lsp ... | head`: the reader left. No traceback, and nothing more written (the
+        # interpreter's final flush goes to /dev/null); the exit status of a process killed by
+        # SIGPIPE, as a Go or C tool would have.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
     finally:
         collector.resume()
