@@ -148,7 +148,7 @@ def test_kind_in_a_list_and_the_conditional_operator() -> None:
         "request.kind.kind != 'Pod'",
         "request.kind.group != ''",
         "request.resource.resource != 'pods'",
-        "!(oldObject.kind == 'Pod')",
+        # `oldObject.kind` decides only where oldObject is never null: see below.
         "!object.apiVersion.startsWith('v')",
     ],
 )
@@ -399,4 +399,48 @@ def test_has_of_a_field_always_present_at_admission_is_true() -> None:
     found = _findings(_one(e), head)
     assert [m for code, m in found if "'containers'" in m] == [
         _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'")[1]
+    ]
+
+
+# --- a kind test on a root that can be null ------------------------------------------------------
+
+
+def test_a_kind_test_on_old_object_decides_nothing_on_create() -> None:
+    # On CREATE `oldObject` is null: `oldObject.kind` is an error, which `||` absorbs, so the
+    # right side runs for a Deployment and a CronJob and fails there (no such key: containers).
+    e = "oldObject.kind != 'Pod' || object.spec.containers.size() > 0"
+    found = _findings(_one(e))
+    assert found == [
+        _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'")
+    ]
+    # Matched on UPDATE only, `oldObject` is the stored object: its kind is the kind.
+    head = WORKLOADS.replace('["CREATE", "UPDATE"]', '["UPDATE"]')
+    assert _findings(_one(e), head) == [
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'",
+            "oldObject.kind != 'Pod' || …",
+        )
+    ]  # fmt: skip
+
+
+def test_a_kind_test_on_object_decides_nothing_on_delete() -> None:
+    head = WORKLOADS.replace('["CREATE", "UPDATE"]', '["UPDATE", "DELETE"]')
+    # On DELETE `object.kind` is an error and the right side, reading the stored oldObject, runs.
+    e = "object.kind != 'Pod' || oldObject.spec.containers.size() > 0"
+    assert _findings(_one(e), head) == [
+        _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'")
+    ]
+    # A side that reads `object` fails at the null object first: on DELETE it never reaches
+    # `containers` (object-on-delete says what fails there), on UPDATE the guard decides.
+    e = "object.kind != 'Pod' || object.spec.containers.size() > 0"
+    assert _findings(_one(e), head) == [
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'",
+            "object.kind != 'Pod' || … (on DELETE object is null: it fails there first)",
+        )
+    ]  # fmt: skip
+    # An operation test that lets the side run on DELETE is no guard there.
+    e = "request.operation == 'UPDATE' || object.spec.containers.size() > 0"
+    assert _findings(_one(e), head) == [
+        _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'")
     ]

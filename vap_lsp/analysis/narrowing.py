@@ -188,8 +188,12 @@ class _Evaluator:
         variables: Mapping[str, ParsedExpr],
         type_of: TypeOf | None,
         present: Present | None = None,
+        optimistic: bool = False,
     ) -> None:
         self.facts = facts
+        self.optimistic = optimistic
+        """Read the kind of `object`/`oldObject` where it is null as the kind (for what fails at
+        that null root anyway: `reachability`)."""
         self.variables = {name: _Variable(parsed) for name, parsed in variables.items()}
         self.type_of = type_of
         self.present = present
@@ -224,7 +228,7 @@ class _Evaluator:
             return self._has(node, env)
         operand = node.operand
         if isinstance(operand, Ident) and self._root(operand.name, env):
-            if operand.name in ("object", "oldObject") and gvk is not None:
+            if operand.name in ("object", "oldObject") and gvk is not None and self._holds_kind(operand.name):
                 if node.field == "kind":
                     return gvk.kind
                 if node.field == "apiVersion":
@@ -238,7 +242,7 @@ class _Evaluator:
             root = operand.operand
             if root.name != "request" or not self._root("request", env) or gvk is None:
                 return UNKNOWN
-            if operand.field == "kind":
+            if operand.field == "kind" and "CONNECT" not in facts.operations:
                 return {"group": gvk.group, "version": gvk.version, "kind": gvk.kind}.get(node.field, UNKNOWN)
             if operand.field == "resource":
                 if node.field == "group":
@@ -248,6 +252,14 @@ class _Evaluator:
                 if node.field == "resource" and facts.resources:
                     return _one_of(facts.resources)
         return UNKNOWN
+
+    def _holds_kind(self, name: str) -> bool:
+        """Whether `object`/`oldObject` is an object of the facts' kind in every request: not null
+        (`oldObject.kind` is an error on CREATE, `object.kind` on DELETE, and `||`/`&&` absorb
+        that error: the other side runs) and not a CONNECT's options (`PodExecOptions`)."""
+        if "CONNECT" in self.facts.operations:
+            return False
+        return self.optimistic or isinstance(self._root_value(name), _Present)
 
     def _cluster_scoped(self) -> bool:
         """A cluster-scoped kind other than Namespace (whose requests carry its own name as the
@@ -465,8 +477,53 @@ def _text(parsed: ParsedExpr, node: Expr) -> str:
     return _squash(text)
 
 
+def _fails(node: Expr, env: _Env, null_roots: frozenset[str], memo: dict[int, bool] | None = None) -> bool:
+    """Whether `node` is certainly an error because it reads a field of a root in `null_roots`
+    (not shadowed by `env`): a selection or index of it (`has(x.f)` of a null `x` is false, `.?`
+    and `[?…]` are optional), and anything that needs such a value (a call's operands, a
+    conditional's condition, a comprehension's range, a list's elements). `&&` and `||` absorb
+    errors. `memo`: answers by node id (a node is always under the same scope)."""
+    if memo is not None and node.id in memo:
+        return memo[node.id]
+    found = False
+    if isinstance(node, Select):
+        operand = node.operand
+        if node.optional:
+            found = False
+        elif isinstance(operand, Ident):
+            found = not node.test_only and operand.name in null_roots and operand.name not in env
+        else:
+            found = _fails(operand, env, null_roots, memo)
+    elif isinstance(node, Call):
+        fn = node.function
+        if fn in ("_&&_", "_||_", "@not_strictly_false", "_[?_]"):
+            found = False
+        elif fn == "_?_:_":
+            found = bool(node.args) and _fails(node.args[0], env, null_roots, memo)
+        elif (
+            fn == "_[_]"
+            and node.args
+            and isinstance(node.args[0], Ident)
+            and node.args[0].name in null_roots
+            and node.args[0].name not in env
+        ):
+            found = True
+        else:
+            parts = ([node.target] if node.target is not None else []) + list(node.args)
+            found = any(_fails(p, env, null_roots, memo) for p in parts)
+    elif isinstance(node, Comprehension):
+        found = _fails(node.iter_range, env, null_roots, memo)
+    elif isinstance(node, ListExpr):
+        found = not node.optional_indices and any(_fails(e, env, null_roots, memo) for e in node.elements)
+    if memo is not None:
+        memo[node.id] = found
+    return found
+
+
 class _Walker:
-    def __init__(self, parsed: ParsedExpr, evaluator: _Evaluator) -> None:
+    def __init__(
+        self, parsed: ParsedExpr, evaluator: _Evaluator, null_roots: frozenset[str] = frozenset()
+    ) -> None:
         self.parsed = parsed
         self.evaluator = evaluator
         self.guards: dict[int, Guard] = {}
@@ -526,27 +583,147 @@ def _subtree(node: Expr) -> Iterator[Expr]:
         stack.extend(children(current))
 
 
+def _by_operation(facts: Facts, for_kind: bool) -> list[Facts]:
+    """`facts` as one class per operation when that decides more: whether `object`/`oldObject`
+    is null (and so whether its kind is the kind) depends on the operation. `for_kind`: only
+    the requests whose `object` is of the kind (not a CONNECT's options), unless CONNECT is all."""
+    ops = facts.operations
+    if len(ops) <= 1:
+        return [facts]
+    probe = _Evaluator(facts, {}, None)
+    undecided = any(isinstance(probe._root_value(r), _Unknown) for r in ("object", "oldObject"))
+    if not undecided and "CONNECT" not in ops:
+        return [facts]
+    if for_kind and ops - {"CONNECT"}:
+        ops = ops - {"CONNECT"}
+    return [replace(facts, operations=frozenset({op})) for op in sorted(ops)]
+
+
+def _null_roots(facts: Facts) -> frozenset[str]:
+    """`object`/`oldObject` when null in every request of `facts`."""
+    probe = _Evaluator(facts, {}, None)
+    return frozenset(r for r in ("object", "oldObject") if probe._root_value(r) is None)
+
+
+def _failing(ast: Expr, null_roots: frozenset[str]) -> set[int]:
+    """The nodes of `ast` that fail at one of `null_roots` (`_fails`)."""
+    memo: dict[int, bool] = {}
+    out: set[int] = set()
+    stack: list[tuple[Expr, _Env]] = [(ast, {})]
+    while stack:
+        node, env = stack.pop()
+        if _fails(node, env, null_roots, memo):
+            out.update(n.id for n in _subtree(node))
+            continue
+        if isinstance(node, Comprehension):
+            inner = {**env, node.iter_var: UNKNOWN, node.accu_var: UNKNOWN}
+            if node.iter_var2 is not None:
+                inner[node.iter_var2] = UNKNOWN
+            stack.extend([(node.iter_range, env), (node.accu_init, env)])
+            stack.extend((part, inner) for part in (node.loop_condition, node.loop_step, node.result))
+        else:
+            stack.extend((child, env) for child in children(node))
+    return out
+
+
+def _class_guards(
+    parsed: ParsedExpr,
+    facts: Facts,
+    variables: Mapping[str, ParsedExpr],
+    type_of: TypeOf | None,
+    present: Present | None,
+    for_kind: bool,
+) -> tuple[dict[int, Guard], str]:
+    """The guards of one class of requests, and a note when some of them are for nodes that fail
+    at a null root. `for_kind`, where `object` or `oldObject` is null: a
+    node that fails at that null root (never reaching a field of the kind) is unreachable where
+    it would be if the root held the kind (`object.kind != 'Pod' || object.spec.containers` on
+    DELETE: `object.kind` is an error there, but so is the right side, at `object`)."""
+    assert parsed.ast is not None
+    walker = _Walker(parsed, _Evaluator(facts, variables, type_of, present))
+    walker.walk(parsed.ast, {}, None)
+    nulls = _null_roots(facts) if for_kind else frozenset()
+    if not nulls:
+        return walker.guards, ""
+    optimistic = _Walker(parsed, _Evaluator(facts, variables, type_of, present, optimistic=True))
+    optimistic.walk(parsed.ast, {}, None)
+    extra = {i: g for i, g in optimistic.guards.items() if i not in walker.guards}
+    failing = _failing(parsed.ast, nulls) if extra else set()
+    out = dict(walker.guards)
+    out.update((i, g) for i, g in extra.items() if i in failing)
+    if len(out) == len(walker.guards):
+        return out, ""
+    ops = " and ".join(sorted(facts.operations))
+    return out, f"on {ops} {' and '.join(sorted(nulls))} is null: it fails there first"
+
+
 def reachability(
     parsed: ParsedExpr,
     facts: Facts,
     variables: Mapping[str, ParsedExpr],
     type_of: TypeOf | None = None,
     present: Present | None = None,
+    *,
+    for_kind: bool = True,
 ) -> Reachability:
     """Which nodes of `parsed` can affect its value for `facts`' kind. `variables`: the parsed
     expression of each variable (by name) the expression may read; `type_of`: the types of
     `parsed`'s nodes in this kind's compile (for `has()` of a field the schema lacks); `present`:
-    whether a selection is guaranteed at admission (for `has()` of such a field)."""
+    whether a selection is guaranteed at admission (for `has()` of such a field).
+
+    Decided per operation when the operations disagree on a root being null (`oldObject.kind` is
+    the kind on UPDATE, an error on CREATE): a node is unreachable when it is in every
+    operation's requests. `for_kind`: the nodes that can run when `object` is of the kind (not
+    the options of a CONNECT; a read failing at a null root first does not reach the kind's
+    fields, `_class_guards`); without it (the null checks, which look for such reads) every
+    request counts."""
     if parsed.ast is None:
         return Reachability(parsed, facts)
-    walker = _Walker(parsed, _Evaluator(facts, variables, type_of, present))
-    walker.walk(parsed.ast, {}, None)
-    return Reachability(parsed, facts, walker.guards)
+    classes = _by_operation(facts, for_kind)
+    found: list[tuple[dict[int, Guard], str]] = []
+    for cls in classes:
+        of_class, note = _class_guards(parsed, cls, variables, type_of, present, for_kind)
+        if not of_class:
+            return Reachability(parsed, facts)
+        found.append((of_class, note))
+    if len(found) == 1 and not found[0][1]:
+        return Reachability(parsed, facts, found[0][0])
+    out: dict[int, Guard] = {}
+    for node_id in found[0][0]:
+        maybe = [g.get(node_id) for g, _ in found]
+        guards = [g for g in maybe if g is not None]
+        if len(guards) < len(maybe):
+            continue
+        texts = list(dict.fromkeys(g.text for g in guards))
+        if len(texts) == 1:
+            text = texts[0]
+        else:
+            text = "; ".join(
+                f"on {next(iter(c.operations))}: {g.text}" for c, g in zip(classes, guards, strict=True)
+            )
+        notes = [note for (g, note) in found if note and node_id in g]
+        if notes:
+            text += f" ({'; '.join(notes)})"
+        out[node_id] = guards[0] if text == guards[0].text else Guard(guards[0].condition, text)
+    return Reachability(parsed, facts, out)
 
 
-def decide(condition: Expr, facts: Facts, variables: Mapping[str, ParsedExpr]) -> bool | None:
-    """The value of `condition` for `facts`' kind, when the evaluator can decide it."""
-    return _Evaluator(facts, variables, None).decided(condition, {})
+def decide(
+    condition: Expr, facts: Facts, variables: Mapping[str, ParsedExpr], *, for_kind: bool = True
+) -> bool | None:
+    """The value of `condition` for `facts`' kind, when the evaluator can decide it: the same in
+    every operation's requests. `for_kind` (the kind's type): leaving out the requests where it
+    fails at a null root (`object.kind` on DELETE: a variable holding it fails there, whatever
+    its type) and a CONNECT's."""
+    verdicts: set[bool] = set()
+    for cls in _by_operation(facts, for_kind):
+        if for_kind and _fails(condition, {}, _null_roots(cls)):
+            continue
+        verdict = _Evaluator(cls, variables, None).decided(condition, {})
+        if verdict is None:
+            return None
+        verdicts.add(verdict)
+    return verdicts.pop() if len(verdicts) == 1 else None
 
 
 # --- null roots ----------------------------------------------------------------------------
@@ -602,7 +779,10 @@ class NullFlow:
             facts = [
                 f
                 for f in facts
-                if not any(decide(c, replace_nulls(f, "namespaceObject"), {}) is False for c in conditions)
+                if not any(
+                    decide(c, replace_nulls(f, "namespaceObject"), {}, for_kind=False) is False
+                    for c in conditions
+                )
             ]
         self.facts = facts
         self._parsed = {id(s): p for s, p in sites}
@@ -621,7 +801,7 @@ class NullFlow:
         found = self._reaches.get(id(site))
         if found is None:
             variables = self.variables_of(site)
-            found = [reachability(parsed, f, variables) for f in self.facts]
+            found = [reachability(parsed, f, variables, for_kind=False) for f in self.facts]
             self._reaches[id(site)] = found
         return found
 
