@@ -444,3 +444,49 @@ def test_a_kind_test_on_object_decides_nothing_on_delete() -> None:
     assert _findings(_one(e), head) == [
         _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'")
     ]
+
+
+# --- matchConditions ----------------------------------------------------------------------------
+
+
+def test_a_match_condition_false_for_a_kind_rules_out_every_validation_for_it() -> None:
+    # The validations run only for requests every matchCondition lets through
+    # (`matchconditions/matcher.go`): for a Deployment and a CronJob, never.
+    e = "object.spec.containers.all(c, c.name != '')"
+    condition = "matchConditions:\n  - name: pods\n    expression: \"object.kind == 'Pod'\"\n"
+    found = _findings(condition + _one(e))
+    assert found == [
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'",
+            "spec.matchConditions[0].expression (object.kind == 'Pod'), false in every request of this kind",
+        )
+    ]  # fmt: skip
+
+
+def test_a_match_condition_that_does_not_decide_rules_out_nothing() -> None:
+    e = "object.spec.containers.all(c, c.name != '')"
+    condition = "matchConditions:\n  - name: named\n    expression: \"object.metadata.name != 'x'\"\n"
+    found = _findings(condition + _one(e))
+    assert found == [
+        _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'")
+    ]
+
+
+def test_a_match_condition_on_the_operation_narrows_the_operations_of_the_validations() -> None:
+    head = WORKLOADS.replace('["CREATE", "UPDATE"]', '["UPDATE", "DELETE"]')
+    # Without the condition, on DELETE `object.kind` is an error and the right side runs.
+    e = "object.kind != 'Pod' || oldObject.spec.containers.size() > 0"
+    condition = "matchConditions:\n  - name: not-delete\n    expression: \"request.operation != 'DELETE'\"\n"
+    assert _findings(condition + _one(e), head) == [
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'",
+            "object.kind != 'Pod' || …",
+        )
+    ]  # fmt: skip
+    e = "request.operation == 'DELETE' ? object.spec.replicaz > 0 : true"
+    assert _findings(condition + _one(e), head) == [
+        _guarded(
+            V0, f"{POD}; {DEPLOYMENT}; {CRONJOB}", _col(e, ".replicaz"), "undefined field 'replicaz'",
+            "request.operation == 'DELETE' ? … : …",
+        )
+    ]  # fmt: skip

@@ -76,3 +76,23 @@ def test_hover_in_a_guarded_branch_types_the_field_from_the_kind_that_runs() -> 
     assert root is not None
     assert "object: Deployment" in root.markdown
     assert "(typed as Deployment: a guard rules the first out here)" in root.markdown
+
+
+def test_completion_in_a_validation_types_the_kind_its_match_conditions_let_through() -> None:
+    # The matchCondition lets only Deployments through: a validation never runs for a Pod.
+    condition = (
+        "  matchConditions:\n    - name: deployments\n      expression: \"object.kind == 'Deployment'\"\n"
+    )
+    text = PODS_AND_DEPLOYMENTS.replace("  variables:\n", condition + "  variables:\n").replace(
+        "EXPR", '"object.spec."'
+    )
+    result = complete(snapshot(text), at(text, "object.spec."))
+    assert result is not None
+    labels = {i.label for i in result.items}
+    assert "template" in labels and "containers" not in labels
+    # In the matchCondition itself every kind runs.
+    text = text.replace("object.kind == 'Deployment'", "object.spec.")
+    offset = text.index("object.spec.") + len("object.spec.")
+    result = complete(snapshot(text), offset)
+    assert result is not None
+    assert "containers" in {i.label for i in result.items}

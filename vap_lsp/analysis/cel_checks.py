@@ -154,10 +154,10 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
     # A kind whose schema is not found is skipped, as the server skips it (reference §4.1).
     for kind in (k for k in typing.kinds if k.has_schema):
         subjects = root_subjects(typing, subject(kind, typing.version, typing.workspace))
-        point = Point(typing.policy, typing.facts(kind).operations)
         keys = out.issues.setdefault(kind.gvk, set())
         view = typing.type_check(kind)
         for site, result in view.results():
+            point = Point(typing.policy, typing.site_facts(kind, site).operations)
             reach = view.reachability(site)
             runs = False
             for issue in result.issues:

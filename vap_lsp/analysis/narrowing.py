@@ -709,7 +709,13 @@ def reachability(
 
 
 def decide(
-    condition: Expr, facts: Facts, variables: Mapping[str, ParsedExpr], *, for_kind: bool = True
+    condition: Expr,
+    facts: Facts,
+    variables: Mapping[str, ParsedExpr],
+    *,
+    for_kind: bool = True,
+    type_of: TypeOf | None = None,
+    present: Present | None = None,
 ) -> bool | None:
     """The value of `condition` for `facts`' kind, when the evaluator can decide it: the same in
     every operation's requests. `for_kind` (the kind's type): leaving out the requests where it
@@ -719,7 +725,7 @@ def decide(
     for cls in _by_operation(facts, for_kind):
         if for_kind and _fails(condition, {}, _null_roots(cls)):
             continue
-        verdict = _Evaluator(cls, variables, None).decided(condition, {})
+        verdict = _Evaluator(cls, variables, type_of, present).decided(condition, {})
         if verdict is None:
             return None
         verdicts.add(verdict)

@@ -262,7 +262,7 @@ class View:
             checked = result.checked
             found = reachability(
                 result.parsed,
-                self.typing.facts(self.kind),
+                self.typing.site_facts(self.kind, site),
                 self.typing.variable_asts(site),
                 checked.type_of if checked is not None else None,
                 functools.partial(_guaranteed, self.typing, self.kind, checked)
@@ -273,6 +273,8 @@ class View:
             if unread is not None:
                 found = found.all_guarded(unread)
             unmatched = self.typing.unmatched(self.kind)
+            if unmatched is None and site.kind is not ExpressionKind.MATCH_CONDITION:
+                unmatched = self.typing.conditions_exclude(self.kind)
             if unmatched is not None and result.parsed.ast is not None:
                 found = found.all_guarded(Guard(result.parsed.ast, unmatched))
         with self._lock:
@@ -659,6 +661,7 @@ class PolicyTyping:
         self.params_type: Type = self.params_kind.object_type if self.params_kind is not None else DYN
         self._views: dict[tuple[ViewName, GVK | None], View] = {}
         self._facts: dict[GVK, Facts] = {}
+        self._past_conditions: dict[GVK, tuple[Facts, str | None]] = {}
         self._lock = threading.Lock()
         self._variables: list[VariableTyping] | None = None
         self._derived: dict[Hashable, Any] = {}
@@ -806,6 +809,69 @@ class PolicyTyping:
         with self._lock:
             return self._facts.setdefault(gvk, built)
 
+    def site_facts(self, kind: KindTyping, site: ExpressionSite) -> Facts:
+        """The facts of the requests `site` runs for: a matchCondition runs for every request past
+        the rules (`facts`), every other expression only for those the matchConditions let
+        through (`conditions_facts`)."""
+        if site.kind is ExpressionKind.MATCH_CONDITION:
+            return self.facts(kind)
+        return self.conditions_facts(kind)
+
+    def conditions_facts(self, kind: KindTyping) -> Facts:
+        """`facts` less the operations for which a matchCondition is false for `kind`: every
+        matchCondition must be true for the validations, variables and mutations to run
+        (`matchconditions/matcher.go`). A matchCondition that is an error (`object.kind` on
+        DELETE) or that narrowing cannot decide keeps the operation."""
+        return self._conditions(kind)[0]
+
+    def conditions_exclude(self, kind: KindTyping) -> str | None:
+        """Why the matchConditions let no request of `kind` through (the guard text: which
+        conditions are false), or None when some can get through."""
+        return self._conditions(kind)[1]
+
+    def _conditions(self, kind: KindTyping) -> tuple[Facts, str | None]:
+        with self._lock:
+            hit = self._past_conditions.get(kind.gvk)
+        if hit is not None:
+            return hit
+        facts = self.facts(kind)
+        conditions = [s for s in self.sites if s.kind is ExpressionKind.MATCH_CONDITION]
+        kept: set[str] = set()
+        false: dict[str, None] = {}
+        view = self.type_check(kind) if conditions else None
+        for op in sorted(facts.operations):
+            single = replace(
+                facts, operations=frozenset({op}), null_roots=facts.null_roots | {"namespaceObject"}
+            )
+            for site in conditions:
+                assert view is not None
+                result = view.result(site)
+                checked = result.checked
+                if result.parsed.ast is None or (
+                    decide(
+                        result.parsed.ast,
+                        single,
+                        {},
+                        type_of=checked.type_of if checked is not None else None,
+                        present=functools.partial(_guaranteed, self, kind, checked)
+                        if checked is not None
+                        else None,
+                    )
+                    is not False
+                ):
+                    continue
+                false.setdefault(f"{site.field} ({' '.join(site.text.split())[:120]})")
+                break
+            else:
+                kept.add(op)
+        of_kind = facts.operations - {"CONNECT"}
+        excluded: str | None = None
+        if of_kind and not kept - {"CONNECT"}:
+            excluded = " and ".join(false) + ", false in every request of this kind"
+        built = (replace(facts, operations=frozenset(kept)), excluded)
+        with self._lock:
+            return self._past_conditions.setdefault(kind.gvk, built)
+
     def unmatched(self, kind: KindTyping) -> str | None:
         """Why no request of `kind` reaches the policy although the type checker checks it
         (`typesToCheck` reads `resourceRules` only), or None when some does."""
@@ -853,12 +919,17 @@ class PolicyTyping:
         of the kind reach the policy, no guard rules the node out); all of them without a node."""
         path = parsed.node_at(offset)
         variables = self.variable_asts(site)
+        condition = site.kind is ExpressionKind.MATCH_CONDITION
         return [
             kind
             for kind in self.kinds
             if kind.has_schema
             and self.unmatched(kind) is None
-            and (not path or reachability(parsed, self.facts(kind), variables).guard_of(path[-1]) is None)
+            and (condition or self.conditions_exclude(kind) is None)
+            and (
+                not path
+                or reachability(parsed, self.site_facts(kind, site), variables).guard_of(path[-1]) is None
+            )
         ]
 
     def server_view(self, kind: KindTyping | None) -> View:
