@@ -150,6 +150,8 @@ def test_kind_in_a_list_and_the_conditional_operator() -> None:
         "request.resource.resource != 'pods'",
         # `oldObject.kind` decides only where oldObject is never null: see below.
         "!object.apiVersion.startsWith('v')",
+        "object.?kind.orValue('') != 'Pod'",  # through an optional
+        "!(object.?apiVersion.value() == 'v1')",
     ],
 )
 def test_other_kind_facts_guard_the_branch(guard: str) -> None:

@@ -95,7 +95,14 @@ class _OneOf:
     values: frozenset[str]
 
 
-Value = str | bool | int | float | None | tuple["Value", ...] | _OneOf | _Present | _Unknown
+@dataclass(frozen=True)
+class _Some:
+    """An optional holding a known value (`object.?kind`: `optional.of('Pod')`)."""
+
+    value: Value
+
+
+Value = str | bool | int | float | None | tuple["Value", ...] | _OneOf | _Some | _Present | _Unknown
 
 _MAX_LIST = 64
 _MAX_GUARD_TEXT = 120
@@ -229,16 +236,17 @@ class _Evaluator:
         operand = node.operand
         if isinstance(operand, Ident) and self._root(operand.name, env):
             if operand.name in ("object", "oldObject") and gvk is not None and self._holds_kind(operand.name):
-                if node.field == "kind":
-                    return gvk.kind
-                if node.field == "apiVersion":
-                    return gvk.api_version
+                known = {"kind": gvk.kind, "apiVersion": gvk.api_version}.get(node.field)
+                if known is not None:
+                    return _Some(known) if node.optional else known
+            if node.optional:
+                return UNKNOWN
             if operand.name == "request" and node.field == "operation":
                 return _one_of(facts.operations)
             if operand.name == "request" and node.field == "namespace" and self._cluster_scoped():
                 return ""
             return UNKNOWN
-        if isinstance(operand, Select) and isinstance(operand.operand, Ident):
+        if isinstance(operand, Select) and isinstance(operand.operand, Ident) and not node.optional:
             root = operand.operand
             if root.name != "request" or not self._root("request", env) or gvk is None:
                 return UNKNOWN
@@ -406,6 +414,15 @@ class _Evaluator:
             return equal if fn == "_==_" or not isinstance(equal, bool) else not equal
         if fn == "@in" and len(args) == 2:
             return _contains(self.eval(args[1], env), self.eval(args[0], env))
+        if (
+            node.target is not None
+            and fn in ("orValue", "value", "hasValue")
+            and len(args) == (fn == "orValue")
+        ):
+            target = self.eval(node.target, env)
+            if isinstance(target, _Some):
+                return True if fn == "hasValue" else target.value
+            return UNKNOWN
         if node.target is not None and fn in ("startsWith", "endsWith", "contains") and len(args) == 1:
             target, arg = self.eval(node.target, env), self.eval(args[0], env)
             if isinstance(target, str) and isinstance(arg, str):
@@ -424,7 +441,7 @@ def _one_of(values: frozenset[str]) -> Value:
 def _equal(a: Value, b: Value) -> Value:
     if isinstance(a, _Present) or isinstance(b, _Present):
         return False if a is None or b is None else UNKNOWN
-    if isinstance(a, (_Unknown, tuple)) or isinstance(b, (_Unknown, tuple)):
+    if isinstance(a, (_Unknown, tuple, _Some)) or isinstance(b, (_Unknown, tuple, _Some)):
         return UNKNOWN
     if isinstance(a, _OneOf) or isinstance(b, _OneOf):
         one, other = (a, b) if isinstance(a, _OneOf) else (b, a)
