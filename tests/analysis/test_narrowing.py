@@ -492,3 +492,21 @@ def test_a_match_condition_on_the_operation_narrows_the_operations_of_the_valida
             "request.operation == 'DELETE' ? … : …",
         )
     ]  # fmt: skip
+
+
+def test_the_guard_is_quoted_with_its_parentheses() -> None:
+    e = "(object.kind == 'Pod' || object.kind == 'CronJob') ? true : object.spec.template.spec.hostPIDz"
+    found = _findings(_one(e))
+    assert [m.split("guarded by ")[-1] for code, m in found if code == "cel-type-check-guarded"] == [
+        "(object.kind == 'Pod' || object.kind == 'CronJob') ? … : …"
+    ]
+    e = "(object.kind == 'Pod' || object.kind == 'CronJob') && object.spec.hostPIDz"
+    found = _findings(_one(e))
+    assert [m.split("guarded by ")[-1] for code, m in found if code == "cel-type-check-guarded"] == [
+        "(object.kind == 'Pod' || object.kind == 'CronJob') && …"
+    ]
+    e = "((object.kind == 'Pod') ? true : false) && object.spec.hostPIDz"
+    found = _findings(_one(e))
+    assert [m.split("guarded by ")[-1] for code, m in found if code == "cel-type-check-guarded"] == [
+        "((object.kind == 'Pod') ? true : false) && …"
+    ]

@@ -482,15 +482,26 @@ def _squash(text: str) -> str:
 
 
 def _text(parsed: ParsedExpr, node: Expr) -> str:
-    """`node` as written, with the closing parentheses its span leaves out (`!(a == b)`)."""
-    source, end = parsed.source, node.end
-    text = source[node.start : end]
+    """`node` (an operand of `&&`, `||` or `?:`) as written, with the parentheses its span
+    leaves out: the closing ones (`!(a == b)`), the opening ones of a first operand in
+    parentheses (`((a || b) ? c : d)`), and those around it (`(a || b) && …`)."""
+    source, start, end = parsed.source, node.start, node.end
+    text = source[start:end]
     while text.count("(") > text.count(")"):
         close = source.find(")", end)
         if close < 0:
             break
         end = close + 1
-        text = source[node.start : end]
+        text = source[start:end]
+    while text.count(")") > text.count("("):
+        opening = source.rfind("(", 0, start)
+        if opening < 0:
+            break
+        start = opening
+        text = source[start:end]
+    before, after = source[:start].rstrip(), source[end:].lstrip()
+    if before.endswith("(") and after.startswith(")"):
+        text = f"({text})"  # an operand in parentheses: `(a || b) && …` is not `a || b && …`
     return _squash(text)
 
 
