@@ -96,3 +96,11 @@ def test_completion_in_a_validation_types_the_kind_its_match_conditions_let_thro
     result = complete(snapshot(text), offset)
     assert result is not None
     assert "containers" in {i.label for i in result.items}
+
+
+def test_completion_reads_a_guard_after_the_cursor() -> None:
+    # CEL's `||` is commutative: the right side guards the left (the Pod never needs it).
+    labels = _labels("\"object.spec. || object.kind == 'Pod'\"", '"object.spec.')
+    assert "template" in labels and "containers" not in labels
+    labels = _labels("\"object.spec.rep > 0 || object.kind == 'Pod'\"", '"object.spec.')
+    assert "replicas" in labels and "containers" not in labels

@@ -13,10 +13,13 @@ Insert texts are escaped for the YAML scalar style they land in.
 from __future__ import annotations
 
 from vap_lsp.cel import types as t
+from vap_lsp.cel.ast import ParsedExpr
+from vap_lsp.cel.compile import parse_expression
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.library.decls import MacroDecl, Overload
 from vap_lsp.cel.types import Kind, ObjectType, Type
 from vap_lsp.features.cel_context import (
+    PLACEHOLDER,
     CelContext,
     Repaired,
     cel_context_at,
@@ -105,6 +108,19 @@ def _prev_word(text: str, end: int) -> tuple[str, int]:
     return (text[j:i], j) if j < i else (text[i - 1 : i], i - 1)
 
 
+def _whole(text: str, start: int, cursor: int, ctx: CelContext) -> ParsedExpr | None:
+    """The whole expression with the word at the cursor replaced by a placeholder, when that
+    parses: a guard after the cursor narrows the kind too (`object.spec.| || object.kind !=
+    'Pod'`; CEL's `||` is commutative). None otherwise (the text before the cursor decides)."""
+    end = cursor
+    while end < len(text) and text[end] in _IDENT:
+        end += 1
+    if end == len(text) or not text[end:].strip():
+        return None  # nothing after the cursor: the repaired text says the same
+    parsed = parse_expression(text[:start] + PLACEHOLDER + text[end:], ctx.env)
+    return parsed if parsed.ast is not None and parsed.ok else None
+
+
 def complete_in_context(ctx: CelContext, trigger: str | None = None) -> CompletionResult:
     """`trigger` is accepted for symmetry with the LSP request; the text alone decides."""
     text, cursor = ctx.text, ctx.index
@@ -120,7 +136,7 @@ def complete_in_context(ctx: CelContext, trigger: str | None = None) -> Completi
         dot = start - 1
     member = dot > 0 and text[dot - 1] == "."
     repaired = repair(text, start, ctx.env)
-    narrowed = ctx.narrowed(repaired.parsed, start)
+    narrowed = ctx.narrowed(_whole(text, start, cursor, ctx) or repaired.parsed, start)
     if narrowed is not ctx:  # in a branch a guard rules out for the kind ctx was typed as
         ctx = narrowed
         repaired = repair(text, start, ctx.env)
