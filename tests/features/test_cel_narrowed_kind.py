@@ -104,3 +104,19 @@ def test_completion_reads_a_guard_after_the_cursor() -> None:
     assert "template" in labels and "containers" not in labels
     labels = _labels("\"object.spec.rep > 0 || object.kind == 'Pod'\"", '"object.spec.')
     assert "replicas" in labels and "containers" not in labels
+
+
+def test_in_a_variable_read_only_where_the_first_kind_is_ruled_out_features_type_the_other() -> None:
+    # Variables are evaluated lazily: `variables.c` is read only where `object` is no Pod.
+    text = PODS_AND_DEPLOYMENTS.replace(
+        "    - name: isPod\n      expression: \"object.kind == 'Pod'\"\n",
+        '    - name: c\n      expression: "object.spec.template.spec.containers"\n',
+    ).replace("EXPR", "\"object.kind == 'Pod' || variables.c.all(x, x.name != '')\"")
+    result = hover(snapshot(text), at(text, "spec.template", 7))
+    assert result is not None
+    assert "template: Deployment.spec.template" in result.markdown  # for a Pod: no such field
+    typing = text.replace("object.spec.template.spec.containers", "object.spec.")
+    completed = complete(snapshot(typing), at(typing, '"object.spec.'))
+    assert completed is not None
+    labels = {i.label for i in completed.items}
+    assert "template" in labels and "containers" not in labels

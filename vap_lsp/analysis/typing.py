@@ -916,7 +916,8 @@ class PolicyTyping:
 
     def kinds_at(self, site: ExpressionSite, parsed: ParsedExpr, offset: int) -> list[KindTyping]:
         """The kinds with a schema for which the node at `offset` of `parsed` can run (requests
-        of the kind reach the policy, no guard rules the node out); all of them without a node."""
+        of the kind reach the policy and get past its matchConditions, a variable is read where
+        it can run, no guard rules the node out); all of them without a node."""
         path = parsed.node_at(offset)
         variables = self.variable_asts(site)
         condition = site.kind is ExpressionKind.MATCH_CONDITION
@@ -926,11 +927,19 @@ class PolicyTyping:
             if kind.has_schema
             and self.unmatched(kind) is None
             and (condition or self.conditions_exclude(kind) is None)
+            and not (site.kind is ExpressionKind.VARIABLE and self._never_runs(kind, site))
             and (
                 not path
                 or reachability(parsed, self.site_facts(kind, site), variables).guard_of(path[-1]) is None
             )
         ]
+
+    def _never_runs(self, kind: KindTyping, site: ExpressionSite) -> bool:
+        """Whether `site` never runs for `kind` as a whole (a variable read only in branches a
+        guard rules out for it: variables are evaluated lazily, `View._unread`)."""
+        reach = self.reachability(kind, site)
+        ast = reach.parsed.ast if reach.parsed is not None else None
+        return ast is not None and reach.guard_of(ast) is not None
 
     def server_view(self, kind: KindTyping | None) -> View:
         """What the server's compiler sees for `kind`: its type check, or create time without one."""
