@@ -94,6 +94,37 @@ def test_a_field_that_can_be_absent_is_still_hinted() -> None:
     ]  # fmt: skip
 
 
+def test_has_guards_a_read_only_where_it_keeps_the_read_from_running() -> None:
+    # A has() of the field guards its read when the read cannot run where has() is false;
+    # the wrong polarity still fails whenever the field is absent.
+    hint = (
+        "hostNetwork", "object.spec.hostNetwork is optional in the schema; without has() or `.?` the "
+        "expression fails when it is absent",
+    )  # fmt: skip
+    for expression, hinted in [
+        ("has(object.spec.hostNetwork) && object.spec.hostNetwork", False),
+        ("!has(object.spec.hostNetwork) || object.spec.hostNetwork", False),
+        ("has(object.spec.hostNetwork) ? object.spec.hostNetwork : true", False),
+        ("object.spec.hostNetwork && has(object.spec.hostNetwork)", False),  # && is commutative
+        ("!variables.set || object.spec.hostNetwork", False),
+        ("!has(object.spec.hostNetwork) && object.spec.hostNetwork", True),
+        ("has(object.spec.hostNetwork) || object.spec.hostNetwork", True),
+        ("has(object.spec.hostNetwork) ? true : object.spec.hostNetwork", True),
+        ("(has(object.spec.hostNetwork) && object.spec.hostNetwork) || object.spec.hostNetwork", True),
+        ("variables.set || object.spec.hostNetwork", True),
+    ]:
+        text = _vap(
+            f"""\
+            variables:
+              - name: set
+                expression: "has(object.spec.hostNetwork)"
+            validations:
+              - expression: "object.kind != 'Pod' || {expression}"
+            """
+        )
+        assert _found(text, "optional-field") == ([hint] if hinted else []), expression
+
+
 def test_metadata_namespace_of_a_cluster_scoped_kind_is_never_set() -> None:
     rules = """\
   matchConstraints:

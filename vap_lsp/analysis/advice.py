@@ -15,7 +15,7 @@ What admission guarantees (a root that is null, a field that is present) comes f
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,11 +149,15 @@ def optional_field_reads(
     point: Point,
     version: str,
     reach: Reachability | None = None,
+    absent_guard: Callable[[str, Select], bool] | None = None,
 ) -> list[FieldRead]:
-    """Fields of the schema-typed roots read without `has()`/`.?` (the first read of each path),
-    with whether they are present where the expression runs (`guarantees.field_guarantee`, with
-    the kind each root holds). `reach`: the kind's narrowing (a node in a branch that cannot run
-    for the kind is not read for it)."""
+    """Fields of the schema-typed roots read without `has()`/`.?` (the first read of each path
+    that can run where the field is absent), with whether they are present where the expression
+    runs (`guarantees.field_guarantee`, with the kind each root holds). `reach`: the kind's
+    narrowing (a node in a branch that cannot run for the kind is not read for it).
+    `absent_guard(path, node)`: whether a read of a field the expression tests with `has()` is
+    ruled out where that `has()` is false (`has(x.f) && x.f`, not `has(x.f) || x.f`); without
+    it, such a test anywhere guards every read of the field."""
     parsed = result.parsed
     if parsed.ast is None:
         return []
@@ -178,7 +182,9 @@ def optional_field_reads(
         if decl is None or ref is None:
             continue
         path = _path_text(node)
-        if path is None or path in guarded or path in seen:
+        if path is None or path in seen:
+            continue
+        if absent_guard is None and path in guarded:
             continue
         root = path.split(".", 1)[0]
         if root not in _SCHEMA_ROOTS:
@@ -187,10 +193,13 @@ def optional_field_reads(
         fields = type_path(ref.owner, node.field, owner.type_name) if owner is not None else None
         if fields is None:
             fields = tuple(path.split(".")[1:])
+        guarantee = field_guarantee(root, fields, decl, owner, point, version)
+        if not guarantee.present and absent_guard is not None and absent_guard(path, node):
+            continue  # where has() of it is false this read does not run (a later one may)
         seen.add(path)
         start = node.field_start + result.offset
         span = site.node.source_span(start, start + len(node.field))
-        reads.append(FieldRead(span, path, field_guarantee(root, fields, decl, owner, point, version)))
+        reads.append(FieldRead(span, path, guarantee))
     return reads
 
 

@@ -15,6 +15,7 @@ Every finding is placed on the sub-expression through the scalar's decoded→sou
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -175,8 +176,9 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
                         entry.guarded.setdefault(guard.text, []).append(kind.gvk)
             if result.checked is not None and not runs and result.result_error is None:
                 found_reads = advice.optional_field_reads(
-                    site, result, result.checked, subjects, point, typing.version, reach
-                )
+                    site, result, result.checked, subjects, point, typing.version, reach,
+                    functools.partial(_absent_guard, view, site),
+                )  # fmt: skip
                 for read in found_reads:
                     at = (site.path, read.span.start)
                     reads.setdefault(at, (site, read.path, read.span, []))[3].append(
@@ -225,6 +227,12 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
         if hint is not None:
             out.diagnostics.append(hint)
     return out
+
+
+def _absent_guard(view: View, site: ExpressionSite, path: str, node: Select) -> bool:
+    """Whether the read `node` of the field `path` cannot run for the view's kind where the field
+    is absent (`has(x.f) && x.f`: `View.absent_reachability`)."""
+    return view.absent_reachability(site, path).guard_of(node) is not None
 
 
 @dataclass

@@ -67,6 +67,9 @@ class Facts:
     null_roots: frozenset[str] = frozenset()
     """Roots null in these requests beyond what the rest says (`params` of a binding without
     `paramRef`, `namespaceObject` in matchConditions)."""
+    absent: frozenset[str] = frozenset()
+    """Fields absent in these requests, as written from their root (`object.spec.hostNetwork`):
+    `has()` of one is false (what a read of an optional field is checked against)."""
 
 
 class _Unknown:
@@ -302,8 +305,17 @@ class _Evaluator:
         hold `f` (built-in objects are decoded with their schema, unknown fields dropped); true
         when `x.f` is guaranteed at admission on a root that is not null."""
         root: Expr = node.operand
+        path = [node.field]
         while isinstance(root, Select) and not root.optional and not root.test_only:
+            path.append(root.field)
             root = root.operand
+        if (
+            self.facts.absent
+            and isinstance(root, Ident)
+            and self._root(root.name, env)
+            and ".".join([root.name, *reversed(path)]) in self.facts.absent
+        ):
+            return False
         if isinstance(root, Ident) and self._root(root.name, env) and self._root_value(root.name) is None:
             return False if root is node.operand else UNKNOWN
         if self.type_of is None:

@@ -281,6 +281,27 @@ class View:
             self._reach[id(site)] = (site, found)
         return found
 
+    def absent_reachability(self, site: ExpressionSite, path: str) -> Reachability:
+        """Which nodes of `site` can run for the view's kind in the requests where the field
+        `path` (as written: `object.spec.hostNetwork`) is absent, `has()` of it false: a read of
+        it ruled out there is guarded (`has(x.f) && x.f`), one that runs fails. Not cached."""
+        base = self.reachability(site)
+        result = self.result(site)
+        if self.kind is None or result.parsed.ast is None:
+            return base
+        ast = result.parsed.ast
+        if base.guard_of(ast) is not None:
+            return base  # the whole site never runs for this kind
+        checked = result.checked
+        facts = self.typing.site_facts(self.kind, site)
+        return reachability(
+            result.parsed,
+            replace(facts, absent=facts.absent | {path}),
+            self.typing.variable_asts(site),
+            checked.type_of if checked is not None else None,
+            functools.partial(_guaranteed, self.typing, self.kind, checked) if checked is not None else None,
+        )
+
     def _unread(self, site: ExpressionSite) -> Guard | None:
         """Variables are evaluated lazily (on first read): one read only in branches a guard rules
         out for this kind never runs for it. The guard of its first read, or None when some read
