@@ -264,6 +264,38 @@ def test_object_on_delete_guards() -> None:
     assert _found(_vap("validations:\n  - expression: \"object.kind == 'Pod'\"\n"), "object-on-delete") == []
 
 
+def test_a_root_read_through_a_conditional_a_list_or_a_variable_is_a_read_of_it() -> None:
+    # `(c ? oldObject : object).metadata` selects from oldObject where the condition picks it;
+    # iterating over `[object, oldObject]` and a variable holding oldObject read it too.
+    on_create = (
+        "oldObject is null on CREATE, which this policy matches; guard with `oldObject == null || ...` "
+        "or `request.operation == 'UPDATE'`"
+    )
+    cases = [
+        ("(request.operation == 'CREATE' ? oldObject : object).metadata.name != ''", "oldObject"),
+        ("(request.operation == 'CREATE' ? object : oldObject).metadata.name != ''", None),
+        ("(oldObject == null ? object : oldObject).metadata.name != ''", None),
+        ("[object, oldObject].all(o, o.metadata.name != '')", "oldObject"),
+        ("[object, oldObject].all(o, o == null || o.metadata.name != '')", None),
+        ("variables.old.metadata.name != ''", "variables.old"),
+        ("oldObject == null || variables.old.metadata.name != ''", None),
+        ("variables.old == null || variables.old.metadata.name != ''", None),
+    ]
+    for expression, where in cases:
+        text = _vap(
+            f"""\
+            variables:
+              - name: old
+                expression: "oldObject"
+            validations:
+              - expression: "{expression}"
+            """
+        )
+        found = [(covered, message.replace("oldObject (through variables.old)", "oldObject"))
+                 for covered, message in _found(text, "old-object-on-create")]  # fmt: skip
+        assert found == ([(where, on_create)] if where else []), expression
+
+
 def test_a_nested_has_is_no_null_guard() -> None:
     # has(object.spec) is false on a null object, but has(object.spec.hostNetwork) selects `spec`
     # of null first and fails (cel-go's refQualify: only the tested qualifier may be absent).

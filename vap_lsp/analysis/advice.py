@@ -69,16 +69,19 @@ def null_roots(typing: PolicyTyping, results: list[tuple[ExpressionSite, Compile
         for site, _ in parsed:
             if not case.sites(site):
                 continue
-            ident = flow.unguarded_read(site)
-            if ident is None:
+            holder = flow.unguarded_read(site)
+            if holder is None:
                 continue
-            start = ident.start + offsets[id(site)]
+            start, end = holder.start + offsets[id(site)], holder.end + offsets[id(site)]
+            root = case.root
+            if not isinstance(holder, Ident):  # a variable holding the root
+                root += f" (through {site.text[holder.start : holder.end]})"
             diagnostics.append(
                 Diagnostic(
-                    site.node.source_span(start, start + len(case.root)),
+                    site.node.source_span(start, end),
                     Severity.WARNING,
                     case.code,
-                    f"{site.field}: {case.root} is null {case.case}; {case.fix}",
+                    f"{site.field}: {root} is null {case.case}; {case.fix}",
                     field=site.field,
                 )
             )

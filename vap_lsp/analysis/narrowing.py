@@ -211,6 +211,8 @@ class _Evaluator:
         """Variables whose value a guard used: name → their text (for the guard's message)."""
         self.facts_read = 0
         """How many times a fact was read (a condition of literals alone is no guard)."""
+        self.bound_facts: frozenset[str] = frozenset()
+        """Comprehension variables bound to a fact (a null root iterated over), whose reads count."""
 
     def decided(self, node: Expr, env: _Env) -> bool | None:
         """The value of a condition that depends on the request (`x || true` is no guard)."""
@@ -369,6 +371,8 @@ class _Evaluator:
             return value if isinstance(value, (str, bool, int, float)) or value is None else UNKNOWN
         if isinstance(node, Ident):
             if node.name in env:
+                if node.name in self.bound_facts:
+                    self.facts_read += 1
                 return env[node.name]
             value = self._root_value(node.name)
             if not isinstance(value, _Unknown):
@@ -851,12 +855,117 @@ class NullFlow:
             self._reaches[id(site)] = found
         return found
 
-    def _unguarded(self, site: ExpressionSite) -> tuple[Expr, Ident] | None:
-        """The first read of the root in `site` that can run when it is null."""
+    def _unguarded(self, site: ExpressionSite) -> tuple[Expr, Expr] | None:
+        """The first read of the root in `site` that can run when it is null, with what holds
+        the root there (its identifier, or `variables.x` holding it)."""
         parsed = self._parsed.get(id(site))
         if parsed is None or parsed.ast is None or not self.facts:
             return None
-        return _first(r for r in root_reads(parsed.ast, self.root) if self._reachable(site, parsed, r[0]))
+        variables = self.variables_of(site)
+        found: list[tuple[Expr, Expr]] = []
+        for reach, facts in zip(self._reach(site, parsed), self.facts, strict=True):
+            guarded = _guarded_by(reach)
+            found.extend(self._reads(parsed, parsed.ast, {}, guarded, facts, variables))
+        return min(found, key=lambda read: read[1].start, default=None)
+
+    def _reads(
+        self,
+        parsed: ParsedExpr,
+        ast: Expr,
+        env: Mapping[str, Expr | None],
+        guarded: Callable[[Expr], bool],
+        facts: Facts,
+        variables: Mapping[str, ParsedExpr],
+    ) -> Iterator[tuple[Expr, Expr]]:
+        """The reads under `ast` that fail where the root is null and are not `guarded`: a
+        field or an index of a value that is the root (`oldObject.f`, `(c ? oldObject :
+        object).f`, `variables.old.f`, `o.f` iterating over `[object, oldObject]`). `env`: the
+        comprehension variables in scope, each with what holds the root in it (None: not it)."""
+        stack: list[tuple[Expr, Mapping[str, Expr | None], Callable[[Expr], bool]]] = [(ast, env, guarded)]
+        while stack:
+            node, scope, skip = stack.pop()
+            operand: Expr | None = None
+            if isinstance(node, Select) and not node.test_only and not node.optional:
+                operand = node.operand
+            elif isinstance(node, Call) and node.function == "_[_]" and node.args:
+                operand = node.args[0]
+            if operand is not None and not skip(node):
+                via = self._holds(operand, scope, skip, facts, variables, frozenset())
+                if via is not None:
+                    yield node, via
+            if not isinstance(node, Comprehension):
+                stack.extend((child, scope, skip) for child in children(node))
+                continue
+            stack.extend([(node.iter_range, scope, skip), (node.accu_init, scope, skip)])
+            hidden: dict[str, Expr | None] = {node.iter_var: None, node.accu_var: None}
+            if node.iter_var2 is not None:
+                hidden[node.iter_var2] = None
+            parts = (node.loop_condition, node.loop_step, node.result)
+            stack.extend((part, {**scope, **hidden}, skip) for part in parts)
+            items = node.iter_range
+            if node.iter_var2 is not None or not isinstance(items, ListExpr) or skip(items):
+                continue
+            for element in items.elements:
+                via = self._holds(element, scope, skip, facts, variables, frozenset())
+                if via is None:
+                    continue
+                # The body with the iteration variable null: its own guards (`o == null || o.f`).
+                evaluator = _Evaluator(facts, variables, None)
+                evaluator.bound_facts = frozenset({node.iter_var})
+                walker = _Walker(parsed, evaluator)
+                values: dict[str, Value] = {name: UNKNOWN for name in (*scope, *hidden)}
+                values[node.iter_var] = None
+                for part in parts:
+                    walker.walk(part, values, None)
+                inner = walker.guards
+
+                def skip_null(
+                    n: Expr, outer: Callable[[Expr], bool] = skip, inner: dict[int, Guard] = inner
+                ) -> bool:
+                    return outer(n) or n.id in inner
+
+                aliased = {**scope, **hidden, node.iter_var: via}
+                stack.extend((part, aliased, skip_null) for part in parts)
+
+    def _holds(
+        self,
+        node: Expr,
+        scope: Mapping[str, Expr | None],
+        guarded: Callable[[Expr], bool],
+        facts: Facts,
+        variables: Mapping[str, ParsedExpr],
+        seen: frozenset[str],
+    ) -> Expr | None:
+        """What makes `node`'s value the root (None: it is not): the root's identifier, a
+        branch of a conditional that can run, `dyn(…)` of it, a variable holding it."""
+        if isinstance(node, Ident):
+            if node.name in scope:
+                return scope[node.name]
+            return node if node.name == self.root else None
+        if isinstance(node, Call) and node.function == "_?_:_" and len(node.args) == 3:
+            for branch in node.args[1:]:
+                if not guarded(branch):
+                    found = self._holds(branch, scope, guarded, facts, variables, seen)
+                    if found is not None:
+                        return found
+            return None
+        if isinstance(node, Call) and node.function == "dyn" and node.target is None and len(node.args) == 1:
+            return self._holds(node.args[0], scope, guarded, facts, variables, seen)
+        if (
+            isinstance(node, Select)
+            and not node.test_only
+            and isinstance(node.operand, Ident)
+            and node.operand.name == "variables"
+            and "variables" not in scope
+            and node.field not in seen
+        ):
+            parsed = variables.get(node.field)
+            if parsed is None or parsed.ast is None:
+                return None
+            reach = reachability(parsed, facts, variables, for_kind=False)
+            inner = self._holds(parsed.ast, {}, _guarded_by(reach), facts, variables, seen | {node.field})
+            return node if inner is not None else None
+        return None
 
     def _reads_variable(self, site: ExpressionSite, name: str) -> bool:
         """Whether `site` reads `variables.<name>` where the root can be null."""
@@ -869,9 +978,10 @@ class NullFlow:
             for n in _subtree(parsed.ast)
         )  # fmt: skip
 
-    def unguarded_read(self, site: ExpressionSite) -> Ident | None:
-        """The root's identifier in the first read of `site` that fails where the root is null
-        (None: every read is guarded, never runs there, or only a messageExpression reads it)."""
+    def unguarded_read(self, site: ExpressionSite) -> Expr | None:
+        """What holds the root (its identifier, or `variables.x` holding it) in the first read
+        of `site` that fails where the root is null (None: every read is guarded, never runs
+        there, or only a messageExpression reads it)."""
         if site.kind is ExpressionKind.MESSAGE_EXPRESSION:
             return None
         found = self._unguarded(site)
@@ -882,6 +992,10 @@ class NullFlow:
             if not any(s is not site and self._reads_variable(s, name) for s, _ in self.sites):
                 return None  # evaluated only where the root is guarded (or never)
         return found[1]
+
+
+def _guarded_by(reach: Reachability) -> Callable[[Expr], bool]:
+    return lambda node: reach.guard_of(node) is not None
 
 
 def replace_nulls(facts: Facts, *roots: str) -> Facts:
