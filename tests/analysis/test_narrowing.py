@@ -510,3 +510,35 @@ def test_the_guard_is_quoted_with_its_parentheses() -> None:
     assert [m.split("guarded by ")[-1] for code, m in found if code == "cel-type-check-guarded"] == [
         "((object.kind == 'Pod') ? true : false) && …"
     ]
+
+
+def test_a_kind_test_no_matched_kind_passes_is_a_warning_beside_the_guarded_problems() -> None:
+    # `'pod'` is no kind: the test is true for every request, the right side never runs, and
+    # its problems are only guarded notes. The test itself is the mistake.
+    e = "object.kind != 'pod' || object.spec.containers.all(c, c.image != '')"
+    found = _findings(_one(e), codes=("kind-never-matched", "cel-type-check", "cel-type-check-guarded"))
+    assert found[0] == (
+        "kind-never-matched",
+        f"{V0}: object.kind is never 'pod' (did you mean 'Pod'?): this policy matches CronJob, "
+        "Deployment, Pod, so the test has the same value for every request and what it guards never "
+        "runs (or always does)",
+    )
+    assert [code for code, _ in found[1:]] == ["cel-type-check-guarded"]
+    # A list with one matched kind, another root's kind test, an untyped rule: nothing to say.
+    for e in [
+        "object.kind in ['Pod', 'Job'] || true",
+        "params.kind == 'pod'",
+        "request.kind.kind != 'Pod' || true",
+    ]:
+        assert _findings(_one(e), codes=("kind-never-matched",)) == [], e
+    head = WORKLOADS + '      - apiGroups: ["*"]\n        apiVersions: ["*"]\n'
+    head += '        operations: ["CREATE"]\n        resources: ["*"]\n'
+    assert _findings(_one("object.kind == 'Widget'"), head, codes=("kind-never-matched",)) == []
+    assert _findings(_one("request.kind.kind in ['Job', 'ReplicaSet']"), codes=("kind-never-matched",)) == [
+        (
+            "kind-never-matched",
+            f"{V0}: request.kind.kind is never 'Job', 'ReplicaSet': this policy matches CronJob, Deployment, "
+            "Pod, so the test has the same value for every request and what it guards never runs (or "
+            "always does)",
+        )
+    ]

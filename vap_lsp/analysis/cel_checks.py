@@ -108,6 +108,7 @@ def check_cel(
                 )
             )
     diagnostics.extend(advice.null_roots(typing, create_time))
+    diagnostics.extend(advice.kind_tests(typing, create_time))
     if policy is PolicyKind.MAP:
         diagnostics.extend(mutations.check_mutations(create_time, typing.reaching_kinds))
     server_typed = _typed_checks(typing, reported)

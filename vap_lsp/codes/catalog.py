@@ -855,6 +855,32 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        code="kind-never-matched",
+        title="A kind test no matched kind passes",
+        severity="warning",
+        group="advice",
+        server="""
+            `object.kind`, `oldObject.kind` and `request.kind.kind` hold the kind of a matched
+            resource, spelt as its schema spells it (`Pod`, not `pod`). A comparison with a kind the
+            rules never match has the same value for every request: the branch it guards never
+            runs (or always does), and the server's type-check warnings in that branch are only
+            `cel-type-check-guarded` notes. Said only when every resource rule is typed (a `*` or
+            an unknown resource may hold any kind) and none of the compared strings is a matched
+            kind.
+        """,
+        example=_vap(
+            _PODS_AND_DEPLOYMENTS
+            + "  validations:\n"
+            + "    - expression: \"object.kind != 'pod' || object.spec.containers.all(c, c.image != '')\"\n"
+        ),
+        fix="Spell the kind as the schema does (`'Pod'`), or match the resource the test is for.",
+        fixed=_vap(
+            _PODS_AND_DEPLOYMENTS
+            + "  validations:\n"
+            + "    - expression: \"object.kind != 'Pod' || object.spec.containers.all(c, c.image != '')\"\n"
+        ),
+    ),
+    Rule(
         code="namespace-object-null",
         title="namespaceObject read where it is null",
         severity="warning",
