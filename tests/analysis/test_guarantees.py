@@ -153,6 +153,14 @@ def test_metadata_name_on_create_is_absent_before_a_generate_name_becomes_one_in
          "is absent"),
     ]  # fmt: skip
     assert _found(_map(body, ops="UPDATE"), "optional-field") == []  # the URL names the object
+    # A read only on UPDATE (narrowing decides the operation per branch) is safe too.
+    for name, hinted in [
+        ("request.operation == 'UPDATE' ? object.metadata.name : ''", False),
+        ("request.operation == 'CREATE' ? '' : object.metadata.name", False),
+        ("request.operation == 'CREATE' ? object.metadata.name : ''", True),
+    ]:
+        branch = body.replace("object.metadata.name", name)
+        assert len(_found(_map(branch), "optional-field")) == hinted, name
     vap = _vap("validations:\n  - expression: \"object.metadata.name.startsWith('web-')\"\n")
     assert _found(vap, "optional-field") == []  # generated before validating admission
 

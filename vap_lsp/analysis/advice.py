@@ -217,15 +217,16 @@ def optional_field_reads(
     point: Point,
     version: str,
     reach: Reachability | None = None,
-    absent_guard: Callable[[str, Select], bool] | None = None,
+    absent_guard: Callable[[str, Select, frozenset[str]], bool] | None = None,
 ) -> list[FieldRead]:
     """Fields of the schema-typed roots read without `has()`/`.?` (the first read of each path
     that can run where the field is absent), with whether they are present where the expression
     runs (`guarantees.field_guarantee`, with the kind each root holds). `reach`: the kind's
     narrowing (a node in a branch that cannot run for the kind is not read for it).
-    `absent_guard(path, node)`: whether a read of a field the expression tests with `has()` is
-    ruled out where that `has()` is false (`has(x.f) && x.f`, not `has(x.f) || x.f`); without
-    it, such a test anywhere guards every read of the field."""
+    `absent_guard(path, node, operations)`: whether a read of a field is ruled out in the
+    requests with `operations` where it can be absent, `has()` of it false there (`has(x.f) &&
+    x.f`, not `has(x.f) || x.f`; `request.operation == 'UPDATE' ? object.metadata.name : ''` in a
+    mutating policy); without it, a `has()` test anywhere guards every read of the field."""
     parsed = result.parsed
     if parsed.ast is None:
         return []
@@ -262,8 +263,16 @@ def optional_field_reads(
         if fields is None:
             fields = tuple(path.split(".")[1:])
         guarantee = field_guarantee(root, fields, decl, owner, point, version)
-        if not guarantee.present and absent_guard is not None and absent_guard(path, node):
-            continue  # where has() of it is false this read does not run (a later one may)
+        if not guarantee.present and absent_guard is not None:
+            absent = frozenset(
+                op
+                for op in point.operations
+                if not field_guarantee(
+                    root, fields, decl, owner, Point(point.policy, frozenset({op})), version
+                ).present
+            )
+            if absent_guard(path, node, absent or point.operations):
+                continue  # where it can be absent this read does not run (a later one may)
         seen.add(path)
         start = node.field_start + result.offset
         span = site.node.source_span(start, start + len(node.field))

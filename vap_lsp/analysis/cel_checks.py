@@ -230,10 +230,12 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
     return out
 
 
-def _absent_guard(view: View, site: ExpressionSite, path: str, node: Select) -> bool:
-    """Whether the read `node` of the field `path` cannot run for the view's kind where the field
-    is absent (`has(x.f) && x.f`: `View.absent_reachability`)."""
-    return view.absent_reachability(site, path).guard_of(node) is not None
+def _absent_guard(
+    view: View, site: ExpressionSite, path: str, node: Select, operations: frozenset[str]
+) -> bool:
+    """Whether the read `node` of the field `path` cannot run for the view's kind in the requests
+    with `operations` where the field is absent (`has(x.f) && x.f`: `View.absent_reachability`)."""
+    return view.absent_reachability(site, path, operations).guard_of(node) is not None
 
 
 @dataclass

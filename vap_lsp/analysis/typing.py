@@ -281,10 +281,13 @@ class View:
             self._reach[id(site)] = (site, found)
         return found
 
-    def absent_reachability(self, site: ExpressionSite, path: str) -> Reachability:
+    def absent_reachability(
+        self, site: ExpressionSite, path: str, operations: frozenset[str] | None = None
+    ) -> Reachability:
         """Which nodes of `site` can run for the view's kind in the requests where the field
         `path` (as written: `object.spec.hostNetwork`) is absent, `has()` of it false: a read of
-        it ruled out there is guarded (`has(x.f) && x.f`), one that runs fails. Not cached."""
+        it ruled out there is guarded (`has(x.f) && x.f`), one that runs fails. `operations`:
+        those where it can be absent (`metadata.name` in a mutating policy: CREATE). Not cached."""
         base = self.reachability(site)
         result = self.result(site)
         if self.kind is None or result.parsed.ast is None:
@@ -294,6 +297,10 @@ class View:
             return base  # the whole site never runs for this kind
         checked = result.checked
         facts = self.typing.site_facts(self.kind, site)
+        if operations is not None:
+            if not facts.operations & operations:
+                return base.all_guarded(Guard(ast, f"{path} is present in every request of this kind"))
+            facts = replace(facts, operations=facts.operations & operations)
         return reachability(
             result.parsed,
             replace(facts, absent=facts.absent | {path}),
