@@ -287,3 +287,23 @@ def test_a_kind_every_request_of_which_is_excluded_is_not_checked_against() -> N
     )
     assert "excludeResourceRules" in excluded
     assert _findings(excluded) == []
+
+
+def test_a_literal_a_kind_never_reaches_is_not_checked_against_it() -> None:
+    # For a DaemonSet the conditional picks `Object{}`: `replicas` is set on Deployments only,
+    # and there it is certain (a warning, not a hint).
+    kinds = '["deployments", "daemonsets"]'
+    expression = "object.kind == 'Deployment' ? Object{spec: Object.spec{replicaz: 1}} : Object{}"
+    ((severity, _, covered, message),) = _findings(_apply(expression, resources=kinds))
+    assert (severity, covered) == (Severity.WARNING, "replicaz")
+    assert DEPLOYMENT in message and "DaemonSet" not in message
+    assert _findings(_apply(expression.replace("replicaz", "replicas"), resources=kinds)) == []
+    patch = "object.kind == 'Deployment' ? [JSONPatch{op: 'add', path: '/spec/replicas', value: 3}] : []"
+    assert _findings(_patch(patch, resources=kinds)) == []
+    # A matchCondition that lets only Deployments through keeps DaemonSets out of every mutation.
+    text = _apply("Object{spec: Object.spec{replicas: 1}}", resources=kinds).replace(
+        "  failurePolicy: Fail\n",
+        "  failurePolicy: Fail\n  matchConditions:\n"
+        "    - name: deployments\n      expression: \"object.kind == 'Deployment'\"\n",
+    )
+    assert _findings(text) == []

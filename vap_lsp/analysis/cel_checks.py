@@ -24,10 +24,11 @@ from vap_lsp.analysis import advice, cost_checks, mutations
 from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
 from vap_lsp.analysis.guarantees import KindGuarantee, Point, root_subjects, subject
 from vap_lsp.analysis.matching import GVK
+from vap_lsp.analysis.narrowing import Guard, Reachability, reachability
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import KindTyping, PolicyTyping, VariableTyping, View, policy_typing
 from vap_lsp.analysis.workspace import WorkspaceIndex
-from vap_lsp.cel.ast import Call, Expr, Ident, Select, children
+from vap_lsp.cel.ast import Call, Expr, Ident, ParsedExpr, Select, children
 from vap_lsp.cel.compile import CompileIssue, CompileResult
 from vap_lsp.cel.environment import Environment, ExpressionKind
 from vap_lsp.cel.types import (
@@ -110,7 +111,8 @@ def check_cel(
     diagnostics.extend(advice.null_roots(typing, create_time))
     diagnostics.extend(advice.kind_tests(typing, create_time))
     if policy is PolicyKind.MAP:
-        diagnostics.extend(mutations.check_mutations(create_time, typing.reaching_kinds))
+        reach_of = functools.partial(_reach_of, typing)
+        diagnostics.extend(mutations.check_mutations(create_time, typing.reaching_kinds, reach_of))
     server_typed = _typed_checks(typing, reported)
     diagnostics.extend(server_typed.diagnostics)
     diagnostics.extend(_precise_checks(typing, reported, server_typed.issues))
@@ -228,6 +230,17 @@ def _typed_checks(typing: PolicyTyping, reported: set[_Key]) -> _TypedFindings:
         if hint is not None:
             out.diagnostics.append(hint)
     return out
+
+
+def _reach_of(typing: PolicyTyping, site: ExpressionSite, parsed: ParsedExpr, gvk: GVK) -> Reachability:
+    """Which nodes of `parsed` (a create-time compile of `site`) can run when `object` is of
+    `gvk`: none when the matchConditions keep the kind out."""
+    kind = next(k for k in typing.kinds if k.gvk == gvk)
+    excluded = typing.conditions_exclude(kind) if site.kind is not ExpressionKind.MATCH_CONDITION else None
+    found = reachability(parsed, typing.site_facts(kind, site), typing.variable_asts(site))
+    if excluded is not None and parsed.ast is not None:
+        return found.all_guarded(Guard(parsed.ast, excluded))
+    return found
 
 
 def _absent_guard(

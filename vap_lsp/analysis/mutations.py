@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.matching import GVK
+from vap_lsp.analysis.narrowing import Reachability
 from vap_lsp.analysis.sites import ExpressionSite
 from vap_lsp.analysis.typing import KindTyping
 from vap_lsp.cel.ast import (
@@ -37,6 +38,7 @@ from vap_lsp.cel.ast import (
     Literal,
     LiteralKind,
     MapExpr,
+    ParsedExpr,
     StructExpr,
     StructField,
     children,
@@ -64,14 +66,22 @@ class _Finding:
     code: str
     message: str
     kinds: tuple[GVK, ...] = ()  # kinds the finding holds for; empty: kind-independent
+    runs: int = 0  # for how many kinds the place can run (0: every kind)
+
+
+ReachOf = Callable[[ExpressionSite, ParsedExpr, GVK], Reachability]
+"""Which nodes of a site's parsed expression can run when `object` is of a kind (narrowing)."""
 
 
 def check_mutations(
     compiled: Sequence[tuple[ExpressionSite, CompileResult]],
     matched: Sequence[KindTyping],
+    reach_of: ReachOf | None = None,
 ) -> list[Diagnostic]:
     """Warnings for the mutations of one MAP (`compiled`: its create-time compile results;
-    `matched`: the typing model's matched kinds, those with a schema checked against)."""
+    `matched`: the typing model's matched kinds, those with a schema checked against;
+    `reach_of`: narrowing, so that a literal in a branch that cannot run for a kind, or under
+    matchConditions that keep the kind out, is not checked against that kind)."""
     sites = [
         (site, result)
         for site, result in compiled
@@ -86,7 +96,8 @@ def check_mutations(
     for site, result in sites:
         ast = result.parsed.ast
         assert ast is not None
-        checker = _Walker(result, kinds)
+        reach = {gvk: reach_of(site, result.parsed, gvk) for gvk, _ in kinds} if reach_of is not None else {}
+        checker = _Walker(result, kinds, reach)
         if site.kind is ExpressionKind.MAP_APPLY_CONFIGURATION:
             checker.apply_configuration(ast)
         else:
@@ -101,7 +112,7 @@ def _diagnostic(site: ExpressionSite, result: CompileResult, finding: _Finding, 
     end = min(max(end, start + 1), len(site.text))
     span: Span = site.node.source_span(start, end)
     severity = Severity.WARNING
-    if finding.kinds and len(finding.kinds) < n_kinds:
+    if finding.kinds and len(finding.kinds) < (finding.runs or n_kinds):
         severity = Severity.HINT  # the expression may be meant for the other kinds
     return Diagnostic(span, severity, finding.code, f"{site.field}: {finding.message}", field=site.field)
 
@@ -201,14 +212,27 @@ def _string(e: Expr | None) -> str | None:
 
 
 class _Walker:
-    def __init__(self, result: CompileResult, kinds: list[tuple[GVK, Type]]) -> None:
+    def __init__(
+        self, result: CompileResult, kinds: list[tuple[GVK, Type]], reach: Mapping[GVK, Reachability]
+    ) -> None:
         self.kinds = kinds
+        self.reach = reach
         checked = result.checked
         self.types: Mapping[int, Type] = checked.types if checked is not None else {}
         self.findings: list[_Finding] = []
 
-    def add(self, start: int, end: int, code: str, message: str, kinds: Sequence[GVK] = ()) -> None:
-        self.findings.append(_Finding((start, end), code, message, tuple(kinds)))
+    def add(
+        self, start: int, end: int, code: str, message: str, kinds: Sequence[GVK] = (), runs: int = 0
+    ) -> None:
+        self.findings.append(_Finding((start, end), code, message, tuple(kinds), runs))
+
+    def _kinds_at(self, node: Expr) -> list[tuple[GVK, Type]]:
+        """The kinds (with their root types) for which `node` can run."""
+        return [
+            (gvk, root)
+            for gvk, root in self.kinds
+            if gvk not in self.reach or self.reach[gvk].guard_of(node) is None
+        ]
 
     # -- ApplyConfiguration ---------------------------------------------------------------------
 
@@ -284,7 +308,8 @@ class _Walker:
         where = _path_text(type_name) or "the object root"
         undefined: dict[str, tuple[StructField, list[GVK], list[str]]] = {}
         mismatched: dict[str, tuple[StructField, list[GVK], Type, Type]] = {}
-        for gvk, root in self.kinds:
+        running = self._kinds_at(literal)
+        for gvk, root in running:
             target = _resolve(root, path)
             if target is None:
                 continue
@@ -309,6 +334,7 @@ class _Walker:
                 f"undefined field '{name}' in {where} of {_kinds_text(gvks)}"
                 f"{_did_you_mean(name, candidates)} (admission fails: field not declared in schema)",
                 gvks,
+                len(running),
             )
         for name, (f, gvks, schema_t, value_t) in mismatched.items():
             field_path = f"{_path_text(type_name)}.{name}".lstrip(".")
@@ -319,6 +345,7 @@ class _Walker:
                 f"field '{field_path}' of {_kinds_text(gvks)} is a {_schema_kind_name(schema_t)} "
                 f"but the value is '{value_t}' (fails at admission)",
                 gvks,
+                len(running),
             )
 
     def _value_type(
@@ -394,7 +421,8 @@ class _Walker:
         if not self.kinds or not segments:
             return
         problems: dict[tuple[str, str], list[GVK]] = {}
-        for gvk, root in self.kinds:
+        running = self._kinds_at(expr)
+        for gvk, root in running:
             found = _pointer_problem(root, segments, appends=key == "path" and op in _APPENDS)
             if found is not None:
                 problems.setdefault(found, []).append(gvk)
@@ -406,6 +434,7 @@ class _Walker:
                 f"JSON Patch {key} '{pointer}': {problem} in {_kinds_text(gvks)}{suggestion} "
                 "(fails at admission)",
                 gvks,
+                len(running),
             )
 
 
