@@ -81,9 +81,11 @@ def add_parser(sub: Any) -> None:
     run.add_argument(
         "--show-defaulted",
         action="store_true",
-        help="show each object as validating admission saw it: defaulted as the API server "
-        "decodes it, mutated, with the fields the server fills in on create (uid, name from "
-        "generateName, a Service's cluster IP and node ports as noted placeholders, ...)",
+        help="show each object as validating admission saw it: defaulted and converted as the API "
+        "server decodes it, changed by its default-enabled admission plugins (a Pod's service "
+        "account token, priority, tolerations, ...), mutated, with the fields the server fills in "
+        "on create (uid, name from generateName, a Service's cluster IP and node ports as noted "
+        "placeholders, ...)",
     )
     add_crd_option(run)
     add_config_options(run)
