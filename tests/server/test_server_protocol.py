@@ -328,34 +328,100 @@ def test_exit_after_shutdown_exits_with_0() -> None:
     assert _exit_code(pipe) == 0
 
 
-def test_a_hostile_workspace_starts_answers_and_exits_cleanly(tmp_path: Path) -> None:
-    """A FIFO and a link to /dev/zero named *.yaml, and two links to the folder itself under
-    the `**` glob of the configuration's `crds`: nothing blocks, grows or loops."""
-    (tmp_path / ".vap-lsp.yaml").write_text("crds: ['**/*.yaml']\n")
-    os.mkfifo(tmp_path / "fifo.yaml")
-    os.symlink("/dev/zero", tmp_path / "zero.yaml")
-    (tmp_path / "vendor").mkdir()
-    os.symlink("..", tmp_path / "vendor" / "a")
-    os.symlink("..", tmp_path / "vendor" / "b")
-    policy = tmp_path / "policy.yaml"
-    policy.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+HOSTILE_POLICY = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replica-limit}
+spec:
+  paramKind: {apiVersion: rules.example.com/v1, kind: ReplicaLimit}
+  matchConstraints:
+    resourceRules:
+      - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+    - expression: "object.spec.replicas <= params.maxReplicas"
+"""
+HOSTILE_BINDING = """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: replica-limit, validationActions: [Deny]}
+"""
+HOSTILE_CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: replicalimits.rules.example.com}
+spec:
+  group: rules.example.com
+  names: {kind: ReplicaLimit, plural: replicalimits}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema: {openAPIV3Schema: {type: object, properties: {maxReplicas: {type: integer}}}}
+"""
+
+
+def _hostile_workspace(root: Path) -> None:
+    """A FIFO and a link to /dev/zero named *.yaml (sorted before the files the scan must still
+    reach), two `vendor/a -> .` links under the `**` glob of the configuration's `crds`, and
+    the policy a binding names and the CRD its params are typed by, on disk only."""
+    # The scan skips vendor/: the CRD is found by the glob only.
+    (root / ".vap-lsp.yaml").write_text("crds: ['**/crds/*.yaml']\nexclude: ['vendor/**']\n")
+    os.mkfifo(root / "a-fifo.yaml")
+    os.symlink("/dev/zero", root / "a-zero.yaml")
+    vendor = root / "vendor"
+    vendor.mkdir()
+    os.symlink(".", vendor / "a")
+    os.symlink(".", vendor / "b")
+    (vendor / "crds").mkdir()
+    os.mkfifo(vendor / "crds" / "fifo.yaml")
+    (vendor / "crds" / "limit.yaml").write_text(HOSTILE_CRD)
+    (root / "z-policy.yaml").write_text(HOSTILE_POLICY)
+    (root / "z-binding.yaml").write_text(HOSTILE_BINDING)
+
+
+def _start_in(root: Path) -> Pipe:
     pipe = Pipe(process=True)
-    root = tmp_path.as_uri()
+    uri = root.as_uri()
+    folders = [{"uri": uri, "name": "ws"}]
     answer = pipe.call(
-        "initialize",
-        {
-            "processId": None,
-            "rootUri": root,
-            "capabilities": {},
-            "workspaceFolders": [{"uri": root, "name": "ws"}],
-        },
+        "initialize", {"processId": None, "rootUri": uri, "capabilities": {}, "workspaceFolders": folders}
     )
     assert "capabilities" in answer["result"]
     pipe.notify("initialized", {})
-    pipe.open(policy.as_uri(), policy.read_text())
-    pipe.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
-    symbols = pipe.call("textDocument/documentSymbol", {"textDocument": {"uri": policy.as_uri()}})
-    assert [s["name"] for s in symbols["result"]] == ["x"]
+    return pipe
+
+
+def test_a_hostile_workspace_starts_answers_and_exits_cleanly(tmp_path: Path) -> None:
+    """Nothing blocks, grows or loops: the scan reads the files after the FIFO and the device
+    (the binding finds its policy on disk, whose params are typed by the CRD the glob found),
+    a hover is answered, and `shutdown` then `exit` exits with 0."""
+    _hostile_workspace(tmp_path)
+    pipe = _start_in(tmp_path)
+    binding = tmp_path / "z-binding.yaml"
+    pipe.open(binding.as_uri(), HOSTILE_BINDING)
+    # Once the scan has read z-policy.yaml: found, and it declares params the binding lacks.
+    pipe.wait(
+        lambda m: (
+            m.get("method") == "textDocument/publishDiagnostics"
+            and m["params"]["uri"] == binding.as_uri()
+            and [d["code"] for d in m["params"]["diagnostics"]] == ["param-ref-missing"]
+        )
+    )
+    policy = tmp_path / "z-policy.yaml"
+    pipe.open(policy.as_uri(), HOSTILE_POLICY)
+    where = {"textDocument": {"uri": policy.as_uri()}, "position": {"line": 9, "character": 52}}
+    hover = pipe.call("textDocument/hover", where)["result"]
+    # params.maxReplicas, typed by vendor/crds/limit.yaml
+    assert hover["contents"]["value"].startswith("```cel\nmaxReplicas: int\n")
     pipe.call("shutdown", None)
     pipe.notify("exit", None)
     assert _exit_code(pipe) == 0
+
+
+def test_exit_without_shutdown_in_a_hostile_workspace_exits_with_1(tmp_path: Path) -> None:
+    _hostile_workspace(tmp_path)
+    pipe = _start_in(tmp_path)
+    pipe.notify("exit", None)
+    assert _exit_code(pipe) == 1
