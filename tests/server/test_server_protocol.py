@@ -118,7 +118,18 @@ class Pipe:
         source: str = self.server.workspace.text_documents[uri].source
         return source
 
+    def exit_code(self) -> int | None:
+        """The server's exit code once it has ended (in this process: None if it has not)."""
+        if self.process is not None:
+            return self.process.wait(timeout=TIMEOUT)
+        self._thread.join(TIMEOUT)
+        return self.code[0] if self.code else None
+
     def close(self) -> None:
+        if self.process is not None and self.process.poll() is not None:
+            return
+        if self.process is None and self.code:
+            return
         try:
             self.call("shutdown", None)
             self.notify("exit", None)
@@ -258,6 +269,25 @@ def test_an_invalid_request_is_answered_with_its_id_or_null(pipe: Pipe, message:
     error = pipe.wait(lambda m: "error" in m)
     assert "id" in error and error["id"] == answer_id
     assert error["error"]["code"] == -32600
+
+
+def test_input_is_read_while_every_pool_thread_is_busy(pipe: Pipe) -> None:
+    """pygls reads stdin through the thread pool that runs the handlers: with every thread in
+    a long analysis or request, no message (not even `exit`) was read any more."""
+    pipe.initialize()
+    pipe.call("workspace/symbol", {"query": ""})  # the pool exists
+    assert pipe.server is not None
+    pool = pipe.server.thread_pool
+    release = threading.Event()
+    busy = [pool.submit(release.wait, 2 * TIMEOUT) for _ in range(pool._max_workers)]
+    try:
+        assert pipe.call("shutdown", None)["result"] is None
+        pipe.notify("exit", None)
+        assert pipe.exit_code() == 0
+    finally:
+        release.set()
+        for future in busy:
+            future.result()
 
 
 # The lifecycle's errors.
