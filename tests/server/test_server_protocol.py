@@ -244,6 +244,21 @@ def test_garbage_and_a_huge_content_length_are_skipped(pipe: Pipe) -> None:
     assert pipe.response(msg_id)["result"] == []
 
 
+def test_a_message_over_the_limit_is_skipped_in_one_pass() -> None:
+    """What is skipped is searched for the next header once: the reader lower-cased everything
+    it held (up to the 64 MiB limit) again for every 64 KiB read, and a 96 MiB message kept
+    the input (and the GIL) busy for minutes while nothing else was read."""
+    size = 96 * 1024 * 1024
+    after = frame({"jsonrpc": "2.0", "id": 1, "method": "shutdown"})
+    chunks = iter([b"Content-Length: %d\r\n\r\n" % size, *[b"x" * 65536] * (size // 65536), after])
+    frames = FrameReader(lambda _: next(chunks, b""))
+    read: list[Any] = []
+    reader = threading.Thread(target=lambda: read.append(frames.next_message()), daemon=True)
+    reader.start()
+    reader.join(TIMEOUT)
+    assert read == [{"jsonrpc": "2.0", "id": 1, "method": "shutdown"}]
+
+
 def test_a_parse_error_is_answered_with_a_null_id(pipe: Pipe) -> None:
     """JSON-RPC 2.0, 5.1: "If there was an error in detecting the id in the Request object
     (e.g. Parse error/Invalid Request), it MUST be Null" (the member is there, as null)."""

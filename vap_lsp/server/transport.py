@@ -103,27 +103,35 @@ class FrameReader:
         del self._buffer[:n]
         return data
 
-    def _until_marker(self, data: bytes) -> tuple[bytes, bool]:
+    def _until_marker(self, data: bytes, *, keep: bool = True) -> tuple[bytes, int, bool]:
         """`data` and what follows in the input up to the next `Content-Length` header (left in
-        the input), at most `max_bytes`; whether a marker was found."""
+        the input): at most the last `max_bytes` of it (none unless `keep`: skipped input is only
+        searched), how many bytes that was, and whether a marker was found. Each byte is
+        lower-cased and searched once, so skipping is linear in what is skipped."""
         pending = bytearray(data) + self._buffer
         self._buffer.clear()
-        searched = 0
+        dropped = 0  # bytes let go from the front of pending
+        searched = 0  # pending[:searched] holds no marker start, but for a marker's first bytes
         while True:
-            at = pending.lower().find(_MARKER, max(0, searched - len(_MARKER)))
+            start = max(0, searched - len(_MARKER) + 1)
+            at = bytes(pending[start:]).lower().find(_MARKER)
             if at >= 0:
-                self._buffer[:0] = pending[at:]
-                return bytes(pending[:at]), True
+                end = start + at
+                self._buffer[:0] = pending[end:]
+                return bytes(pending[:end]), dropped + end, True
             searched = len(pending)
-            if len(pending) > self.max_bytes:  # keep the tail where a marker may start
-                del pending[: len(pending) - len(_MARKER)]
-                searched = len(pending)
+            limit = max(self.max_bytes if keep else 0, len(_MARKER) - 1)
+            if len(pending) > limit:  # keep the tail where a marker may start
+                drop = len(pending) - limit
+                del pending[:drop]
+                dropped += drop
+                searched -= drop
             chunk = b""
             if not self._eof:
                 chunk = self._read(65536)
                 self._eof = not chunk
             if not chunk:
-                return bytes(pending), False
+                return bytes(pending), dropped + len(pending), False
             pending += chunk
 
     def _headers(self) -> int | None:
@@ -147,8 +155,8 @@ class FrameReader:
             elif b":" in line and len(line) < _MAX_HEADER_LINE and line[:1].isalpha():
                 seen = True  # another header (Content-Type)
             else:  # not a header: out of step; go to the next Content-Length
-                skipped, found = self._until_marker(line)
-                log.warning("skipped %d bytes of input that were not a message", len(skipped))
+                _, skipped, found = self._until_marker(line, keep=False)
+                log.warning("skipped %d bytes of input that were not a message", skipped)
                 if not found:
                     return None
                 length, seen = None, False
@@ -162,7 +170,7 @@ class FrameReader:
                 return None
             if length > self.max_bytes:
                 log.warning("a message of %d bytes (at most %d) was skipped", length, self.max_bytes)
-                if not self._until_marker(b"")[1]:
+                if not self._until_marker(b"", keep=False)[2]:
                     return None
                 continue
             body = self._exactly(length)
@@ -174,7 +182,7 @@ class FrameReader:
                 pass
             # Content-Length was wrong (characters counted instead of bytes?): the message
             # ends where the next one starts.
-            body, _ = self._until_marker(body)
+            body, _, _ = self._until_marker(body)
             try:
                 message = json.loads(body)
                 log.warning(
