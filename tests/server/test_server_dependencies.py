@@ -75,7 +75,8 @@ class Editor:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.server = create_server()
-        self.server.protocol._workspace = Workspace(root.as_uri())
+        folder = lsp.WorkspaceFolder(root.as_uri(), "ws")
+        self.server.protocol._workspace = Workspace(root.as_uri(), workspace_folders=[folder])
         self.server.state.index.complete = True  # the scan of the (empty) folder has ended
         self.analysed: list[str] = []
         self.published: dict[str, list[str]] = {}  # name -> codes of its latest publication
@@ -90,16 +91,20 @@ class Editor:
 
         scheduler.analyse = recorded
         self.server.text_document_publish_diagnostics = self._published  # type: ignore[method-assign]
+        # Work the server does not wait for (the re-read after didClose), awaited by `idle`.
+        self.background: list[asyncio.Future[object]] = []
+        worker = self.server.worker
+        worker.background = lambda work: self.background.append(asyncio.ensure_future(worker.run(work)))  # type: ignore[method-assign]
 
     def _published(self, params: lsp.PublishDiagnosticsParams) -> None:
         self.published[params.uri.rsplit("/", 1)[-1]] = [str(d.code) for d in params.diagnostics]
 
-    def uri(self, name: str) -> str:
-        return (self.root / name).as_uri()
+    def uri(self, name: str | Path) -> str:
+        return (self.root / name).as_uri()  # (an absolute path replaces the root)
 
-    async def open(self, name: str, text: str) -> None:
+    async def open(self, name: str | Path, text: str) -> None:
         self.server.state.event_loop = asyncio.get_running_loop()
-        self.versions[name] = 1
+        self.versions[str(name)] = 1
         item = lsp.TextDocumentItem(self.uri(name), "yaml", 1, text)
         self.server.workspace.put_text_document(item)
         self.server.protocol.fm.features[lsp.TEXT_DOCUMENT_DID_OPEN](lsp.DidOpenTextDocumentParams(item))
@@ -115,9 +120,17 @@ class Editor:
         self.server.protocol.fm.features[lsp.TEXT_DOCUMENT_DID_CHANGE](params)
         await self.idle()
 
+    async def close(self, name: str | Path) -> None:
+        params = lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(self.uri(name)))
+        self.server.workspace.remove_text_document(params.text_document.uri)
+        self.server.protocol.fm.features[lsp.TEXT_DOCUMENT_DID_CLOSE](params)
+        await self.idle()
+
     async def idle(self) -> None:
         """Until no run is pending, including those that changes of the index asked for."""
         for _ in range(5):
+            while self.background:
+                await self.background.pop()
             for _ in range(20):
                 await asyncio.sleep(0)
             await self.server.diagnostics.idle()
@@ -164,3 +177,38 @@ async def test_a_policy_is_re_checked_when_the_crd_of_its_params_changes(tmp_pat
     await editor.change("crd.yaml", _crd("maxReplicas").replace("integer", "string"))
     assert sorted(editor.take()) == ["crd.yaml", "policy.yaml"]
     assert "cel-type-check" in editor.published["policy.yaml"]  # string <= int: no matching overload
+
+
+async def test_a_closed_document_counts_as_its_file_only_where_the_folder_scan_reads_files(
+    tmp_path: Path,
+) -> None:
+    """After didClose a document counts as what is on disk, as the scan would have read it; a
+    file the scan never reads (outside the workspace folder, in a hidden folder, excluded by
+    the configuration, not YAML) leaves the index, as it would after a restart."""
+    root = tmp_path / "ws"
+    (root / ".hidden").mkdir(parents=True)
+    (root / "vendor").mkdir()
+    (root / ".vap-lsp.yaml").write_text("exclude: ['vendor/**']\n")
+    (tmp_path / "elsewhere").mkdir()
+    policy = _policy("replica-limit")
+    unread = [
+        tmp_path / "elsewhere" / "policy.yaml",
+        root / ".hidden" / "policy.yaml",
+        root / "vendor" / "policy.yaml",
+        root / "policy.txt",
+    ]
+    for path in [*unread, root / "policy.yaml"]:
+        path.write_text(policy)
+    editor = Editor(root)
+    await editor.open("binding.yaml", BINDING)
+    assert editor.published["binding.yaml"] == ["policy-not-found"]
+
+    for path in unread:
+        await editor.open(path, policy)
+        assert editor.published["binding.yaml"] == ["param-ref-missing"], path  # found
+        await editor.close(path)
+        assert editor.published["binding.yaml"] == ["policy-not-found"], path
+
+    await editor.open("policy.yaml", policy)
+    await editor.close("policy.yaml")
+    assert editor.published["binding.yaml"] == ["param-ref-missing"]  # on disk in the folder

@@ -50,7 +50,8 @@ def test_a_late_reindex_from_disk_does_not_override_a_reopened_buffer(tmp_path: 
     path.write_text(POLICY.replace("NAME", "on-disk"), encoding="utf-8")
     uri = path.as_uri()
     server = create_server()
-    server.protocol._workspace = Workspace(tmp_path.as_uri())  # what initialize would set up
+    folders = [lsp.WorkspaceFolder(tmp_path.as_uri(), "ws")]
+    server.protocol._workspace = Workspace(tmp_path.as_uri(), workspace_folders=folders)  # as initialize does
     buffer = POLICY.replace("NAME", "in-buffer")
     server.workspace.put_text_document(lsp.TextDocumentItem(uri, "yaml", 2, buffer))
     server.state.index.update(uri, parse_text(buffer)[1], buffer)

@@ -19,6 +19,7 @@ API (every function appends one-line messages, `PATH: what is wrong`, to `errors
 - `walk_yaml(root, errors, suffixes)`: the `*.yaml`/`*.yml` (or `suffixes`) files below a
   folder (hidden folders skipped, symlinked folders not followed, `.vap-lsp.yaml`
   configuration files left out).
+- `walked(root, path)`: whether `walk_yaml(root)` yields `path`, without walking.
 - `collect_files(paths, errors)`: files named on the command line and those found in folders.
 - `expand_glob(pattern, errors)`: the paths a glob matches, `**` not following symlinked folders,
   capped (`MAX_GLOB_PATHS`, `MAX_GLOB_FOLDERS`).
@@ -159,6 +160,22 @@ def walk_yaml(root: Path, errors: list[str], suffixes: tuple[str, ...] = YAML_SU
         for name in sorted(filenames):
             if name.endswith(suffixes) and name not in CONFIG_FILE_NAMES:
                 yield Path(dirpath) / name
+
+
+def walked(root: Path, path: Path, suffixes: tuple[str, ...] = YAML_SUFFIXES) -> bool:
+    """Whether `walk_yaml(root)` yields `path` (absolute, normalised as a URI gives it): below
+    `root` through folders that are neither hidden nor symlinks, a YAML name, no configuration
+    file. What the server's folder scan reads, checked for one file without walking."""
+    try:
+        relative = Path(os.path.normpath(path)).relative_to(os.path.normpath(root))
+    except ValueError:
+        return False
+    folders = relative.parts[:-1]
+    if not relative.parts or any(part.startswith(".") for part in folders):
+        return False
+    if any(os.path.islink(Path(root, *folders[: i + 1])) for i in range(len(folders))):
+        return False
+    return relative.name.endswith(suffixes) and relative.name not in CONFIG_FILE_NAMES
 
 
 def collect_files(paths: Sequence[str | Path], errors: list[str]) -> list[Path]:

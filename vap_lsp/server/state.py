@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as lsp
 from pygls import uris
 
-from vap_lsp.analysis.files import read_text, walk_yaml
+from vap_lsp.analysis.files import read_text, walk_yaml, walked
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cancel import checkpoint
@@ -261,7 +261,9 @@ class ServerState:
         return count
 
     def reindex_from_disk(self, uri: str) -> None:
-        """A closed document counts as what is on disk again (or nothing, if it is gone).
+        """A closed document counts as what is on disk again, if the folder scan reads that file
+        (else, or if it is gone, as nothing: a file outside the folders, hidden or excluded that
+        was open must not stay in the index, as it would not after a restart).
 
         Runs in the thread pool after didClose: if the document was opened again meanwhile, its
         buffer (indexed by its own analysis) wins over the disk.
@@ -269,7 +271,7 @@ class ServerState:
         from vap_lsp.analysis.engine import parse_text
 
         path = uris.to_fs_path(uri)
-        text = read_text(path, []) if path else None
+        text = read_text(path, []) if path and self.scans(Path(path)) else None
         parsed = parse_text(text) if text is not None else None
         if uri in self.workspace.text_documents:
             return
@@ -277,6 +279,14 @@ class ServerState:
             self.index.remove(uri)
         else:
             self.index.update(uri, parsed[1], parsed[0].text)
+
+    def scans(self, path: Path) -> bool:
+        """Whether the folder scan reads `path`: under a workspace folder as `walk_yaml` walks,
+        not excluded by its configuration."""
+        roots = [uris.to_fs_path(folder.uri) for folder in list(self.workspace.folders.values())]
+        return any(root and walked(Path(root), path) for root in roots) and not self.config.for_path(
+            path
+        ).is_excluded(path)
 
     def analysis_of(self, uri: str, version: int | None, text: str) -> FileAnalysis | None:
         """(A pool thread.) The analysis of exactly this version and text: the latest, or the
