@@ -330,6 +330,25 @@ def test_a_second_initialize_is_an_invalid_request_and_keeps_the_documents(pipe:
     assert pipe.text(URI) == "a: 1\n"
 
 
+@pytest.mark.parametrize("root", ["rootUri", "rootPath"])
+def test_a_root_without_workspace_folders_is_the_one_folder(pipe: Pipe, tmp_path: Path, root: str) -> None:
+    """LSP 3.17: `rootUri` (deprecated `rootPath`) is the workspace of a client that sends no
+    `workspaceFolders`; pygls made no folder of it, so nothing was scanned and a binding never
+    saw the policy beside it on disk."""
+    (tmp_path / "z-policy.yaml").write_text(HOSTILE_POLICY)
+    value = tmp_path.as_uri() if root == "rootUri" else str(tmp_path)
+    pipe.call("initialize", {"processId": None, root: value, "capabilities": {}})
+    pipe.notify("initialized", {})
+    binding = tmp_path / "binding.yaml"
+    pipe.open(binding.as_uri(), HOSTILE_BINDING)
+    pipe.wait(
+        lambda m: (
+            m.get("method") == "textDocument/publishDiagnostics"
+            and [d["code"] for d in m["params"]["diagnostics"]] == ["param-ref-missing"]
+        )
+    )
+
+
 def test_a_request_after_shutdown_is_an_invalid_request(pipe: Pipe) -> None:
     pipe.initialize()
     assert pipe.call("shutdown", None)["result"] is None

@@ -18,7 +18,9 @@ careless client or a pygls defect could knock over:
   the loop was swallowed: always 0); end of input does the same;
 - every finished handler's future leaves `_request_futures` (pygls keeps one per notification
   for ever: ~1.9 KB per keystroke);
-- `didChange` without changes still moves the document's version, so it is published for it.
+- `didChange` without changes still moves the document's version, so it is published for it;
+- a client that sends `rootUri` (or `rootPath`) without `workspaceFolders` has that root as its
+  one workspace folder (pygls made none: nothing was scanned).
 """
 
 from __future__ import annotations
@@ -286,12 +288,17 @@ class VapProtocol(LanguageServerProtocol):
         root_uri = params.root_uri
         if root_uri is None and params.root_path is not None:
             root_uri = from_fs_path(params.root_path)
+        folders = params.workspace_folders
+        if folders is None and root_uri is not None:
+            # A client without workspace folders: its root is the one folder (LSP 3.17, rootUri).
+            name = unquote(root_uri.rstrip("/").rsplit("/", 1)[-1]) or root_uri
+            folders = [lsp.WorkspaceFolder(uri=root_uri, name=name)]
         try:
             step = next(steps)
             self._workspace = VapWorkspace(
                 root_uri,
                 self._server._text_document_sync_kind,
-                params.workspace_folders or [],
+                folders or [],
                 pygls_workspace.position_encoding if pygls_workspace is not None else None,
             )
             while True:
