@@ -349,6 +349,38 @@ def test_a_root_without_workspace_folders_is_the_one_folder(pipe: Pipe, tmp_path
     )
 
 
+def test_a_folder_added_is_scanned_and_one_removed_is_forgotten(pipe: Pipe, tmp_path: Path) -> None:
+    """pygls only updates its list of folders: the files of an added folder stayed unknown and
+    those of a removed one stayed in the index until a restart."""
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    (there / "policy.yaml").write_text(HOSTILE_POLICY)
+    folder = {"uri": there.as_uri(), "name": "there"}
+    pipe.call(
+        "initialize",
+        {"processId": None, "capabilities": {}, "workspaceFolders": [{"uri": here.as_uri(), "name": "here"}]},
+    )
+    pipe.notify("initialized", {})
+    binding = here / "binding.yaml"
+    pipe.open(binding.as_uri(), HOSTILE_BINDING)
+
+    def published(codes: list[str]) -> None:
+        pipe.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == binding.as_uri()
+                and [d["code"] for d in m["params"]["diagnostics"]] == codes
+            )
+        )
+
+    published(["policy-not-found"])
+    pipe.notify("workspace/didChangeWorkspaceFolders", {"event": {"added": [folder], "removed": []}})
+    published(["param-ref-missing"])
+    pipe.notify("workspace/didChangeWorkspaceFolders", {"event": {"added": [], "removed": [folder]}})
+    published(["policy-not-found"])
+
+
 def test_a_request_after_shutdown_is_an_invalid_request(pipe: Pipe) -> None:
     pipe.initialize()
     assert pipe.call("shutdown", None)["result"] is None

@@ -461,6 +461,11 @@ class WorkspaceIndex:
         if old is not None:
             self._changed(uri, changed_reads(old, None))
 
+    def uris(self) -> list[str]:
+        """The files indexed (not the external CRD sources)."""
+        with self._lock:
+            return list(self._files)
+
     def _entries(self) -> list[_FileEntry]:
         with self._lock:
             return list(self._files.values())

@@ -4,6 +4,7 @@ and the handlers of every feature module (`server.registration`), and serves."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import sys
@@ -76,6 +77,15 @@ def create_server(startup_analyser: StartupAnalyser | None = None) -> VapLanguag
         log.info("indexed %d workspace files", count)
         # vapLsp.crds, else the crds of the configuration files the scan met.
         await crd_watch.reload_and_publish(ctx, rewatch=True)
+        diagnostics.schedule_all()
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_workspace_folders(params: lsp.DidChangeWorkspaceFoldersParams) -> None:
+        # pygls has updated the workspace's folders (and nothing else): the added ones are
+        # scanned, the files of the removed ones leave the index; the CRD setting is relative to
+        # each folder, and their configuration files are watched.
+        await ctx.worker.run(functools.partial(state.scan_workspace, list(params.event.added)))
+        await crd_watch.refresh(ctx)
         diagnostics.schedule_all()
 
     registration.register(ctx)

@@ -234,12 +234,6 @@ def _is_config_file(uri: str) -> bool:
 def register(ctx: Context) -> None:
     server = ctx.server
 
-    @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    async def did_change_workspace_folders(params: lsp.DidChangeWorkspaceFoldersParams) -> None:
-        # pygls has updated the workspace's folders: the setting is relative to each of them, and
-        # their configuration files are watched.
-        await refresh(ctx)
-
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(params: lsp.DidChangeWatchedFilesParams) -> None:
         # The one handler for every watcher this module registers: CRD files and configuration files.

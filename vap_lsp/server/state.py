@@ -210,16 +210,18 @@ class ServerState:
             analysis = dataclasses.replace(analysis, diagnostics=[])
         return analysis
 
-    def scan_workspace(self) -> int:
-        """Index every YAML file of the workspace folders (open documents: their buffer).
+    def scan_workspace(self, added: list[lsp.WorkspaceFolder] | None = None) -> int:
+        """Index every YAML file of the workspace folders, or of the folders just `added`
+        (open documents: their buffer); files of folders removed meanwhile leave the index.
 
-        No document is re-run for what each file adds: every open one is re-checked once the
-        scan ends (`initialized`)."""
+        No document is re-run for what each file adds or removes: every open one is re-checked
+        once the scan ends (`initialized`, `workspace/didChangeWorkspaceFolders`)."""
         errors: list[str] = []
         folders = list(self.workspace.folders.values())
         self.scanning = True
         try:
-            count = self._scan(folders, errors)
+            self._forget_unscanned()
+            count = self._scan(folders if added is None else added, errors)
         finally:
             self.scanning = False
         for message in errors[:20]:
@@ -227,6 +229,14 @@ class ServerState:
         # Without a folder (a lone file opened) the rest of the repository is unknown.
         self.index.complete = bool(folders)
         return count
+
+    def _forget_unscanned(self) -> None:
+        """Drop the closed files the scan would not read now (a workspace folder was removed)."""
+        open_documents = self.workspace.text_documents
+        for uri in self.index.uris():
+            path = uris.to_fs_path(uri)
+            if uri not in open_documents and not (path and self.scans(Path(path))):
+                self.index.remove(uri)
 
     def _scan(self, folders: list[lsp.WorkspaceFolder], errors: list[str]) -> int:
         if not folders:
