@@ -89,12 +89,14 @@ async def test_the_configurations_crds_type_the_policy_and_follow_the_file(clien
         "Kind=HTTPRoute: ERROR: <input>:1:12: undefined field 'hostnamez'"
     ]
 
-    # One registration watches the configuration's CRD folder and the configuration files.
+    # One registration watches the configuration's CRD folder, the configuration files and the
+    # folder's YAML files.
     (registration,) = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
     watchers = registration.register_options["watchers"]  # type: ignore[index]
     assert [w["globPattern"] for w in watchers] == [
         {"baseUri": _uri(ROOT / "cluster-crds"), "pattern": "**/*.{yaml,yml}"},
         {"baseUri": _uri(REPO), "pattern": "**/{.vap-lsp.yaml,.vap-lsp.yml,pyproject.toml}"},
+        {"baseUri": _uri(REPO), "pattern": "**/*.{yaml,yml}"},
     ]
 
     # The configuration loses its `crds` on disk: typing is lost, and said.

@@ -139,8 +139,10 @@ async def test_crds_from_the_setting_type_object_and_are_reread_on_change(client
     assert [w["globPattern"] for w in watchers] == [
         {"baseUri": _uri(CLUSTER_CRDS), "pattern": "**/*.{yaml,yml}"},
         {"baseUri": _uri(WORKSPACE), "pattern": "missing.yaml"},
-        # The same registration watches the configuration files (server.crd_watch).
+        # The same registration watches the configuration files and the folder's YAML files
+        # (server.crd_watch).
         {"baseUri": _uri(WORKSPACE), "pattern": "**/{.vap-lsp.yaml,.vap-lsp.yml,pyproject.toml}"},
+        {"baseUri": _uri(WORKSPACE), "pattern": "**/*.{yaml,yml}"},
     ]
 
     # The cluster's CRD loses its schema's `hostnames`... and gains `hostnamez`: re-read on change.
@@ -208,6 +210,7 @@ async def test_the_setting_follows_the_workspace_folders(client: LanguageClient)
         _uri(other / "cluster-crds"),
         _uri(other / "policies"),
         _uri(other / "policies"),  # its configuration files
+        _uri(other / "policies"),  # its YAML files
     ]
 
     def watched() -> list[str] | None:

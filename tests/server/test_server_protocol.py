@@ -381,6 +381,40 @@ def test_a_folder_added_is_scanned_and_one_removed_is_forgotten(pipe: Pipe, tmp_
     published(["policy-not-found"])
 
 
+def test_a_file_changed_on_disk_counts_as_its_new_text(pipe: Pipe, tmp_path: Path) -> None:
+    """A closed workspace file changed outside the editor (a checkout, a generator) is read
+    again when the client says so (`workspace/didChangeWatchedFiles`): only CRD and
+    configuration files were, so a binding kept the policy of the old text."""
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(HOSTILE_POLICY)
+    folders = [{"uri": tmp_path.as_uri(), "name": "ws"}]
+    pipe.call("initialize", {"processId": None, "capabilities": {}, "workspaceFolders": folders})
+    pipe.notify("initialized", {})
+    binding = tmp_path / "binding.yaml"
+    pipe.open(binding.as_uri(), HOSTILE_BINDING)
+
+    def published(codes: list[str]) -> None:
+        pipe.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == binding.as_uri()
+                and [d["code"] for d in m["params"]["diagnostics"]] == codes
+            )
+        )
+
+    published(["param-ref-missing"])
+    policy.write_text(HOSTILE_POLICY.replace("name: replica-limit", "name: renamed"))
+    changed = {"changes": [{"uri": policy.as_uri(), "type": 2}]}
+    pipe.notify("workspace/didChangeWatchedFiles", changed)
+    published(["policy-not-found"])
+    policy.write_text(HOSTILE_POLICY)
+    pipe.notify("workspace/didChangeWatchedFiles", changed)
+    published(["param-ref-missing"])
+    policy.unlink()
+    pipe.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": policy.as_uri(), "type": 3}]})
+    published(["policy-not-found"])
+
+
 def test_a_request_after_shutdown_is_an_invalid_request(pipe: Pipe) -> None:
     pipe.initialize()
     assert pipe.call("shutdown", None)["result"] is None

@@ -7,8 +7,10 @@ folder. Otherwise every configuration file the server has met (`ConfigResolver.c
 own `crds` (absolute paths), one source per file. Either way they rank below the workspace's own
 CRDs. Changes on disk arrive as `workspace/didChangeWatchedFiles`, for which the server registers
 one set of watchers dynamically when the client can (`didChangeWatchedFiles.dynamicRegistration`):
-the CRD paths and the configuration files (`.vap-lsp.yaml`, `.vap-lsp.yml`, `pyproject.toml`); a
-changed configuration re-reads the CRDs, moves the watchers and re-checks every open document.
+the CRD paths, the configuration files (`.vap-lsp.yaml`, `.vap-lsp.yml`, `pyproject.toml`) and
+the folders' YAML files; a changed configuration re-reads the CRDs, moves the watchers and
+re-checks every open document; a changed workspace file that is not open is read again into the
+index (`ServerState.reindex_from_disk`), which re-runs the documents that read what it changed.
 Without dynamic registration, the CRDs are re-read when the settings change and a configuration
 saved in the editor still re-checks (`diagnostics`). Handlers only schedule: the reading runs in
 the thread pool (`Worker.run`), and diagnostics are re-published when something changed.
@@ -37,8 +39,10 @@ log = logging.getLogger(__name__)
 
 REGISTRATION_ID = "vap-lsp-crds"
 SOURCE_PREFIX = "vapLsp.crds "
-# Under each workspace folder: the configuration files that may appear anywhere in it.
+# Under each workspace folder: the configuration files that may appear anywhere in it, and the
+# YAML files the scan reads (re-read when changed outside the editor).
 CONFIG_GLOB = "**/{" + ",".join(CONFIG_FILES) + "}"
+YAML_GLOB = "**/*.{yaml,yml}"
 
 
 def _folder_roots(state: ServerState) -> list[tuple[str, Path]]:
@@ -131,7 +135,7 @@ def _watchers(ctx: Context, patterns: tuple[str, ...]) -> list[lsp.FileSystemWat
             absolute.append(Path(os.path.normpath(glob)))
         else:
             absolute.extend(Path(os.path.normpath(root / glob)) for _, root in _folder_roots(ctx.state))
-    absolute.extend(root / CONFIG_GLOB for _, root in _folder_roots(ctx.state))
+    absolute.extend(root / glob for _, root in _folder_roots(ctx.state) for glob in (CONFIG_GLOB, YAML_GLOB))
     out: list[lsp.FileSystemWatcher] = []
     for path in dict.fromkeys(absolute):
         if relative:
@@ -227,6 +231,11 @@ def config_saved(ctx: Context) -> None:
     task.add_done_callback(tasks.discard)
 
 
+def _reindex(state: ServerState, changed: list[str]) -> None:
+    for uri in changed:
+        state.reindex_from_disk(uri)
+
+
 def _is_config_file(uri: str) -> bool:
     return uri.rsplit("/", 1)[-1] in CONFIG_FILES
 
@@ -240,6 +249,11 @@ def register(ctx: Context) -> None:
         if not params.changes:
             return
         configs = [c.uri for c in params.changes if _is_config_file(c.uri)]
+        # A workspace file changed outside the editor counts as its new text (or leaves the
+        # index); the documents that read what it changed are re-run by the index's listener.
+        others = [c.uri for c in params.changes if not _is_config_file(c.uri)]
+        if others:
+            await ctx.worker.run(functools.partial(_reindex, ctx.state, others))
         if not configs:
             await reload_and_publish(ctx)
             return
