@@ -19,7 +19,14 @@ from lsprotocol import types as lsp
 from pygls import uris
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.server.test_server_crds_setting import FIXTURE, POLICY, REGISTRATIONS, _codes, _next_diagnostics
+from tests.server.test_server_crds_setting import (
+    FIXTURE,
+    POLICY,
+    REGISTRATIONS,
+    _codes,
+    _next_diagnostics,
+    _watched,
+)
 
 ROOT = Path(tempfile.mkdtemp(prefix="vap-lsp-config-crds-"))
 REPO = ROOT / "repo"
@@ -91,9 +98,7 @@ async def test_the_configurations_crds_type_the_policy_and_follow_the_file(clien
 
     # One registration watches the configuration's CRD folder, the configuration files and the
     # folder's YAML files.
-    (registration,) = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
-    watchers = registration.register_options["watchers"]  # type: ignore[index]
-    assert [w["globPattern"] for w in watchers] == [
+    assert await _watched() == [
         {"baseUri": _uri(ROOT / "cluster-crds"), "pattern": "**/*.{yaml,yml}"},
         {"baseUri": _uri(REPO), "pattern": "**/{.vap-lsp.yaml,.vap-lsp.yml,pyproject.toml}"},
         {"baseUri": _uri(REPO), "pattern": "**/*.{yaml,yml}"},
@@ -111,9 +116,10 @@ async def test_the_configurations_crds_type_the_policy_and_follow_the_file(clien
     (other / "httproute.yaml").write_text(FIXTURE.read_text().replace("hostnames:", "hostnamez:"))
     _config_changed(client, "crds: [../other-crds]\n")
     assert await _next_diagnostics(client, uri, lambda ds: ds == []) == []
-    (registration,) = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
-    watchers = registration.register_options["watchers"]  # type: ignore[index]
-    assert watchers[0]["globPattern"] == {"baseUri": _uri(other), "pattern": "**/*.{yaml,yml}"}
+    assert (await _watched(lambda w: w[0]["baseUri"] == _uri(other)))[0] == {
+        "baseUri": _uri(other),
+        "pattern": "**/*.{yaml,yml}",
+    }
 
     # The client's `vapLsp.crds` replaces the configuration's: an empty list leaves it untyped.
     client.workspace_did_change_configuration(

@@ -10,6 +10,7 @@ import asyncio
 import sys
 import tempfile
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,20 @@ def _uri(path: Path) -> str:
     return uri
 
 
+async def _watched(ready: Callable[[list[Any]], bool] = bool) -> list[Any]:
+    """The glob patterns of the one watcher registration once `ready` accepts them: the watchers
+    are (re-)registered in the background, not before the documents are re-checked."""
+    found: list[Any] = []
+    for _ in range(400):
+        registrations = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+        if len(registrations) == 1:
+            found = [w["globPattern"] for w in registrations[0].register_options["watchers"]]  # type: ignore[index]
+            if ready(found):
+                return found
+        await asyncio.sleep(0.025)
+    return found
+
+
 async def _next_diagnostics(client: LanguageClient, uri: str, want: Any) -> list[lsp.Diagnostic]:
     """Publications for `uri` until one satisfies `want` (the scan and the CRD read may each
     trigger one); the last one seen if none does within a few."""
@@ -134,9 +149,7 @@ async def test_crds_from_the_setting_type_object_and_are_reread_on_change(client
 
     # The watchers cover the YAML files under the setting's folder (resolved against the
     # workspace folder; a relative pattern's base holds no `..`).
-    (registration,) = [r for r in REGISTRATIONS if r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES]
-    watchers = registration.register_options["watchers"]  # type: ignore[index]
-    assert [w["globPattern"] for w in watchers] == [
+    assert await _watched() == [
         {"baseUri": _uri(CLUSTER_CRDS), "pattern": "**/*.{yaml,yml}"},
         {"baseUri": _uri(WORKSPACE), "pattern": "missing.yaml"},
         # The same registration watches the configuration files and the folder's YAML files

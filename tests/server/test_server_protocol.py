@@ -415,6 +415,43 @@ def test_a_file_changed_on_disk_counts_as_its_new_text(pipe: Pipe, tmp_path: Pat
     published(["policy-not-found"])
 
 
+@pytest.mark.parametrize(
+    "capabilities",
+    [
+        {"window": {"workDoneProgress": True}},  # window/workDoneProgress/create
+        {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}},  # client/registerCapability
+    ],
+)
+def test_a_client_that_never_answers_the_servers_requests_still_gets_the_scan(
+    pipe: Pipe, tmp_path: Path, capabilities: dict[str, Any]
+) -> None:
+    """The scan waited for the answer to the progress token, and re-checking the documents (and
+    every later change of the index) for the answer to the watchers' registration: a client
+    that never answers got no cross-file finding for the whole session."""
+    (tmp_path / "policy.yaml").write_text(HOSTILE_POLICY)
+    folders = [{"uri": tmp_path.as_uri(), "name": "ws"}]
+    pipe.call("initialize", {"processId": None, "capabilities": capabilities, "workspaceFolders": folders})
+    pipe.notify("initialized", {})
+    binding = tmp_path / "binding.yaml"
+    pipe.open(binding.as_uri(), HOSTILE_BINDING)
+    pipe.wait(
+        lambda m: (
+            m.get("method") == "textDocument/publishDiagnostics"
+            and [d["code"] for d in m["params"]["diagnostics"]] == ["param-ref-missing"]
+        )
+    )
+    # And a change of the index still re-runs the binding: its policy renamed in the editor.
+    policy = tmp_path / "policy.yaml"
+    pipe.open(policy.as_uri(), HOSTILE_POLICY.replace("name: replica-limit", "name: renamed"))
+    pipe.wait(
+        lambda m: (
+            m.get("method") == "textDocument/publishDiagnostics"
+            and m["params"]["uri"] == binding.as_uri()
+            and [d["code"] for d in m["params"]["diagnostics"]] == ["policy-not-found"]
+        )
+    )
+
+
 def test_a_request_after_shutdown_is_an_invalid_request(pipe: Pipe) -> None:
     pipe.initialize()
     assert pipe.call("shutdown", None)["result"] is None

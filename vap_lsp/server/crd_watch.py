@@ -22,8 +22,9 @@ import asyncio
 import functools
 import logging
 import os
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from pygls import uris
@@ -199,22 +200,19 @@ async def _update_watchers(ctx: Context, state: CrdWatchState) -> None:
 
 async def reload_and_publish(ctx: Context, *, rewatch: bool = False) -> bool:
     """Re-read the CRDs in the thread pool; on the loop, show new problems (a few as messages,
-    the rest in the log) and move the watchers if `rewatch`. The open documents that read a CRD
-    that changed are re-run by the index's listener (`diagnostics.index_changed`), no others.
-    Returns whether they changed."""
-    ctx.diagnostics.hold_index_changes()  # the watchers move before the documents are re-run
+    the rest in the log) and, if `rewatch`, move the watchers in the background (a client's
+    answer is never waited for: one that never answers must not hold up the documents). The
+    open documents that read a CRD that changed are re-run by the index's listener
+    (`diagnostics.index_changed`), no others. Returns whether they changed."""
     unchanged: tuple[bool, list[str]] = (False, [])
-    try:
-        # A failure is logged by the worker's guard; the watchers still move.
-        changed, problems = await ctx.worker.run(
-            lambda: ctx.worker.guarded(unchanged, lambda: reload_crds(ctx.state), reload_crds)
-        )
-        ctx.state.show_problems([(lsp.MessageType.Warning, m) for m in problems], limit=5)
-        if rewatch:
-            await update_watchers(ctx)
-        return changed
-    finally:
-        ctx.diagnostics.release_index_changes()
+    # A failure is logged by the worker's guard.
+    changed, problems = await ctx.worker.run(
+        lambda: ctx.worker.guarded(unchanged, lambda: reload_crds(ctx.state), reload_crds)
+    )
+    ctx.state.show_problems([(lsp.MessageType.Warning, m) for m in problems], limit=5)
+    if rewatch:
+        _in_background(ctx, update_watchers(ctx))
+    return changed
 
 
 async def refresh(ctx: Context) -> None:
@@ -222,13 +220,17 @@ async def refresh(ctx: Context) -> None:
     await reload_and_publish(ctx, rewatch=True)
 
 
+def _in_background(ctx: Context, work: Coroutine[Any, Any, None]) -> None:
+    tasks = ctx.state.crd_watch.tasks
+    task = asyncio.get_running_loop().create_task(work)
+    tasks.add(task)  # kept from the garbage collector until it ends
+    task.add_done_callback(tasks.discard)
+
+
 def config_saved(ctx: Context) -> None:
     """A configuration file saved in the editor: re-read the CRDs and the watchers (from a
     synchronous handler; without file watchers this is the only way its `crds` are re-read)."""
-    tasks = ctx.state.crd_watch.tasks
-    task = asyncio.get_running_loop().create_task(refresh(ctx))
-    tasks.add(task)
-    task.add_done_callback(tasks.discard)
+    _in_background(ctx, refresh(ctx))
 
 
 def _reindex(state: ServerState, changed: list[str]) -> None:

@@ -108,8 +108,6 @@ class DiagnosticsScheduler:
         # Runs started, for the structural tests and the benchmark's burst figures.
         self.runs = 0
         self._running: set[asyncio.Task[None]] = set()  # also those of documents closed meanwhile
-        self._holds = 0
-        self._held: list[tuple[str, frozenset[Read]]] = []
         state.index.listeners.append(self._index_changed_in_thread)
 
     def _document(self, uri: str) -> _Document:
@@ -159,18 +157,6 @@ class DiagnosticsScheduler:
             document.pacer.request(self.clock())
         self._arm(uri, document)
 
-    def hold_index_changes(self) -> None:
-        """Keep changes of the index until `release_index_changes` (e.g. until the file watchers
-        moved with a CRD reload, so a client sees them in place with the new diagnostics)."""
-        self._holds += 1
-
-    def release_index_changes(self) -> None:
-        self._holds -= 1
-        if self._holds == 0:
-            held, self._held = self._held, []
-            for uri, reads in held:
-                self.index_changed(uri, reads)
-
     def _index_changed_in_thread(self, uri: str, reads: frozenset[Read]) -> None:
         """(The index's listener, any thread.) The documents that read what changed are re-run
         from the event loop; the folder scan notifies nothing (all are re-run when it ends)."""
@@ -182,9 +168,6 @@ class DiagnosticsScheduler:
     def index_changed(self, uri: str, reads: frozenset[Read]) -> None:
         """The index's answer to `reads` changed (through `uri`, on the event loop): re-run the
         other open documents that read one of them."""
-        if self._holds:
-            self._held.append((uri, reads))
-            return
         for other, document in list(self._documents.items()):
             if other == uri or other not in self.state.workspace.text_documents:
                 continue

@@ -121,24 +121,28 @@ def _diagnostic_ref(
 
 
 async def scan_workspace_with_progress(ctx: Context) -> int:
-    """`scan_workspace` in the thread pool, reported as work-done progress when supported."""
+    """`scan_workspace` in the thread pool, reported as work-done progress when supported. The
+    scan starts at once: it never waits for the client's answer to the progress token (a client
+    that never answers must still get its workspace indexed); progress is reported once the
+    token is accepted, if the scan is still running then."""
     ls, state = ctx.server, ctx.state
+    scan = asyncio.ensure_future(ctx.worker.run(state.scan_workspace))
     window = ls.client_capabilities.window
-    token: str | None = None
-    if window is not None and window.work_done_progress:
-        token = f"vap-lsp-scan-{uuid.uuid4()}"
-        try:
-            await ls.work_done_progress.create_async(token)
-        except Exception:
-            log.warning("client refused a progress token", exc_info=True)
-            token = None
-    if token is None:
-        return await ctx.worker.run(state.scan_workspace)
+    if window is None or not window.work_done_progress:
+        return await scan
+    token = f"vap-lsp-scan-{uuid.uuid4()}"
+    created = asyncio.ensure_future(ls.work_done_progress.create_async(token))
+    await asyncio.wait({scan, created}, return_when=asyncio.FIRST_COMPLETED)
+    if scan.done() or created.exception() is not None:
+        if not created.done():
+            created.cancel()
+        elif created.exception() is not None:
+            log.warning("client refused a progress token", exc_info=created.exception())
+        return await scan
     ls.work_done_progress.begin(
         token, lsp.WorkDoneProgressBegin(title="vap-lsp: indexing workspace", cancellable=False)
     )
     start = state.index.generation
-    scan = asyncio.ensure_future(ctx.worker.run(state.scan_workspace))
     count = 0
     try:
         while True:
