@@ -182,6 +182,34 @@ def test_a_position_past_the_end_of_a_line_is_that_lines_end(pipe: Pipe) -> None
     assert pipe.text(URI) == "a: 10\r\nb: 20\n"
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_positions_are_counted_in_the_encoding_the_server_announced(pipe: Pipe, encoding: str) -> None:
+    """The server announced the client's preferred position encoding (Neovim offers UTF-8
+    first) but kept counting UTF-16 units: after a non-ASCII character every diagnostic was
+    misplaced and every edit landed at the wrong column, corrupting the document."""
+    answer = pipe.call(
+        "initialize",
+        {"processId": None, "rootUri": None, "capabilities": {"general": {"positionEncodings": [encoding]}}},
+    )
+    assert answer["result"]["capabilities"]["positionEncoding"] == encoding
+    pipe.notify("initialized", {})
+    line = "metadata: {name: p, annotations: {a: '\U0001f600\u00e9'}, bogus: 1}"
+    text = f"apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n{line}\n"
+    before = line[: line.index("bogus")]
+    units = {
+        "utf-8": len(before.encode()),
+        "utf-16": len(before.encode("utf-16-le")) // 2,
+        "utf-32": len(before),
+    }
+    column = units[encoding]
+    pipe.open(URI, text)
+    published = pipe.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    (unknown,) = [d for d in published["params"]["diagnostics"] if "bogus" in d["message"]]
+    assert unknown["range"]["start"] == {"line": 2, "character": column}
+    pipe.notify("textDocument/didChange", _edit(URI, 2, (2, column), (2, column + 5), "other"))
+    assert pipe.text(URI).splitlines()[2] == line.replace("bogus", "other")
+
+
 def test_a_did_change_without_changes_is_published_for_its_version(pipe: Pipe) -> None:
     pipe.initialize()
     pipe.open(URI, "a: 1\n")

@@ -9,6 +9,17 @@ from vap_lsp.analysis.diagnostics import Diagnostic
 from vap_lsp.codes import help_uri
 from vap_lsp.text import LineIndex, Position, Span
 
+_ENCODINGS: dict[object, str] = {
+    lsp.PositionEncodingKind.Utf8: "utf-8",
+    lsp.PositionEncodingKind.Utf32: "utf-32",
+}
+
+
+def encoding_name(kind: object) -> str:
+    """The negotiated position encoding (pygls' `PositionEncodingKind`, or its value) as
+    `LineIndex` names it; LSP's default is UTF-16."""
+    return _ENCODINGS.get(kind, "utf-16")
+
 
 def to_offset(lines: LineIndex, position: lsp.Position, encoding: str) -> int:
     """An LSP position as a code-point offset, clamped as LSP says (`LineIndex.offset`)."""

@@ -20,22 +20,12 @@ from urllib.parse import unquote
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument, Workspace
 
-from vap_lsp.server.convert import to_span
+from vap_lsp.server.convert import encoding_name, to_span
 from vap_lsp.text import LineIndex
-
-_ENCODINGS: dict[object, str] = {
-    lsp.PositionEncodingKind.Utf8: "utf-8",
-    lsp.PositionEncodingKind.Utf32: "utf-32",
-}
 
 
 class DocumentNotOpen(LookupError):
     """A request named a document the client has not opened (or closed meanwhile)."""
-
-
-def encoding_name(kind: object) -> str:
-    """The negotiated position encoding as `LineIndex` names it (LSP's default: UTF-16)."""
-    return _ENCODINGS.get(kind, "utf-16")
 
 
 class VapTextDocument(TextDocument):

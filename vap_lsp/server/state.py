@@ -32,6 +32,7 @@ from vap_lsp.cancel import checkpoint
 from vap_lsp.config import Config, ConfigResolver
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.lru import LruCache
+from vap_lsp.server.convert import encoding_name
 from vap_lsp.server.settings import ServerSettings, parse_settings
 from vap_lsp.text import LineIndex
 
@@ -130,7 +131,8 @@ class ServerState:
 
     @property
     def position_encoding(self) -> str:
-        return str(self.workspace.position_encoding or "utf-16")
+        """The negotiated encoding as `LineIndex` names it (`str()` of pygls' enum is its name)."""
+        return encoding_name(self.workspace.position_encoding)
 
     def is_open(self, uri: str) -> bool:
         workspace = self.workspace

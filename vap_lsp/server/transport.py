@@ -20,7 +20,9 @@ careless client or a pygls defect could knock over:
   for ever: ~1.9 KB per keystroke);
 - `didChange` without changes still moves the document's version, so it is published for it;
 - a client that sends `rootUri` (or `rootPath`) without `workspaceFolders` has that root as its
-  one workspace folder (pygls made none: nothing was scanned).
+  one workspace folder (pygls made none: nothing was scanned);
+- the position encoding pygls negotiates and announces (UTF-8 when a client such as Neovim
+  offers it first) is the one positions are counted in.
 """
 
 from __future__ import annotations
@@ -282,9 +284,23 @@ class VapProtocol(LanguageServerProtocol):
     @lsp_method(lsp.INITIALIZE)
     def lsp_initialize(self, params: lsp.InitializeParams) -> Generator[Any, Any, lsp.InitializeResult]:
         steps = super().lsp_initialize(params)
-        # pygls made its workspace before the first step: ours reads no disk and keeps LSP's
-        # line breaks (`server.documents`).
-        pygls_workspace = self._workspace
+        try:
+            step = next(steps)
+        except StopIteration as done:  # (no initialize handler)
+            self._install_workspace(params)
+            return done.value  # type: ignore[no-any-return]
+        self._install_workspace(params)
+        try:
+            while True:
+                step = steps.send((yield step))
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+    def _install_workspace(self, params: lsp.InitializeParams) -> None:
+        """Replace the workspace pygls has just made (its first step) with ours, which reads no
+        disk and keeps LSP's line breaks (`server.documents`), with the position encoding pygls
+        negotiated and announces (it was taken before pygls made it: UTF-16 whatever was
+        announced)."""
         root_uri = params.root_uri
         if root_uri is None and params.root_path is not None:
             root_uri = from_fs_path(params.root_path)
@@ -293,18 +309,13 @@ class VapProtocol(LanguageServerProtocol):
             # A client without workspace folders: its root is the one folder (LSP 3.17, rootUri).
             name = unquote(root_uri.rstrip("/").rsplit("/", 1)[-1]) or root_uri
             folders = [lsp.WorkspaceFolder(uri=root_uri, name=name)]
-        try:
-            step = next(steps)
-            self._workspace = VapWorkspace(
-                root_uri,
-                self._server._text_document_sync_kind,
-                folders or [],
-                pygls_workspace.position_encoding if pygls_workspace is not None else None,
-            )
-            while True:
-                step = steps.send((yield step))
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
+        made = self._workspace
+        self._workspace = VapWorkspace(
+            root_uri,
+            self._server._text_document_sync_kind,
+            folders or [],
+            made.position_encoding if made is not None else None,
+        )
 
     @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
