@@ -498,6 +498,10 @@ def test_features_answer_null_for_a_document_that_is_not_open(pipe: Pipe, tmp_pa
         pipe.call("textDocument/semanticTokens/full", {"textDocument": where["textDocument"]})["result"]
         is None
     )
+    # The command the code lens carries, sent for a document that is not (or no longer) open.
+    for arguments in ([fifo.as_uri(), "p"], [{"uri": fifo.as_uri()}]):
+        run = {"command": "vapLsp.runAgainstSamples", "arguments": arguments}
+        assert pipe.call("workspace/executeCommand", run)["result"] is None
 
 
 # The process: exit codes.

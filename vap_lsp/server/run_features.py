@@ -107,11 +107,12 @@ def _field(value: Any, name: str) -> Any:
 
 def _command_target(state: ServerState, args: tuple[Any, ...]) -> tuple[str, str] | None:
     """`[uri, policyName]` (code lens, code action) or `[{uri, ...}]` (editor commands such as
-    VS Code's "Run Policy Against Samples", which know no policy name: the document's first)."""
+    VS Code's "Run Policy Against Samples", which know no policy name: the document's first), of
+    a document that is open (as for every feature: none for one the client has not opened)."""
     if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
-        return args[0], args[1]
+        return (args[0], args[1]) if state.is_open(args[0]) else None
     uri = args[0] if args and isinstance(args[0], str) else _field(args[0], "uri") if args else None
-    if not isinstance(uri, str):
+    if not isinstance(uri, str) or not state.is_open(uri):
         return None
     try:
         snapshot = state.snapshot(uri)
