@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lsprotocol import types as lsp
 
 from vap_lsp.server.app import create_server
 from vap_lsp.server.transport import FrameReader, VapProtocol, serve_stdio
@@ -208,6 +209,73 @@ def test_positions_are_counted_in_the_encoding_the_server_announced(pipe: Pipe, 
     assert unknown["range"]["start"] == {"line": 2, "character": column}
     pipe.notify("textDocument/didChange", _edit(URI, 2, (2, column), (2, column + 5), "other"))
     assert pipe.text(URI).splitlines()[2] == line.replace("bogus", "other")
+
+
+def _change(start: tuple[int, int], end: tuple[int, int], text: str) -> dict[str, Any]:
+    rng = {"start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}}
+    return {"range": rng, "text": text}
+
+
+def test_changes_sent_last_to_first_are_applied_in_one_pass(
+    pipe: Pipe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replace-all arrives as one didChange of many changes, last to first: each was applied
+    to a line index built anew over the whole text, on the event loop (1,000 changes to a 1 MB
+    file held every message up for 3 s, 200 to a 10 MB file for 9 s). Changes that each end
+    before the previous one starts are now placed in the text as it was and applied together."""
+    import vap_lsp.server.documents as documents
+
+    built: list[int] = []
+
+    class CountedIndex(documents.LineIndex):
+        def __init__(self, text: str) -> None:
+            built.append(len(text))
+            super().__init__(text)
+
+    monkeypatch.setattr(documents, "LineIndex", CountedIndex)
+    pipe.initialize()
+    lines = [f"key{i}: value{i}" for i in range(200)]
+    pipe.open(URI, "\n".join(lines) + "\n")
+    pipe.text(URI)
+    built.clear()
+    replace_all = [_change((i, 0), (i, 3), "KEY") for i in range(199, -1, -1)]
+    pipe.notify(
+        "textDocument/didChange", {"textDocument": {"uri": URI, "version": 2}, "contentChanges": replace_all}
+    )
+    assert pipe.text(URI) == "\n".join(line.replace("key", "KEY", 1) for line in lines) + "\n"
+    assert len(built) == 1
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        # Last to first on one line; the second ends where the first starts.
+        [_change((0, 6), (0, 8), "X"), _change((0, 2), (0, 6), "Y")],
+        # The first one's start is past the end of its line (clamped): a later change on that line
+        # past its original end must land after the first one's text, as one by one.
+        [_change((0, 99), (0, 99), "!"), _change((0, 20), (0, 20), "?")],
+        # Overlapping, ascending, reversed ranges, a whole-document change among them.
+        [_change((1, 0), (1, 2), "a"), _change((1, 1), (1, 3), "b"), _change((2, 4), (1, 0), "c")],
+        [_change((2, 0), (2, 1), "d"), {"text": "x: 1\ny: 2\n"}, _change((1, 0), (1, 1), "z")],
+        # Surrogate pairs: a position inside one is never taken as it is.
+        [_change((3, 6), (3, 6), "e"), _change((3, 5), (3, 5), "f"), _change((3, 2), (3, 2), "g")],
+    ],
+)
+def test_changes_applied_together_equal_changes_applied_one_by_one(pipe: Pipe, changes: list[Any]) -> None:
+    from vap_lsp.server.documents import VapTextDocument
+
+    text = "abcdefgh\r\nijklmn\nopqrst\n'\U0001f600\U0001f600'\n"
+    one_by_one = VapTextDocument(URI, text)
+    for change in changes:
+        params = {"textDocument": {"uri": URI, "version": 1}, "contentChanges": [change]}
+        structured = pipe.protocol._converter.structure(params, lsp.DidChangeTextDocumentParams)
+        one_by_one.apply_change(structured.content_changes[0])
+    pipe.initialize()
+    pipe.open(URI, text)
+    pipe.notify(
+        "textDocument/didChange", {"textDocument": {"uri": URI, "version": 2}, "contentChanges": changes}
+    )
+    assert pipe.text(URI) == one_by_one.source
 
 
 def test_a_did_change_without_changes_is_published_for_its_version(pipe: Pipe) -> None:

@@ -21,7 +21,7 @@ from lsprotocol import types as lsp
 from pygls.workspace import TextDocument, Workspace
 
 from vap_lsp.server.convert import encoding_name, to_span
-from vap_lsp.text import LineIndex
+from vap_lsp.text import LineIndex, Position
 
 
 class DocumentNotOpen(LookupError):
@@ -31,11 +31,54 @@ class DocumentNotOpen(LookupError):
 class VapTextDocument(TextDocument):
     def _apply_incremental_change(self, change: lsp.TextDocumentContentChangePartial) -> None:
         source = self.source
-        lines = LineIndex(source)
-        encoding = encoding_name(self.position_codec.encoding)
-        span = to_span(lines, change.range, encoding)
-        start, end = min(span.start, span.end), max(span.start, span.end)
+        start, end = _span(LineIndex(source), change.range, encoding_name(self.position_codec.encoding))
         self._source = source[:start] + change.text + source[end:]
+
+    def apply_changes(self, changes: Sequence[lsp.TextDocumentContentChangeEvent]) -> None:
+        """The changes of one didChange, in order. A run of changes each ending before the one
+        before it starts (a replace-all, sent last to first) touches only text the earlier ones
+        left alone: it is placed in the text as it was with one line index and applied in one
+        pass; any other change is applied by itself (a line index of the whole text each)."""
+        i = 0
+        while i < len(changes):
+            run = self._run_last_to_first(changes, i)
+            if len(run) < 2:
+                self.apply_change(changes[i])
+                i += 1
+                continue
+            source = self.source
+            pieces: list[str] = []
+            kept = len(source)
+            for (start, end), text in run:  # from the end of the text backwards
+                pieces += (source[end:kept], text)
+                kept = start
+            pieces.append(source[:kept])
+            self._source = "".join(reversed(pieces))
+            i += len(run)
+
+    def _run_last_to_first(
+        self, changes: Sequence[lsp.TextDocumentContentChangeEvent], first: int
+    ) -> list[tuple[tuple[int, int], str]]:
+        """The spans (in the current text) and texts of the changes from `first` on, each ending
+        before the previous one starts, at a position that exists as given (not clamped, not
+        inside a surrogate pair: there the text before it decides, which an earlier change may
+        have changed)."""
+        run: list[tuple[tuple[int, int], str]] = []
+        lines: LineIndex | None = None
+        encoding = encoding_name(self.position_codec.encoding)
+        for change in changes[first:]:
+            if not isinstance(change, lsp.TextDocumentContentChangePartial):
+                break
+            lines = lines or LineIndex(self.source)
+            span = _span(lines, change.range, encoding)
+            if run:
+                end = max(change.range.start, change.range.end, key=lambda p: (p.line, p.character))
+                if span[1] > run[-1][0][0] or lines.position(span[1], encoding) != Position(
+                    end.line, end.character
+                ):
+                    break
+            run.append((span, change.text))
+        return run
 
     @property
     def lines(self) -> Sequence[str]:
@@ -44,6 +87,12 @@ class VapTextDocument(TextDocument):
         index = LineIndex(text)
         starts = [index.line_start(i) for i in range(index.line_count)] + [len(text)]
         return tuple(text[a:b] for a, b in itertools.pairwise(starts) if b > a)
+
+
+def _span(lines: LineIndex, rng: lsp.Range, encoding: str) -> tuple[int, int]:
+    """An edit's range as (start, end) offsets, in order (a client may send it reversed)."""
+    span = to_span(lines, rng, encoding)
+    return min(span.start, span.end), max(span.start, span.end)
 
 
 class VapWorkspace(Workspace):

@@ -51,7 +51,7 @@ from pygls.exceptions import (
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path
 
-from vap_lsp.server.documents import VapWorkspace
+from vap_lsp.server.documents import VapTextDocument, VapWorkspace
 
 log = logging.getLogger(__name__)
 
@@ -325,8 +325,11 @@ class VapProtocol(LanguageServerProtocol):
         if document is None:
             log.warning("didChange of %s, which is not open, was ignored", params.text_document.uri)
             return
-        for change in params.content_changes:
-            document.apply_change(change)
+        if isinstance(document, VapTextDocument):
+            document.apply_changes(params.content_changes)
+        else:
+            for change in params.content_changes:
+                document.apply_change(change)
         document.version = params.text_document.version  # also without changes
         if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
