@@ -56,6 +56,11 @@ class LruCache(Generic[K, V]):
                 old, _ = self._entries.popitem(last=False)
                 self.weight -= self._weights.pop(old, 0)
 
+    def values(self) -> list[V]:
+        """The values held, least recently used first (a copy)."""
+        with self._lock:
+            return list(self._entries.values())
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from cel_feature_helpers import at, policy, snapshot
 
+from vap_lsp.features import cel_context
 from vap_lsp.features.cel_context import document_local_text
 from vap_lsp.features.cel_signature import signature_help
 from vap_lsp.features.inlay_hints import inlay_hints
@@ -92,3 +94,20 @@ def test_document_local_text_keeps_offsets_and_blanks_other_documents() -> None:
     assert len(local) == len(text)
     assert local.count("\n") == text.count("\n")
     assert "b: 2" in local and "a: 1" not in local and "c: 3" not in local
+
+
+def test_the_policy_facts_cache_holds_a_bounded_amount_of_policy_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An entry keeps its policy's node and typing model alive (~125 bytes a character of an
+    expression-dense policy): bounded by 256 entries only, semantic tokens and a hover after
+    each edit of a 72,000-character policy grew the server by 2.6 MiB an edit, without end
+    until 256 versions. Each entry weighs its policy's characters (here a tenth of the bound)."""
+    monkeypatch.setattr(cel_context._CACHE, "max_weight", cel_context.CACHE_WEIGHT // 10)
+    expressions = "".join(f"\n    - expression: object.spec.replicas != {i}" for i in range(1_000))
+    for version in range(2 * cel_context._CACHE.max_weight // len(expressions)):
+        text = policy("|\n        true").replace("validations:", f"validations: # {version}{expressions}")
+        semantic_tokens(snapshot(text))
+    held = [obj.node.span.end - obj.node.span.start for obj, _ in cel_context._CACHE.values()]
+    assert len(held) > 1
+    assert sum(held) <= cel_context._CACHE.max_weight

@@ -21,7 +21,7 @@ from vap_lsp.yaml.model import (
     SequenceNode,
     YamlFile,
     deref,
-    to_python,
+    to_python_counted,
 )
 from vap_lsp.yaml.moved import same_values
 
@@ -31,7 +31,13 @@ OBJECT_NODE_BUDGET = DEFAULT_EXPANSION_BUDGET
 """The one size limit for reading an object (or a part of one) into plain data: YAML nodes
 visited, aliases expanded. Past it the reader raises `ExpansionLimit`."""
 
-_DATA: LruCache[int, tuple[Node, Any]] = LruCache(1024)
+# An entry keeps its node, and so the parsed document it is part of, alive: 1,024 entries, of
+# 4 million characters in all, each weighing the characters its node spans or the nodes its
+# expansion visited, whichever is more (aliases expand a short text into many nodes).
+DATA_CACHE_WEIGHT = 4_000_000
+_DATA: LruCache[int, tuple[Node, Any, int]] = LruCache(
+    1024, weigh=lambda _, entry: entry[2], max_weight=DATA_CACHE_WEIGHT
+)
 
 
 def object_data(node: Node | None) -> Any:
@@ -47,10 +53,10 @@ def object_data(node: Node | None) -> Any:
         found = hit[1]
     else:
         try:
-            found = to_python(node, budget=OBJECT_NODE_BUDGET)
+            found, visited = to_python_counted(node, budget=OBJECT_NODE_BUDGET)
         except ExpansionLimit as exc:
-            found = exc
-        _DATA.put(key, (node, found))
+            found, visited = exc, OBJECT_NODE_BUDGET
+        _DATA.put(key, (node, found, max(visited, node.span.end - node.span.start)))
     if isinstance(found, ExpansionLimit):
         raise ExpansionLimit(str(found))
     return found

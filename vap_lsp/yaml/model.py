@@ -170,6 +170,11 @@ def to_python(node: Node | None, budget: int = DEFAULT_EXPANSION_BUDGET) -> Any:
 
     Raises ExpansionLimit past `budget` visited nodes.
     """
+    return to_python_counted(node, budget)[0]
+
+
+def to_python_counted(node: Node | None, budget: int = DEFAULT_EXPANSION_BUDGET) -> tuple[Any, int]:
+    """`to_python`, and the nodes it visited (aliases expanded): the size of the data."""
     from vap_lsp.yaml.resolve import resolve_scalar
 
     remaining = [budget]
@@ -196,7 +201,8 @@ def to_python(node: Node | None, budget: int = DEFAULT_EXPANSION_BUDGET) -> Any:
             return out
         raise TypeError(type(n))
 
-    return conv(node, 0)
+    data = conv(node, 0)
+    return data, budget - remaining[0]
 
 
 PathElem = str | int
