@@ -278,6 +278,23 @@ def test_changes_applied_together_equal_changes_applied_one_by_one(pipe: Pipe, c
     assert pipe.text(URI) == one_by_one.source
 
 
+def test_a_document_is_known_by_the_uri_the_client_gave_it(pipe: Pipe) -> None:
+    """pygls keys its documents by the URI with its %-escapes decoded, the server looked them up
+    by the URI as sent: a document whose path has a space (or, from VS Code on Windows,
+    `c%3A`) was never analysed on didOpen, never again after an edit, and was published under
+    a URI the client never used."""
+    uri = "file:///nowhere/my%20policies/p%C3%A9.yaml"
+    pipe.initialize()
+    pipe.open(uri, "a: [\n")
+    published = pipe.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    assert published["params"]["uri"] == uri
+    assert published["params"]["version"] == 1
+    pipe.notify("textDocument/didChange", _edit(uri, 2, (0, 3), (0, 4), "1"))
+    published = pipe.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    assert (published["params"]["uri"], published["params"]["version"]) == (uri, 2)
+    assert published["params"]["diagnostics"] == []
+
+
 def test_a_did_change_without_changes_is_published_for_its_version(pipe: Pipe) -> None:
     pipe.initialize()
     pipe.open(URI, "a: 1\n")

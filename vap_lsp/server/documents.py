@@ -8,14 +8,14 @@ end to that end (LSP 3.17, Position). `VapTextDocument` applies edits through
 
 `VapWorkspace.get_text_document` never reads the disk (pygls reads any path a request names,
 a FIFO or /dev/zero included): a document the client has not opened raises `DocumentNotOpen`,
-and the worker dispatch answers such a request with null (`server.worker`).
+and the worker dispatch answers such a request with null (`server.worker`). Documents are known
+by the URI exactly as the client gave it (pygls decoded its %-escapes).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument, Workspace
@@ -112,11 +112,32 @@ class VapWorkspace(Workspace):
             position_codec=self._position_codec,
         )
 
+    # Documents are known by the URI exactly as the client gave it (pygls decoded %-escapes in
+    # its keys while the server looked them up, and published, by the client's URI).
+
+    def put_text_document(self, text_document: lsp.TextDocumentItem, notebook_uri: str | None = None) -> None:
+        self._text_documents[text_document.uri] = self._create_text_document(
+            text_document.uri,
+            source=text_document.text,
+            version=text_document.version,
+            language_id=text_document.language_id,
+        )
+
+    def remove_text_document(self, doc_uri: str) -> None:
+        self._text_documents.pop(doc_uri, None)
+
+    def update_text_document(
+        self, text_doc: lsp.VersionedTextDocumentIdentifier, change: lsp.TextDocumentContentChangeEvent
+    ) -> None:
+        document = self.get_text_document(text_doc.uri)
+        document.apply_change(change)
+        document.version = text_doc.version
+
     def get_text_document(self, doc_uri: str) -> TextDocument:
-        document = self._text_documents.get(unquote(doc_uri))
+        document = self._text_documents.get(doc_uri)
         if document is None:
             raise DocumentNotOpen(doc_uri)
         return document
 
     def is_open(self, doc_uri: str) -> bool:
-        return unquote(doc_uri) in self._text_documents
+        return doc_uri in self._text_documents

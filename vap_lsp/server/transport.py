@@ -321,7 +321,7 @@ class VapProtocol(LanguageServerProtocol):
     def lsp_text_document__did_change(
         self, params: lsp.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
-        document = self.workspace.text_documents.get(unquote(params.text_document.uri))
+        document = self.workspace.text_documents.get(params.text_document.uri)
         if document is None:
             log.warning("didChange of %s, which is not open, was ignored", params.text_document.uri)
             return
