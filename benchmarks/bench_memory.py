@@ -6,9 +6,11 @@ diagnostics, as a user typing in a comment inside the first object: every edit c
 object's text (its results, index entry and typing model are computed and cached again), the
 file keeps its size. The server's
 resident memory (VmRSS) is printed every `--every` edits. The result caches are bounded by
-entries (4,096 per-object results and index entries, 256 typing models): they are full after
-about 4,200 such edits, so the growth that counts is the one after `--filled` edits (default
-5,000) to the end; a leak per message or per analysis shows there as a straight line.
+entries (4,096 per-object results and index entries, 256 typing models) and by the characters
+of their texts (README, "Robustness and limits"): with this file's small objects the entry
+bounds are reached first, after about 4,200 such edits, so the growth that counts is the one
+after `--filled` edits (default 5,000) to the end; a leak per message or per analysis shows
+there as a straight line.
 
 Usage: python benchmarks/bench_memory.py [--lines 1000] [--edits 10000] [--every 1000] [--filled 5000]
 """

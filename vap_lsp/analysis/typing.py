@@ -1012,8 +1012,9 @@ class PolicyTyping:
 
 
 # With the reads of the index the model made (replayed on a hit: `workspace.recording`). An entry
-# keeps its parsed policy alive (~27 bytes a character): 256 models, of policies of 2 million
-# characters in all.
+# keeps its parsed policy (~27 bytes a character) and its model alive (~125 bytes a character in
+# all for a policy that is mostly expressions, its checked ASTs included): 256 models, of policies
+# of 2 million characters in all.
 _CACHE: LruCache[
     tuple[int, str, int, int, tuple[str, ...] | None], tuple[MappingNode, PolicyTyping, frozenset[Read]]
 ] = LruCache(256, weigh=lambda _, entry: entry[0].span.end - entry[0].span.start, max_weight=2_000_000)
