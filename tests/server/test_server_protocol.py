@@ -345,6 +345,19 @@ def test_a_content_length_counted_in_characters_loses_nothing(pipe: Pipe) -> Non
     assert pipe.text(URI) == text
 
 
+def test_a_request_whose_content_length_counts_characters_is_answered_at_once(pipe: Pipe) -> None:
+    """The end of such a message was looked for at the next header: a client waiting for the
+    answer (to `initialize` with a root path outside ASCII, to a symbol query with an accent)
+    sent nothing more, and both waited for ever."""
+    pipe.initialize()
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 50, "method": "workspace/symbol", "params": {"query": "é ✓"}},
+        ensure_ascii=False,
+    )
+    pipe.raw(b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode()))  # characters, not bytes
+    assert pipe.response(50)["result"] == []
+
+
 def test_garbage_and_a_huge_content_length_are_skipped(pipe: Pipe) -> None:
     pipe.initialize()
     pipe.raw(b"this is not a header\r\n\r\n{}")

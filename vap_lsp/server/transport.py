@@ -6,8 +6,9 @@ careless client or a pygls defect could knock over:
 - framing (`FrameReader`, on its own thread, never in the thread pool that analyses; the one
   reader of both stdio and TCP, `serve`): header
   names are case-insensitive; a message whose body is not JSON (a client counting characters
-  instead of bytes in Content-Length) is recovered from the bytes up to the next header, or
-  dropped, and the reader re-synchronises on the next `Content-Length` instead of going deaf;
+  instead of bytes in Content-Length) is recovered from the bytes up to the end of its JSON value
+  (at once: its sender may be waiting for the answer), else up to the next header, or dropped,
+  and the reader re-synchronises on the next `Content-Length` instead of going deaf;
   a Content-Length above `MAX_MESSAGE_BYTES` is skipped without allocating it;
 - errors a client must get as answers (`VapProtocol.dispatch`), with an `id` member that is
   null where the request's cannot be read (pygls leaves the member out): -32700 for a body
@@ -138,6 +139,33 @@ class FrameReader:
                 return bytes(pending), dropped + len(pending), False
             pending += chunk
 
+    def _rest_of_value(self, body: bytes) -> tuple[Any] | None:
+        """(The JSON value `body` starts, completed from the input), leaving what follows it in
+        the input, if the input goes on with a value's remaining bytes and then ends or a header
+        starts; None (nothing consumed) if it does not."""
+        decoder = json.JSONDecoder()
+        while True:
+            data = body + bytes(self._buffer)
+            try:
+                text = data.decode()
+            except UnicodeDecodeError as error:
+                if error.reason != "unexpected end of data":
+                    return None  # not UTF-8
+                text = data[: error.start].decode()  # a character cut at the end: read on
+            try:
+                value, end = decoder.raw_decode(text)
+            except json.JSONDecodeError as error:
+                incomplete = error.pos >= len(text) or error.msg.startswith("Unterminated string")
+                if not incomplete or len(data) > self.max_bytes or not self._fill():
+                    return None
+                continue
+            rest = data[len(text[:end].encode()) :]
+            head = rest.lstrip()[: len(_MARKER)].lower()
+            if not _MARKER.startswith(head):
+                return None
+            self._buffer[:] = rest
+            return (value,)
+
     def _headers(self) -> int | None:
         """The Content-Length of the next header block; None at the end of input."""
         length: int | None = None
@@ -184,8 +212,16 @@ class FrameReader:
                 return json.loads(body)
             except ValueError:
                 pass
-            # Content-Length was wrong (characters counted instead of bytes?): the message
-            # ends where the next one starts.
+            # Content-Length was wrong. Characters counted instead of bytes fall short by the
+            # bytes past ASCII, which follow: the message ends where its JSON value does (read
+            # now: its sender may wait for the answer and send nothing more).
+            found = self._rest_of_value(body)
+            if found is not None:
+                log.warning(
+                    "a message with a wrong Content-Length (%d) was read to the end of its JSON", length
+                )
+                return found[0]
+            # Else it ends where the next one starts.
             body, _, _ = self._until_marker(body)
             try:
                 message = json.loads(body)
