@@ -318,6 +318,17 @@ def test_notifications_leave_no_future_behind(pipe: Pipe) -> None:
     assert len(pipe.protocol._request_futures) == 0
 
 
+def test_notifications_about_documents_that_are_not_open_keep_nothing(pipe: Pipe) -> None:
+    """A didSave naming a document the client never opened made the scheduler keep its
+    bookkeeping for that URI for the rest of the session."""
+    pipe.initialize()
+    for i in range(100):
+        pipe.notify("textDocument/didSave", {"textDocument": {"uri": f"file:///nowhere/never-{i}.yaml"}})
+    pipe.call("workspace/symbol", {"query": ""})  # handled after the notifications
+    assert pipe.server is not None
+    assert pipe.server.diagnostics._documents == {}
+
+
 # Framing: one wrong header must not make the server deaf.
 
 

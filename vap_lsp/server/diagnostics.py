@@ -151,7 +151,10 @@ class DiagnosticsScheduler:
 
     def schedule(self, uri: str, *, immediate: bool = False) -> None:
         """Arm the next run of `uri`: as the pacing says after an edit (`document_changed`), as
-        soon as none is running when `immediate` (open, save, settings, extras)."""
+        soon as none is running when `immediate` (open, save, settings, extras). Nothing for a
+        document that is not open (a didSave of another file)."""
+        if not self.state.is_open(uri):
+            return
         document = self._document(uri)
         if immediate:
             document.pacer.request(self.clock())
