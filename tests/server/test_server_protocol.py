@@ -22,7 +22,7 @@ import pytest
 from lsprotocol import types as lsp
 
 from vap_lsp.server.app import create_server
-from vap_lsp.server.transport import FrameReader, VapProtocol, serve_stdio
+from vap_lsp.server.transport import FrameReader, QueuedWriter, VapProtocol, serve_stdio
 
 TIMEOUT = 30  # a guard against hanging, not a timing assertion
 
@@ -634,6 +634,64 @@ def test_exit_after_shutdown_exits_with_0() -> None:
     pipe.call("shutdown", None)
     pipe.notify("exit", None)
     assert _exit_code(pipe) == 0
+
+
+def test_output_waiting_to_be_written_drops_superseded_diagnostics_and_is_bounded() -> None:
+    """While the client is not reading, a document's newer diagnostics replace its older ones
+    not written yet, and beyond the bound new messages are dropped instead of piling up."""
+    gate = threading.Event()
+    written: list[bytes] = []
+
+    class Blocked:
+        def write(self, data: bytes) -> None:
+            gate.wait(TIMEOUT)
+            written.append(data)
+
+        def flush(self) -> None:
+            pass
+
+    writer = QueuedWriter(Blocked(), max_bytes=100)  # type: ignore[arg-type]
+    writer.write(b"first")
+    deadline = time.monotonic() + TIMEOUT
+    while writer.pending() and time.monotonic() < deadline:  # taken, blocked in write
+        time.sleep(0.01)
+    writer.write(b"a@1", ("publish", "a"))
+    writer.write(b"b@1", ("publish", "b"))
+    writer.write(b"a@2", ("publish", "a"))
+    writer.write(b"x" * 200)  # over the bound
+    assert writer.pending() == 6
+    gate.set()
+    while len(written) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.05)
+    assert written == [b"first", b"b@1", b"a@2"]
+
+
+def test_a_client_that_stops_reading_cannot_keep_the_server_from_exiting() -> None:
+    """Answers to a client that never reads fill the pipe (64 KiB here); writing them blocks the
+    output thread, not the event loop, so the `exit` after them still ends the process."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "vap_lsp", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,  # never read
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdin is not None
+    try:
+        init = {"processId": None, "rootUri": None, "capabilities": {}}
+        messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}]
+        messages.append({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        symbols = {"query": "x" * 200}  # each answer echoes nothing, each error 300 bytes or so
+        messages += [
+            {"jsonrpc": "2.0", "id": i, "method": "no/such/method", "params": symbols} for i in range(2, 1500)
+        ]
+        messages += [{"jsonrpc": "2.0", "method": "exit", "params": None}]
+        process.stdin.write(b"".join(frame(m) for m in messages))
+        process.stdin.flush()
+        assert process.wait(timeout=TIMEOUT) == 1
+    finally:
+        process.kill()
+        process.wait()
 
 
 HOSTILE_POLICY = """\

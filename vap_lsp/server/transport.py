@@ -23,7 +23,11 @@ careless client or a pygls defect could knock over:
 - a client that sends `rootUri` (or `rootPath`) without `workspaceFolders` has that root as its
   one workspace folder (pygls made none: nothing was scanned);
 - the position encoding pygls negotiates and announces (UTF-8 when a client such as Neovim
-  offers it first) is the one positions are counted in.
+  offers it first) is the one positions are counted in;
+- output is written on its own thread (`QueuedWriter`): a client that stops reading blocks that
+  thread, never the event loop, so `exit` is still honoured; a publication of a document's
+  diagnostics not yet written when a newer one for the same document comes is dropped, and
+  beyond `MAX_QUEUED_BYTES` unwritten, new messages are dropped (logged once).
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ import re
 import socket
 import sys
 import threading
-from collections.abc import Callable, Generator
+from collections import deque
+from collections.abc import Callable, Generator, Hashable
 from concurrent.futures import Future
 from typing import Any, BinaryIO
 from urllib.parse import unquote
@@ -45,6 +50,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import (
     JsonRpcContentModified,
     JsonRpcException,
+    JsonRpcInternalError,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
     JsonRpcServerNotInitialized,
@@ -60,6 +66,8 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 # A header line longer than this is not a header: the reader re-synchronises.
 _MAX_HEADER_LINE = 8 * 1024
+# Output a client has not read yet beyond which new messages are dropped (it is not reading).
+MAX_QUEUED_BYTES = 64 * 1024 * 1024
 _MARKER = b"content-length:"
 _LENGTH = re.compile(rb"\s*content-length\s*:\s*(\d+)\s*", re.IGNORECASE)
 
@@ -233,6 +241,92 @@ class FrameReader:
                 return JsonRpcParseError(f"the body of {len(body)} bytes is not JSON")
 
 
+class QueuedWriter:
+    """pygls' writer, writing on its own thread in the order messages come (see the module)."""
+
+    def __init__(self, output: BinaryIO, max_bytes: int = MAX_QUEUED_BYTES) -> None:
+        self._output = output
+        self._max_bytes = max_bytes
+        self._ready = threading.Condition()
+        self._queue: deque[list[Any]] = deque()  # [key, frame]; a superseded frame is b""
+        self._latest: dict[Hashable, list[Any]] = {}
+        self._bytes = 0
+        self._closed = False
+        self._dropping = False
+        threading.Thread(target=self._drain, name="vap-lsp output", daemon=True).start()
+
+    def write(self, data: bytes, key: Hashable | None = None) -> None:
+        """Queue one framed message; `key` names what a later message with the same key
+        supersedes while this one is not written (a document's diagnostics)."""
+        with self._ready:
+            if self._closed:
+                return
+            older = self._latest.get(key) if key is not None else None
+            if older is not None:
+                self._bytes -= len(older[1])
+                older[1] = b""
+            if self._bytes + len(data) > self._max_bytes:
+                if not self._dropping:
+                    log.error(
+                        "the client reads nothing: %d bytes wait, new messages are dropped", self._bytes
+                    )
+                    self._dropping = True
+                return
+            entry = [key, data]
+            self._queue.append(entry)
+            self._bytes += len(data)
+            if key is not None:
+                self._latest[key] = entry
+            self._ready.notify()
+
+    def pending(self) -> int:
+        """Bytes queued and not written yet."""
+        with self._ready:
+            return self._bytes
+
+    def _drain(self) -> None:
+        while True:
+            with self._ready:
+                while not self._queue and not self._closed:
+                    self._ready.wait()
+                if not self._queue:
+                    return
+                entry = self._queue.popleft()
+                key, data = entry
+                if key is not None and self._latest.get(key) is entry:
+                    del self._latest[key]
+                self._bytes -= len(data)
+                if self._bytes <= self._max_bytes // 2:
+                    self._dropping = False
+            if not data:
+                continue
+            try:
+                self._output.write(data)
+                self._output.flush()
+            except (OSError, ValueError):  # the client closed its input: nothing more can go
+                log.warning("cannot write to the client any more")
+                with self._ready:
+                    self._closed = True
+                    self._queue.clear()
+                    self._latest.clear()
+                    self._bytes = 0
+                return
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            self._ready.notify()
+
+
+def _superseding_key(data: Any) -> Hashable | None:
+    """What a message supersedes when it is sent: a document's earlier diagnostics."""
+    if getattr(data, "method", None) == lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+        uri = getattr(getattr(data, "params", None), "uri", None)
+        if isinstance(uri, str):
+            return (lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, uri)
+    return None
+
+
 class VapProtocol(LanguageServerProtocol):
     """pygls' protocol with the lifecycle rules of LSP 3.17 and without its leaks."""
 
@@ -286,6 +380,24 @@ class VapProtocol(LanguageServerProtocol):
             super()._send_response(msg_id, result)
         else:
             self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": error})
+
+    def _send_data(self, data: Any) -> None:
+        """pygls' framing (Content-Length counted in bytes), through the `QueuedWriter` with what
+        the message supersedes."""
+        if not data or self.writer is None:
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message).encode(self.CHARSET)
+        except Exception as error:  # a message that cannot be serialised: as pygls reports it
+            log.exception("cannot serialise a message")
+            self._server._report_server_error(error, JsonRpcInternalError)
+            return
+        header = f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}"
+        frame = header.encode("ascii") + b"\r\n\r\n" + body
+        if isinstance(self.writer, QueuedWriter):
+            self.writer.write(frame, _superseding_key(data))
+        else:
+            self.writer.write(frame)
 
     def _lifecycle_error(self, method: str) -> JsonRpcException | None:
         if method == lsp.INITIALIZE and self._initialize_received:
@@ -423,9 +535,7 @@ def serve_tcp(protocol: VapProtocol, host: str, port: int) -> int:
 def serve(protocol: VapProtocol, read: Callable[[int], bytes], output: BinaryIO) -> int:
     """Run the server until `exit` or the end of input; returns the exit code. Input is read
     with `read` on its own thread, so it is never queued behind analyses."""
-    from pygls.io_ import StdoutWriter
-
-    protocol.set_writer(StdoutWriter(output))
+    protocol.set_writer(QueuedWriter(output))
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     stopped: asyncio.Future[int] = loop.create_future()
