@@ -729,6 +729,7 @@ def _object_fields(schema: Schema, resolve: Resolver, visited: frozenset[str], n
             required=raw in required,
             has_default="default" in owner,
             default=_json_text(owner["default"]) if "default" in owner else "",
+            format=str(target.get("format") or "") if schema_type_name(target) == "string" else "",
         )
         if escaped != raw:
             raw_names[escaped] = raw

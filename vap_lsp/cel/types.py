@@ -102,6 +102,9 @@ class FieldDecl:
     has_default: bool = False
     default: str = ""
     """The schema's `default` as JSON text (empty without one): what hover says it defaults to."""
+    format: str = ""
+    """The schema's `format` of a string field (`date-time`, `date`, `byte`...; empty without one):
+    a `date` and a `date-time` are both `timestamp`, and only the second converts back."""
 
 
 FieldTable = tuple[Mapping[str, FieldDecl], Mapping[str, str]]
