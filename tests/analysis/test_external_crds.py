@@ -113,7 +113,11 @@ def test_metadata_is_the_full_object_meta_the_server_publishes_for_a_crd() -> No
     ],
 )
 def test_extensions_type_as_the_server_types_them(expression: str) -> None:
-    assert _check(_policy(f'- expression: "{expression}"\n'), HTTPROUTE_CRD) == []
+    found = _check(_policy(f'- expression: "{expression}"\n'), HTTPROUTE_CRD)
+    # The server's type checker accepts them all. A `format: duration` value is a string at
+    # admission, though: `<` with a duration fails there, vap-lsp's own `string-at-admission`.
+    expected = ["string-at-admission"] if "duration(" in expression else []
+    assert [d.code for d in found] == expected
 
 
 @pytest.mark.parametrize(

@@ -162,6 +162,9 @@ ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
     ("vap_lsp/analysis/typing_coverage.py", "CODE"): lambda: _module_constants(
         PACKAGE / "analysis" / "typing_coverage.py", "CODE"
     ),
+    ("vap_lsp/analysis/runtime_shape.py", "CODE"): lambda: _module_constants(
+        PACKAGE / "analysis" / "runtime_shape.py", "CODE"
+    ),
 }
 
 

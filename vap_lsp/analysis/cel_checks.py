@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vap_lsp.analysis import advice, cost_checks, mutations
+from vap_lsp.analysis import advice, cost_checks, mutations, runtime_shape
 from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
 from vap_lsp.analysis.guarantees import KindGuarantee, Point, root_subjects, subject
 from vap_lsp.analysis.matching import GVK
@@ -116,6 +116,7 @@ def check_cel(
     server_typed = _typed_checks(typing, reported)
     diagnostics.extend(server_typed.diagnostics)
     diagnostics.extend(_precise_checks(typing, reported, server_typed.issues))
+    diagnostics.extend(runtime_shape.string_at_admission(typing))
     diagnostics.extend(cost_checks.policy_cost_diagnostics(typing))
     return diagnostics
 

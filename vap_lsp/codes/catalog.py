@@ -945,6 +945,53 @@ RULES: tuple[Rule, ...] = (
             '"!has(object.spec.template.spec.hostNetwork) || !object.spec.template.spec.hostNetwork"'
         ),
     ),
+    Rule(
+        code="string-at-admission",
+        title="Timestamp, duration and bytes fields are strings at admission",
+        severity="warning or hint",
+        group="advice",
+        server="""
+            Admission policies read `object`, `oldObject`, `params` and `namespaceObject` as JSON
+            (`objectToResolveVal`: the unstructured form of the object). A field the type checker
+            types `google.protobuf.Timestamp` (`format: date-time` or `date`:
+            `metadata.creationTimestamp`, a condition's `lastTransitionTime`),
+            `google.protobuf.Duration` (`format: duration`) or `bytes` (`format: byte`: a Secret's
+            `data`, a ConfigMap's `binaryData`) is a plain string there, base64 text for bytes. The
+            server compiles the policy for admission with `object`, `oldObject` and `params` as
+            `dyn` (and `namespaceObject` with timestamps), so neither its compiler nor its type
+            checker objects to `object.metadata.creationTimestamp < timestamp('2024-01-01T00:00:00Z')`;
+            at admission `_<_` gets a string and a timestamp, has no overload for them and fails
+            with `no such overload` whenever the field is present, and `failurePolicy` decides.
+            The same for `-`/`+` with a duration or timestamp, `getFullYear()` and the other
+            accessors, and bytes functions.
+
+            vap-lsp finds the values that come straight from those roots (fields, indexes,
+            comprehension variables over their lists and maps, `filter`/`map` results,
+            `orValue()`, variables holding them) and reports a call no overload of which takes
+            what it gets at run time (a warning; a hint when only some matched kinds type the
+            field so, or in a messageExpression, which falls back to `message`). Hints: `==`/`!=`
+            or `in` with a timestamp, duration or bytes value, always false (true) at run time
+            rather than an error, and `size()` of a bytes field, which counts the characters of
+            its base64 text. `string()`, `type()`, `dyn()`, `has()`, `timestamp()` and
+            `duration()` of such a field work at run time (a string overload exists) and are
+            never reported, nor is a comparison of two such fields (two strings), nor a branch a
+            guard rules out for the kind.
+        """,
+        example=_validation("\"object.metadata.creationTimestamp < timestamp('2024-01-01T00:00:00Z')\""),
+        fix="""
+            Convert the string: `timestamp(object.metadata.creationTimestamp)` (and
+            `duration(...)`) type-checks (an identity overload for a timestamp) and at admission
+            parses the RFC 3339 text (the quick fix does it). A `format: date` value
+            (`2024-05-01`) needs a time first: `timestamp(string(x) + 'T00:00:00Z')`. A
+            `namespaceObject` field is declared a timestamp even at admission, so `timestamp()`
+            would pick its timestamp overload: `timestamp(dyn(namespaceObject.metadata.creationTimestamp))`.
+            Bytes: `base64.decode()` is not in Kubernetes' CEL environment; compare the base64
+            text, `string(object.data.user) == 'YWRtaW4='`.
+        """,
+        fixed=_validation(
+            "\"timestamp(object.metadata.creationTimestamp) < timestamp('2024-01-01T00:00:00Z')\""
+        ),
+    ),
     # --- run against samples (editor) ------------------------------------------------------------
     Rule(
         code="denied",
