@@ -145,3 +145,29 @@ def test_message_moves_to_message_expression() -> None:
     assert fixes(cel, "message-not-cel") == {
         "Move to messageExpression": cel.replace("message:", "messageExpression:")
     }
+
+
+def test_string_at_admission_converts_the_field() -> None:
+    text = (
+        HEAD
+        + "  validations:\n"
+        + "    - expression: \"object.metadata.creationTimestamp < timestamp('2024-01-01T00:00:00Z')\"\n"
+    )
+    assert fixes(text, "string-at-admission") == {
+        "Convert: timestamp(object.metadata.creationTimestamp)": text.replace(
+            "object.metadata.creationTimestamp <", "timestamp(object.metadata.creationTimestamp) <"
+        )
+    }
+    # namespaceObject is declared with timestamps: timestamp() alone would pick the timestamp
+    # overload, dyn() first. A block scalar is edited in place.
+    text = (
+        HEAD
+        + "  validations:\n    - expression: |\n"
+        + "        namespaceObject.metadata.creationTimestamp < timestamp('2024-01-01T00:00:00Z')\n"
+    )
+    assert fixes(text, "string-at-admission") == {
+        "Convert: timestamp(dyn(namespaceObject.metadata.creationTimestamp))": text.replace(
+            "namespaceObject.metadata.creationTimestamp <",
+            "timestamp(dyn(namespaceObject.metadata.creationTimestamp)) <",
+        )
+    }

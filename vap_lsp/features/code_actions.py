@@ -66,6 +66,7 @@ _FIELD_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 _UNDEFINED_FIELD = re.compile(r"undefined field '([^']+)'")
 _OPTIONAL_PATH = re.compile(r": (\S+) is optional in the schema")
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
+_CONVERT = re.compile(r"convert it: `([^`]+)`")
 _BOOL_SITES = frozenset({ExpressionKind.VALIDATION, ExpressionKind.MATCH_CONDITION})
 _LOW_PRECEDENCE = frozenset({"_||_", "_&&_", "_?_:_"})
 _RELATIONS = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "@in"})
@@ -327,6 +328,30 @@ def _optional_field(snapshot: DocumentSnapshot, d: DiagnosticRef) -> list[CodeAc
     return out
 
 
+def _convert_string_value(snapshot: DocumentSnapshot, d: DiagnosticRef) -> list[CodeActionResult]:
+    """`string-at-admission`: wrap the value in the conversion the message names
+    (`timestamp(x)`, `duration(x)`, `timestamp(dyn(x))`), the diagnostic's range being `x`."""
+    m = _CONVERT.search(d.message)
+    obj = snapshot.object_at(d.span.start)
+    if m is None or obj is None or not d.field or d.span.end <= d.span.start:
+        return []
+    path = parse_field(d.field)
+    node, _, found = lookup(obj.node, path)
+    if not isinstance(node, ScalarNode) or len(found) != len(path):
+        return []
+    start, last = node.decoded_index(d.span.start), node.decoded_index(d.span.end - 1)
+    if start is None or last is None:
+        return []
+    written = " ".join(node.value[start : last + 1].split())  # as the message shows it
+    conversion = m.group(1)
+    at = conversion.find(written)
+    if at < 0:
+        return []
+    prefix, suffix = conversion[:at], conversion[at + len(written) :]
+    edits = edits_in_scalar(node, [(start, prefix), (last + 1, suffix)])
+    return [CodeActionResult(f"Convert: {conversion}", edits, d, preferred=True)]
+
+
 def cel_string_literal(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
@@ -376,6 +401,8 @@ def code_actions(snapshot: DocumentSnapshot, diagnostics: list[DiagnosticRef]) -
             out.extend(_compare_to_true(snapshot, d))
         elif code == "optional-field":
             out.extend(_optional_field(snapshot, d))
+        elif code == "string-at-admission":
+            out.extend(_convert_string_value(snapshot, d))
         elif code == "message-not-cel":
             out.extend(_message_to_expression(snapshot, d))
         elif code == "typing-unavailable":
