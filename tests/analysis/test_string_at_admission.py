@@ -171,6 +171,14 @@ def test_size_of_bytes_counts_base64_characters() -> None:
     )
 
 
+def test_size_of_bytes_compared_with_zero_is_silent() -> None:
+    # Base64 text is empty exactly when the bytes are (opendatahub-operator's S3 secret check).
+    text = _validation(
+        "!has(object.data) || size(object.data.bucket) > 0 && 0 != object.data.k.size()", "secrets"
+    )
+    assert _found(text) == []
+
+
 def test_comprehension_over_conditions() -> None:
     text = _validation("object.status.conditions.all(c, c.lastTransitionTime.getFullYear() > 2020)")
     ((severity, at, message),) = _found(text)
@@ -217,6 +225,20 @@ def test_a_variable_holding_the_field_with_its_definition_related() -> None:
     assert d.message.endswith("convert it: `timestamp(variables.created)`")
     (related,) = d.related
     assert text[related.span.start : related.span.end] == "object.metadata.creationTimestamp"
+
+
+def test_a_variable_holding_a_timestamp_value() -> None:
+    text = _policy(
+        f"""\
+        variables:
+          - name: cutoff
+            expression: "{_TS}"
+        validations:
+          - expression: "object.metadata.creationTimestamp < variables.cutoff"
+          - expression: "timestamp(object.metadata.creationTimestamp) < variables.cutoff"
+        """
+    )
+    assert [(s, at) for s, at, _ in _found(text)] == [("warning", "object.metadata.creationTimestamp")]
 
 
 def test_a_comprehension_over_a_variable_of_conditions() -> None:
@@ -433,6 +455,13 @@ _WARNED = [
         _policy(
             f"variables:\n- name: created\n  expression: object.metadata.creationTimestamp\n"
             f"validations:\n- expression: {_quoted(f'variables.created < {_TS}')}\n"
+        ),
+        _POD,
+    ),
+    (
+        _policy(
+            f"variables:\n- name: cutoff\n  expression: {_quoted(_TS)}\n"
+            "validations:\n- expression: object.status.startTime < variables.cutoff\n"
         ),
         _POD,
     ),

@@ -108,12 +108,18 @@ class _Shapes:
     """Which nodes of one compile result hold values straight from a JSON root (`origins`), and
     which hold a value of their static type at run time (`holds`)."""
 
-    def __init__(self, result: CompileResult, variable: Callable[[str], _Origin | None]) -> None:
+    def __init__(
+        self,
+        result: CompileResult,
+        variable: Callable[[str], _Origin | None],
+        variable_holds: Callable[[str], bool],
+    ) -> None:
         checked = result.checked
         assert checked is not None
         self.parsed = result.parsed
         self.checked: CheckedExpr = checked
         self.variable = variable
+        self.variable_holds = variable_holds
         self.origins: dict[int, _Origin] = {}
         if result.parsed.ast is not None:
             self._visit(result.parsed.ast, {})
@@ -138,13 +144,7 @@ class _Shapes:
             ref = refs.get(node.id)
             if node.test_only or (ref is not None and ref.kind == "variable"):
                 return None  # has(), or a declared dotted name (`authorizer.requestResource`)
-            holder = refs.get(node.operand.id)
-            if (
-                isinstance(node.operand, Ident)
-                and node.operand.name == "variables"
-                and holder is not None
-                and holder.kind == "variable"
-            ):
+            if _reads_variable(self.checked, node):
                 return self.variable(node.field)
             return operand
         if isinstance(node, Call):
@@ -219,6 +219,8 @@ class _Shapes:
             return all(self.holds(e) for e in node.elements)
         if isinstance(node, MapExpr):
             return all(self.holds(e.key) and self.holds(e.value) for e in node.entries)
+        if isinstance(node, Select) and not node.test_only and _reads_variable(self.checked, node):
+            return self.variable_holds(node.field)  # `variables.cutoff`: `timestamp('…')`
         return False
 
     def runtime_type(self, node: Expr) -> Type | None:
@@ -226,6 +228,17 @@ class _Shapes:
         if self.formatted(node):
             return STRING
         return self.checked.type_of(node) if self.holds(node) else None
+
+
+def _reads_variable(checked: CheckedExpr, node: Select) -> bool:
+    """`variables.<name>` (not a comprehension variable named `variables`)."""
+    holder = checked.references.get(node.operand.id)
+    return (
+        isinstance(node.operand, Ident)
+        and node.operand.name == "variables"
+        and holder is not None
+        and holder.kind == "variable"
+    )
 
 
 def _operands(call: Call) -> list[Expr]:
@@ -270,14 +283,20 @@ class _Checker:
         result = view.result(site)
         if result.checked is None:
             return None
-        built = _Shapes(result, lambda name: self._variable_origin(view, site, name))
+        built = _Shapes(
+            result,
+            lambda name: self._variable_origin(view, site, name),
+            lambda name: self._variable_holds(view, site, name),
+        )
         self._shapes[key] = built
         return built
 
-    def _variable_origin(self, view: View, reader: ExpressionSite, name: str) -> _Origin | None:
-        """Where `variables.<name>`, read in `reader`, comes from: its expression's root, through
-        the variable itself first (the variable the reader sees: a later one of the same name
-        wins, a variable sees only those before it). Variables are typed in the precise view."""
+    def _variable(
+        self, view: View, reader: ExpressionSite, name: str
+    ) -> tuple[ExpressionSite, _Shapes, Expr] | None:
+        """The variable `variables.<name>` read in `reader` is (a later one of the same name
+        wins, a variable sees only those before it), with its expression's shapes in the precise
+        view (where variables are typed as their expressions infer) and its root node."""
         found: ExpressionSite | None = None
         for site in self.typing.sites:  # variables come before every site that can read them
             if site is reader:
@@ -289,10 +308,21 @@ class _Checker:
         own = self.typing.view("precise", view.kind)
         shapes = self.shapes(own, found)
         ast = own.result(found).parsed.ast
-        origin = shapes.origins.get(ast.id) if shapes is not None and ast is not None else None
-        if origin is None:
+        return (found, shapes, ast) if shapes is not None and ast is not None else None
+
+    def _variable_origin(self, view: View, reader: ExpressionSite, name: str) -> _Origin | None:
+        """Where `variables.<name>` comes from: its expression's root, through the variable
+        itself first."""
+        variable = self._variable(view, reader, name)
+        origin = variable[1].origins.get(variable[2].id) if variable is not None else None
+        if variable is None or origin is None:
             return None
-        return _Origin(origin.root, ((name, found), *origin.through))
+        return _Origin(origin.root, ((name, variable[0]), *origin.through))
+
+    def _variable_holds(self, view: View, reader: ExpressionSite, name: str) -> bool:
+        """Whether `variables.<name>` holds a value of its static type at run time."""
+        variable = self._variable(view, reader, name)
+        return variable is not None and variable[1].holds(variable[2])
 
     # --- the check ------------------------------------------------------------------------------
 
@@ -312,6 +342,7 @@ class _Checker:
         # The same text parses to the same nodes (ids and spans) in every view.
         server_nodes = {n.id: n for n in server.parsed.walk() if isinstance(n, Expr)}
         env = self.create.environment(site)
+        parents = {o.id: n for n in result.parsed.walk() if isinstance(n, Call) for o in _operands(n)}
         for node in result.parsed.walk():
             if not isinstance(node, Call) or node.function in _NOT_CHECKED:
                 continue
@@ -326,6 +357,8 @@ class _Checker:
             if any(t is None for t in runtime):
                 continue
             known = [t for t in runtime if t is not None]
+            if node.function == "size" and _emptiness_test(parents.get(node.id), node):
+                continue  # `size(x) > 0`: base64 text is empty exactly when the bytes are
             finding = self._judge(
                 site, result, shapes, node, subjects, known, server.checked, server_nodes, env
             )
@@ -455,6 +488,17 @@ class _Checker:
             if node is None or reach.guard_of(node) is None:
                 count += 1
         return count
+
+
+_RELATIONS = frozenset({"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"})
+
+
+def _emptiness_test(parent: Call | None, size: Call) -> bool:
+    """`size(x)` compared with 0: the same verdict for the base64 text as for the bytes."""
+    if parent is None or parent.function not in _RELATIONS or len(parent.args) != 2:
+        return False
+    other = parent.args[1] if parent.args[0] is size else parent.args[0]
+    return isinstance(other, Literal) and other.kind is LiteralKind.INT and other.value == 0
 
 
 def _same(nodes: Mapping[int, Expr], node: Expr) -> Expr | None:
