@@ -94,6 +94,22 @@ def test_kind_types_object(capsys: pytest.CaptureFixture[str]) -> None:
     assert _json(capsys, "object.spec.replicaz", rc=1)["type"] == "dyn"
 
 
+def test_kind_types_the_check_but_the_program_runs_as_admission_runs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server types `object` from the kind only in its type checker; the program it runs is
+    compiled with `object` as dyn over JSON-shaped objects, where a timestamp field is a string
+    (string-at-admission): converting it works, comparing it as a timestamp does not."""
+    secret = _write(tmp_path, "s.yaml", "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: d}\n")
+    kind = ("--kind", "v1/Secret", "--object", secret)
+    converted = "timestamp(object.metadata.creationTimestamp) < timestamp('2999-01-01T00:00:00Z')"
+    assert _json(capsys, converted, *kind, rc=0)["value"] is True
+    compared = _json(
+        capsys, "object.metadata.creationTimestamp < timestamp('2999-01-01T00:00:00Z')", *kind, rc=1
+    )
+    assert (compared["type"], compared["error"]) == ("bool", "no such overload")
+
+
 def test_object_of_another_kind_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pod = _write(tmp_path, "pod.yaml", POD)
     assert main(["cel", "true", "--kind", "apps/v1/Deployment", "--object", pod]) == 2

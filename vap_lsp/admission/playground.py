@@ -182,8 +182,10 @@ def _kind_type(inputs: PlaygroundInputs) -> tuple[Type, SchemaRoot | None]:
 
 def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult:
     """Compile `text` as a policy variable's expression (any result type, as validations see
-    `object` and `authorizer`; `object`/`oldObject` typed from the kind, else
-    dyn; `params` declared when params are given) and evaluate it against `inputs`."""
+    `object` and `authorizer`; `object`/`oldObject` typed from the kind for its type and cost
+    estimate, as the server's type checker types them, else dyn; `params` declared when params
+    are given) and evaluate it against `inputs` as admission runs it: compiled with `object` as
+    dyn, over the objects as validating admission sees them."""
     has_params = inputs.params is not None
     if inputs.kind is not None:  # the server types `object` from the kind it is: never another
         for option, obj in (("--object", inputs.object), ("--old-object", inputs.old_object)):
@@ -257,7 +259,16 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
     activation["authorizer.requestResource"] = k8s.resource_check(
         ctx.authorizer, a.resource.group, a.resource.resource, a.sub_resource, a.namespace, a.name
     )
-    result = evaluate(compiled.checked, activation, env=env, cost_limit=PER_CALL_LIMIT)
+    # The server types `object` from the kind only to warn (the type checker); the program it runs
+    # is compiled with `object` as dyn, over JSON-shaped objects: a field typed timestamp is a
+    # string there, and `timestamp(object.metadata.creationTimestamp)` converts it.
+    runtime_env = build_environment(
+        inputs.version, ExpressionKind.VARIABLE, has_params=has_params, variables={}, mode="stored"
+    )
+    program = compiled if object_type is None else compile_expression(text, runtime_env)
+    if not program.ok or program.checked is None:
+        return PlaygroundResult(compile_error=program.render() or "compilation failed", type=type_name)
+    result = evaluate(program.checked, activation, env=runtime_env, cost_limit=PER_CALL_LIMIT)
     value = _finite(patching.to_json(result.value)) if result.ok else None
     return PlaygroundResult(
         compile_error=None,
