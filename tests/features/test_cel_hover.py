@@ -166,3 +166,18 @@ def test_object_is_typed_as_a_kind_whose_requests_reach_the_policy() -> None:
     _, md = _hover("object.spec.replicas", 1, template=excluding)
     assert "object: ReplicaSet" in md
     assert "(typed as ReplicaSet: no request of the first gets past the rules)" in md
+
+
+def test_a_timestamp_field_says_it_is_a_string_at_admission() -> None:
+    word, md = _hover(
+        "creationTimestamp",
+        2,
+        "|\n        timestamp(object.metadata.creationTimestamp) > timestamp('2020-01-01T00:00:00Z')",
+    )
+    assert word == "creationTimestamp" and "creationTimestamp: timestamp" in md
+    assert (
+        "always present (always set by the API server before validating admission). "
+        "It is an RFC 3339 string there, not a `timestamp`" in md
+    )
+    _, md = _hover("replicas <=", 2)
+    assert "string there" not in md

@@ -138,12 +138,27 @@ def _field_markdown(ctx: CelContext, node: Select) -> str:
             facts.append("defaulted")
         parts.append(", ".join(facts) + ".")
         admission = _admission_note(ctx, node, ref.owner, ref.field)
+        shape = _STRING_AT_ADMISSION.get(ref.field.format)
+        if shape is not None and ref.field.type.name in _FORMATTED_TYPES:
+            admission = (admission or "**At admission**:") + (
+                f" It is {shape} string there, not a `{type_text(ref.field.type)}`: policies read "
+                "objects as JSON (`string-at-admission`)."
+            )
         if admission:
             parts.append(admission)
         if ref.field.description:
             parts.append(ref.field.description)
         return "\n\n".join(parts)
     return _code(f"{node.field}: {type_text(typ)}")
+
+
+_STRING_AT_ADMISSION = {
+    "date-time": "an RFC 3339",
+    "date": "a `YYYY-MM-DD`",
+    "duration": "a duration",
+    "byte": "a base64",
+}
+_FORMATTED_TYPES = frozenset({"google.protobuf.Timestamp", "google.protobuf.Duration", "bytes"})
 
 
 def _admission_note(ctx: CelContext, node: Select, owner: Type | None, decl: FieldDecl) -> str:
