@@ -95,6 +95,16 @@ class Pipe:
             if match(message):
                 return message
 
+    def published(self, codes: list[str], uri: str | None = None) -> Any:
+        """The next publication of diagnostics with these codes (for `uri`, when given)."""
+        return self.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and (uri is None or m["params"]["uri"] == uri)
+                and [d["code"] for d in m["params"]["diagnostics"]] == codes
+            )
+        )
+
     def response(self, msg_id: int | None) -> Any:
         return self.wait(lambda m: "method" not in m and m.get("id") == msg_id)
 
@@ -478,12 +488,7 @@ def test_a_root_without_workspace_folders_is_the_one_folder(pipe: Pipe, tmp_path
     pipe.notify("initialized", {})
     binding = tmp_path / "binding.yaml"
     pipe.open(binding.as_uri(), HOSTILE_BINDING)
-    pipe.wait(
-        lambda m: (
-            m.get("method") == "textDocument/publishDiagnostics"
-            and [d["code"] for d in m["params"]["diagnostics"]] == ["param-ref-missing"]
-        )
-    )
+    pipe.published(["param-ref-missing"])
 
 
 def test_a_folder_added_is_scanned_and_one_removed_is_forgotten(pipe: Pipe, tmp_path: Path) -> None:
@@ -502,20 +507,11 @@ def test_a_folder_added_is_scanned_and_one_removed_is_forgotten(pipe: Pipe, tmp_
     binding = here / "binding.yaml"
     pipe.open(binding.as_uri(), HOSTILE_BINDING)
 
-    def published(codes: list[str]) -> None:
-        pipe.wait(
-            lambda m: (
-                m.get("method") == "textDocument/publishDiagnostics"
-                and m["params"]["uri"] == binding.as_uri()
-                and [d["code"] for d in m["params"]["diagnostics"]] == codes
-            )
-        )
-
-    published(["policy-not-found"])
+    pipe.published(["policy-not-found"], binding.as_uri())
     pipe.notify("workspace/didChangeWorkspaceFolders", {"event": {"added": [folder], "removed": []}})
-    published(["param-ref-missing"])
+    pipe.published(["param-ref-missing"], binding.as_uri())
     pipe.notify("workspace/didChangeWorkspaceFolders", {"event": {"added": [], "removed": [folder]}})
-    published(["policy-not-found"])
+    pipe.published(["policy-not-found"], binding.as_uri())
 
 
 def test_a_file_changed_on_disk_counts_as_its_new_text(pipe: Pipe, tmp_path: Path) -> None:
@@ -530,26 +526,17 @@ def test_a_file_changed_on_disk_counts_as_its_new_text(pipe: Pipe, tmp_path: Pat
     binding = tmp_path / "binding.yaml"
     pipe.open(binding.as_uri(), HOSTILE_BINDING)
 
-    def published(codes: list[str]) -> None:
-        pipe.wait(
-            lambda m: (
-                m.get("method") == "textDocument/publishDiagnostics"
-                and m["params"]["uri"] == binding.as_uri()
-                and [d["code"] for d in m["params"]["diagnostics"]] == codes
-            )
-        )
-
-    published(["param-ref-missing"])
+    pipe.published(["param-ref-missing"], binding.as_uri())
     policy.write_text(HOSTILE_POLICY.replace("name: replica-limit", "name: renamed"))
     changed = {"changes": [{"uri": policy.as_uri(), "type": 2}]}
     pipe.notify("workspace/didChangeWatchedFiles", changed)
-    published(["policy-not-found"])
+    pipe.published(["policy-not-found"], binding.as_uri())
     policy.write_text(HOSTILE_POLICY)
     pipe.notify("workspace/didChangeWatchedFiles", changed)
-    published(["param-ref-missing"])
+    pipe.published(["param-ref-missing"], binding.as_uri())
     policy.unlink()
     pipe.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": policy.as_uri(), "type": 3}]})
-    published(["policy-not-found"])
+    pipe.published(["policy-not-found"], binding.as_uri())
 
 
 @pytest.mark.parametrize(
@@ -571,22 +558,11 @@ def test_a_client_that_never_answers_the_servers_requests_still_gets_the_scan(
     pipe.notify("initialized", {})
     binding = tmp_path / "binding.yaml"
     pipe.open(binding.as_uri(), HOSTILE_BINDING)
-    pipe.wait(
-        lambda m: (
-            m.get("method") == "textDocument/publishDiagnostics"
-            and [d["code"] for d in m["params"]["diagnostics"]] == ["param-ref-missing"]
-        )
-    )
+    pipe.published(["param-ref-missing"])
     # And a change of the index still re-runs the binding: its policy renamed in the editor.
     policy = tmp_path / "policy.yaml"
     pipe.open(policy.as_uri(), HOSTILE_POLICY.replace("name: replica-limit", "name: renamed"))
-    pipe.wait(
-        lambda m: (
-            m.get("method") == "textDocument/publishDiagnostics"
-            and m["params"]["uri"] == binding.as_uri()
-            and [d["code"] for d in m["params"]["diagnostics"]] == ["policy-not-found"]
-        )
-    )
+    pipe.published(["policy-not-found"], binding.as_uri())
 
 
 def test_a_request_after_shutdown_is_an_invalid_request(pipe: Pipe) -> None:
@@ -768,13 +744,7 @@ def test_a_hostile_workspace_starts_answers_and_exits_cleanly(tmp_path: Path) ->
     binding = tmp_path / "z-binding.yaml"
     pipe.open(binding.as_uri(), HOSTILE_BINDING)
     # Once the scan has read z-policy.yaml: found, and it declares params the binding lacks.
-    pipe.wait(
-        lambda m: (
-            m.get("method") == "textDocument/publishDiagnostics"
-            and m["params"]["uri"] == binding.as_uri()
-            and [d["code"] for d in m["params"]["diagnostics"]] == ["param-ref-missing"]
-        )
-    )
+    pipe.published(["param-ref-missing"], binding.as_uri())
     policy = tmp_path / "z-policy.yaml"
     pipe.open(policy.as_uri(), HOSTILE_POLICY)
     where = {"textDocument": {"uri": policy.as_uri()}, "position": {"line": 9, "character": 52}}
