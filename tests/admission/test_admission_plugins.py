@@ -436,3 +436,13 @@ def test_kaptest_style_runs_skip_the_servers_own_steps() -> None:
     result = prepared.admit(AdmissionRequestInput("CREATE", yaml.safe_load(POD)))
     assert result.evaluated is not None
     assert {"serviceAccountName", "priority", "tolerations"} & result.evaluated["spec"].keys() == set()
+
+
+def test_a_stored_node_keeps_the_taints_it_has() -> None:
+    # The node controller removes node.kubernetes.io/not-ready once the node is ready: a stored
+    # Node is not given it again (only a Pod's plugin-set fields stay for good).
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {unschedulable: true}\n"
+    result = _admit(
+        _policy("!has(oldObject.spec.taints)", resources="nodes"), node, operation="UPDATE", old=node
+    )
+    assert result.allowed, result.denials

@@ -636,9 +636,13 @@ def _carry_over(pod: JsonDict, stored: Mapping[str, Any] | None) -> None:
 def stored(
     obj: JsonDict, resource: tuple[str, str], namespace: str, cluster: ClusterObjects, kubernetes_minor: int
 ) -> None:
-    """A stored object (an update's or a delete's old object) as the plugins left it when it was
-    created, in place (what they add to an object that already has it changes nothing)."""
-    admission_plugins(obj, None, "CREATE", resource, namespace, cluster, kubernetes_minor)
+    """A stored Pod (an update's or a delete's old object, a subresource's object) as the plugins
+    left it when it was created, in place: what they add to a pod stays (its service account,
+    volumes, priority and tolerations cannot change), and adding it again changes nothing. A
+    stored Node, PVC or PV is left as written: a controller may have removed the taint or the
+    finalizer since."""
+    if resource == ("", "pods") and isinstance(obj.get("spec"), dict):
+        admission_plugins(obj, None, "CREATE", resource, namespace, cluster, kubernetes_minor)
 
 
 # --- what is always present afterwards (for the static guarantees) ------------------------------
