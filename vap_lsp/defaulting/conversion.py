@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from typing import Any
 
-from vap_lsp.defaulting.rules import JsonDict, child_map
+from vap_lsp.defaulting.rules import JsonDict, as_map, child_map
 
 __all__ = ["TEMPLATE_GENERATION", "round_trip", "template_generation"]
 
@@ -44,10 +43,6 @@ _INIT_CONTAINER_ANNOTATIONS = frozenset(
         "pod.alpha.kubernetes.io/init-container-statuses",
     }
 )
-
-
-def _dict(v: Any) -> JsonDict | None:
-    return v if isinstance(v, dict) else None
 
 
 def pod_spec(spec: JsonDict) -> None:
@@ -67,8 +62,8 @@ def pod_spec(spec: JsonDict) -> None:
 
 
 def _drop_init_container_annotations(obj: JsonDict) -> None:
-    meta = _dict(obj.get("metadata"))
-    annotations = _dict(meta.get("annotations")) if meta is not None else None
+    meta = as_map(obj.get("metadata"))
+    annotations = as_map(meta.get("annotations")) if meta is not None else None
     if annotations:
         for key in _INIT_CONTAINER_ANNOTATIONS & annotations.keys():
             del annotations[key]
@@ -76,11 +71,11 @@ def _drop_init_container_annotations(obj: JsonDict) -> None:
 
 def _template(holder: JsonDict | None) -> None:
     """A PodTemplateSpec under `holder["template"]`."""
-    template = _dict(holder.get("template")) if holder is not None else None
+    template = as_map(holder.get("template")) if holder is not None else None
     if template is None:
         return
     _drop_init_container_annotations(template)
-    spec = _dict(template.get("spec"))
+    spec = as_map(template.get("spec"))
     if spec is not None:
         pod_spec(spec)
 
@@ -101,14 +96,14 @@ def _agree(holder: JsonDict, single: str, plural: str, *, keyed: bool) -> None:
 
 def _pod(obj: JsonDict) -> None:
     _drop_init_container_annotations(obj)
-    spec = _dict(obj.get("spec"))
+    spec = as_map(obj.get("spec"))
     if spec is not None:
         pod_spec(spec)
         # Convert_v1_Pod_To_core_Pod (and back): a negative grace period means 1 (pods only).
         grace = spec.get("terminationGracePeriodSeconds")
         if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
             spec["terminationGracePeriodSeconds"] = 1
-    status = _dict(obj.get("status"))
+    status = as_map(obj.get("status"))
     if status is not None:
         _agree(status, "podIP", "podIPs", keyed=True)
         _agree(status, "hostIP", "hostIPs", keyed=True)
@@ -132,19 +127,19 @@ def _secret(obj: JsonDict) -> None:
 
 
 def _node(obj: JsonDict) -> None:
-    spec = _dict(obj.get("spec"))
+    spec = as_map(obj.get("spec"))
     if spec is not None:
         _agree(spec, "podCIDR", "podCIDRs", keyed=False)
 
 
 def _spec_template(obj: JsonDict) -> None:
-    _template(_dict(obj.get("spec")))
+    _template(as_map(obj.get("spec")))
 
 
 def _cron_job(obj: JsonDict) -> None:
-    spec = _dict(obj.get("spec"))
-    job = _dict(spec.get("jobTemplate")) if spec is not None else None
-    _template(_dict(job.get("spec")) if job is not None else None)
+    spec = as_map(obj.get("spec"))
+    job = as_map(spec.get("jobTemplate")) if spec is not None else None
+    _template(as_map(job.get("spec")) if job is not None else None)
 
 
 def _pod_template(obj: JsonDict) -> None:
@@ -154,8 +149,8 @@ def _pod_template(obj: JsonDict) -> None:
 def template_generation(obj: JsonDict) -> int | None:
     """The internal `spec.templateGeneration` of a DaemonSet: its annotation, 0 without one; None
     when the annotation does not parse (the server rejects such a body)."""
-    meta = _dict(obj.get("metadata"))
-    annotations = _dict(meta.get("annotations")) if meta is not None else None
+    meta = as_map(obj.get("metadata"))
+    annotations = as_map(meta.get("annotations")) if meta is not None else None
     value = annotations.get(TEMPLATE_GENERATION) if annotations is not None else None
     if value is None:
         return 0

@@ -55,7 +55,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vap_lsp.defaulting.rules import JsonDict, child_list, child_map, copy_json
+from vap_lsp.defaulting.rules import JsonDict, as_list, as_map, child_list, child_map, copy_json
+from vap_lsp.defaulting.server import generated_name
 from vap_lsp.golang.strconv import parse_bool
 from vap_lsp.golang.timefmt import parse_rfc3339
 
@@ -80,17 +81,8 @@ PREEMPT_LOWER = "PreemptLowerPriority"
 SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
 """scheduling.SystemPriorityClasses: created by every kube-apiserver (preemption defaulted)."""
 
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
 _ZERO_TIME = -62135596800 * 10**9
 """time.Time{} in Unix nanoseconds (0001-01-01T00:00:00Z)."""
-
-
-def _dict(v: Any) -> JsonDict | None:
-    return v if isinstance(v, dict) else None
-
-
-def _list(v: Any) -> list[Any]:
-    return v if isinstance(v, list) else []
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -147,8 +139,7 @@ def _generated(prefix: str, obj: Mapping[str, Any]) -> str:
     runs: the same object gets the same name)."""
     meta = _meta(obj)
     identity = f"{prefix}{meta.get('namespace')}/{meta.get('name') or meta.get('generateName')}"
-    seed = hashlib.blake2s(identity.encode(), digest_size=5).digest()
-    return prefix + "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in seed)
+    return generated_name(prefix, hashlib.blake2s(identity.encode(), digest_size=5).digest())
 
 
 def _created(obj: Mapping[str, Any]) -> int:
@@ -176,8 +167,8 @@ def _newest_default(classes: Iterable[Mapping[str, Any]], annotations: tuple[str
 
 def _service_account(pod: JsonDict, namespace: str, cluster: ClusterObjects) -> str | None:
     """Admit, then Validate (which Admit ends with); the rejection's error, if any."""
-    spec = _dict(pod.get("spec"))
-    annotations = _dict(_meta(pod).get("annotations")) or {}
+    spec = as_map(pod.get("spec"))
+    annotations = as_map(_meta(pod).get("annotations")) or {}
     if spec is None:
         return None
     if MIRROR_POD in annotations:
@@ -205,36 +196,36 @@ def _service_account(pod: JsonDict, namespace: str, cluster: ClusterObjects) -> 
 
 
 def _names(items: Any) -> set[str]:
-    return {_text(i.get("name")) for i in _list(items) if isinstance(i, Mapping)}
+    return {_text(i.get("name")) for i in as_list(items) if isinstance(i, Mapping)}
 
 
 def _unreferenced_secret(spec: JsonDict, account: Mapping[str, Any], account_name: str) -> str | None:
     """limitSecretReferences: the first secret the pod uses that its service account does not list."""
     mountable, pulls = _names(account.get("secrets")), _names(account.get("imagePullSecrets"))
     tail = f"is not allowed because service account {account_name} does not reference that secret"
-    for volume in _list(spec.get("volumes")):
-        secret = _dict(volume.get("secret")) if isinstance(volume, dict) else None
+    for volume in as_list(spec.get("volumes")):
+        secret = as_map(volume.get("secret")) if isinstance(volume, dict) else None
         if secret is not None and _text(secret.get("secretName")) not in mountable:
             return f'volume with secret.secretName="{_text(secret.get("secretName"))}" {tail}'
     for key, which in (("initContainers", "init container"), ("containers", "container")):
-        for container in _list(spec.get(key)):
+        for container in as_list(spec.get(key)):
             if not isinstance(container, dict):
                 continue
             name = _text(container.get("name"))
-            for env in _list(container.get("env")):
-                source = _dict(env.get("valueFrom")) if isinstance(env, dict) else None
-                ref = _dict(source.get("secretKeyRef")) if source is not None else None
+            for env in as_list(container.get("env")):
+                source = as_map(env.get("valueFrom")) if isinstance(env, dict) else None
+                ref = as_map(source.get("secretKeyRef")) if source is not None else None
                 if isinstance(env, dict) and ref is not None and _text(ref.get("name")) not in mountable:
                     return (
                         f"{which} {name} with envVar {_text(env.get('name'))} referencing "
                         f'secret.secretName="{_text(ref.get("name"))}" {tail}'
                     )
-            for source in _list(container.get("envFrom")):
-                ref = _dict(source.get("secretRef")) if isinstance(source, dict) else None
+            for source in as_list(container.get("envFrom")):
+                ref = as_map(source.get("secretRef")) if isinstance(source, dict) else None
                 if ref is not None and _text(ref.get("name")) not in mountable:
                     referenced = _text(ref.get("name"))
                     return f'{which} {name} with envFrom referencing secret.secretName="{referenced}" {tail}'
-    for i, pull in enumerate(_list(spec.get("imagePullSecrets"))):
+    for i, pull in enumerate(as_list(spec.get("imagePullSecrets"))):
         if isinstance(pull, dict) and _text(pull.get("name")) not in pulls:
             return (
                 f'imagePullSecrets[{i}].name="{_text(pull.get("name"))}" is not allowed because service '
@@ -260,31 +251,32 @@ _SECRET_REFS = (
 
 def _references_secret(spec: JsonDict) -> bool:
     """podutil.VisitPodSecretNames over every container: does the pod use any secret?"""
-    if _list(spec.get("imagePullSecrets")):
+    if as_list(spec.get("imagePullSecrets")):
         return True
     for key in ("initContainers", "containers", "ephemeralContainers"):
-        for container in _list(spec.get(key)):
+        for container in as_list(spec.get(key)):
             if not isinstance(container, dict):
                 continue
             if any(
                 isinstance(s, dict) and isinstance(s.get("secretRef"), dict)
-                for s in _list(container.get("envFrom"))
+                for s in as_list(container.get("envFrom"))
             ):
                 return True
-            for env in _list(container.get("env")):
+            for env in as_list(container.get("env")):
                 source = env.get("valueFrom") if isinstance(env, dict) else None
                 if isinstance(source, dict) and isinstance(source.get("secretKeyRef"), dict):
                     return True
-    for volume in _list(spec.get("volumes")):
+    for volume in as_list(spec.get("volumes")):
         if not isinstance(volume, dict):
             continue
         if any(
             isinstance(volume.get(source), dict) and volume[source].get(ref) for source, ref in _SECRET_REFS
         ):
             return True
-        projected = _dict(volume.get("projected")) or {}
+        projected = as_map(volume.get("projected")) or {}
         if any(
-            isinstance(p, dict) and isinstance(p.get("secret"), dict) for p in _list(projected.get("sources"))
+            isinstance(p, dict) and isinstance(p.get("secret"), dict)
+            for p in as_list(projected.get("sources"))
         ):
             return True
     return False
@@ -296,9 +288,9 @@ def _mirror_pod_error(spec: JsonDict) -> str | None:
         return "a mirror pod may not reference service accounts"
     if _references_secret(spec):
         return "a mirror pod may not reference secrets"
-    for volume in _list(spec.get("volumes")):
-        projected = _dict(volume.get("projected")) if isinstance(volume, dict) else None
-        sources = _list(projected.get("sources")) if projected is not None else []
+    for volume in as_list(spec.get("volumes")):
+        projected = as_map(volume.get("projected")) if isinstance(volume, dict) else None
+        sources = as_list(projected.get("sources")) if projected is not None else []
         if any(isinstance(p, dict) and p.get("serviceAccountToken") is not None for p in sources):
             return "a mirror pod may not use ServiceAccountToken volume projections"
     return None
@@ -330,7 +322,7 @@ def _token_volume(name: str) -> JsonDict:
 
 def _token_volume_of(volumes: Any) -> JsonDict | None:
     """The pod's service-account token volume (the plugin's: named `kube-api-access-…`)."""
-    for v in _list(volumes):
+    for v in as_list(volumes):
         if isinstance(v, dict) and _text(v.get("name")).startswith(TOKEN_VOLUME_PREFIX):
             return v
     return None
@@ -341,13 +333,13 @@ def _mounts_token(container: JsonDict) -> bool | None:
     mounts = container.get("volumeMounts")
     if mounts is not None and not isinstance(mounts, list):
         return None
-    return any(isinstance(m, dict) and m.get("mountPath") == TOKEN_MOUNT_PATH for m in _list(mounts))
+    return any(isinstance(m, dict) and m.get("mountPath") == TOKEN_MOUNT_PATH for m in as_list(mounts))
 
 
 def _containers(spec: JsonDict) -> list[JsonDict]:
     """Init containers then containers, as the plugin visits them (not ephemeral containers)."""
     return [
-        c for key in ("initContainers", "containers") for c in _list(spec.get(key)) if isinstance(c, dict)
+        c for key in ("initContainers", "containers") for c in as_list(spec.get(key)) if isinstance(c, dict)
     ]
 
 
@@ -387,11 +379,11 @@ def _priority(
     pod: JsonDict, old: Mapping[str, Any] | None, operation: str, cluster: ClusterObjects, name: str
 ) -> PluginOutcome:
     out = PluginOutcome()
-    spec = _dict(pod.get("spec"))
+    spec = as_map(pod.get("spec"))
     if spec is None:
         return out
     if operation == "UPDATE":
-        old_spec = _dict(old.get("spec")) if isinstance(old, Mapping) else None
+        old_spec = as_map(old.get("spec")) if isinstance(old, Mapping) else None
         for key in ("priority", "preemptionPolicy"):
             if spec.get(key) is None and old_spec is not None and old_spec.get(key) is not None:
                 spec[key] = old_spec[key]
@@ -461,7 +453,7 @@ def _class_value(priority_class: Mapping[str, Any]) -> tuple[int, str | None]:
 
 
 def _tolerations(pod: JsonDict) -> None:
-    spec = _dict(pod.get("spec"))
+    spec = as_map(pod.get("spec"))
     if spec is None:
         return
     tolerations = child_list(spec, "tolerations")
@@ -495,8 +487,8 @@ _INGRESS_DEFAULT = ("ingressclass.kubernetes.io/is-default-class",)
 
 
 def _storage_class(pvc: JsonDict, cluster: ClusterObjects) -> list[str]:
-    spec = _dict(pvc.get("spec"))
-    annotations = _dict(_meta(pvc).get("annotations")) or {}
+    spec = as_map(pvc.get("spec"))
+    annotations = as_map(_meta(pvc).get("annotations")) or {}
     # helper.PersistentVolumeClaimHasClass: a class is set when the field is (null is not) or
     # the beta annotation is.
     if spec is None or spec.get("storageClassName") is not None:
@@ -514,8 +506,8 @@ def _storage_class(pvc: JsonDict, cluster: ClusterObjects) -> list[str]:
 
 
 def _ingress_class(ingress: JsonDict, cluster: ClusterObjects) -> list[str]:
-    spec = _dict(ingress.get("spec"))
-    annotations = _dict(_meta(ingress).get("annotations")) or {}
+    spec = as_map(ingress.get("spec"))
+    annotations = as_map(_meta(ingress).get("annotations")) or {}
     if spec is None or spec.get("ingressClassName") is not None:
         return []
     if "kubernetes.io/ingress.class" in annotations:
@@ -567,7 +559,7 @@ def admission_plugins(
             if error is not None:
                 out.forbidden = _forbidden("pods", name, error)
                 return out
-            spec = _dict(obj.get("spec"))
+            spec = as_map(obj.get("spec"))
             runtime = spec.get("runtimeClassName") if spec is not None else None
             if isinstance(runtime, str) and runtime:
                 out.notes.append(
@@ -602,8 +594,8 @@ def _carry_over(pod: JsonDict, stored: Mapping[str, Any] | None) -> None:
     """What the ServiceAccount plugin set on the stored pod, where an update leaves it out: a pod's
     service account, volumes and mounts cannot change (`ValidatePodUpdate`), so an update that
     reaches validating admission carries them, as `kubectl apply` and `kubectl edit` send them."""
-    spec = _dict(pod.get("spec"))
-    old = _dict(stored.get("spec")) if isinstance(stored, Mapping) else None
+    spec = as_map(pod.get("spec"))
+    old = as_map(stored.get("spec")) if isinstance(stored, Mapping) else None
     if spec is None or old is None:
         return
     for key in ("serviceAccountName", "serviceAccount"):
@@ -619,7 +611,7 @@ def _carry_over(pod: JsonDict, stored: Mapping[str, Any] | None) -> None:
     stored_mounts = {
         _text(c.get("name")): m
         for c in _containers(old)
-        for m in _list(c.get("volumeMounts"))
+        for m in as_list(c.get("volumeMounts"))
         if isinstance(m, dict) and m.get("name") == token.get("name")
     }
     for container in _containers(spec):

@@ -79,6 +79,17 @@ JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
 """Types `copy_json` shares without a call (most values of an object)."""
 
 
+def as_map(v: Any) -> JsonDict | None:
+    """`v` when it is a map (JSON-shaped data of any type is read with these: the wrong type is
+    left as written, never an error)."""
+    return v if isinstance(v, dict) else None
+
+
+def as_list(v: Any) -> list[Any]:
+    """`v` when it is a list, else no items."""
+    return v if isinstance(v, list) else []
+
+
 def child_map(parent: JsonDict, key: str) -> JsonDict | None:
     """`parent[key]` as a map, created empty when absent or null (Go sets a nil map before
     writing into it); None when it holds another type, which stays as written."""

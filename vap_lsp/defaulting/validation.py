@@ -11,13 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from vap_lsp.defaulting.rules import JsonDict
+from vap_lsp.defaulting.rules import JsonDict, as_list
 
 REQUIRED = "Required value"
-
-
-def _list(v: Any) -> list[Any]:
-    return v if isinstance(v, list) else []
 
 
 def _containers(spec: Any, path: str) -> list[str]:
@@ -27,7 +23,7 @@ def _containers(spec: Any, path: str) -> list[str]:
     if containers is None or containers == []:
         return [f"{path}.containers: {REQUIRED}"]
     errors = []
-    for i, c in enumerate(_list(containers)):
+    for i, c in enumerate(as_list(containers)):
         if isinstance(c, dict) and not c.get("name"):
             errors.append(f"{path}.containers[{i}].name: {REQUIRED}")
     return errors
@@ -46,7 +42,7 @@ def builtin_errors(obj: JsonDict, gvk: tuple[str, str, str], operation: str) -> 
     spec = obj.get("spec")
     if (group, version, kind) == ("", "v1", "Pod"):
         errors += _containers(spec, "spec")
-        for i, c in enumerate(_list(spec.get("containers") if isinstance(spec, dict) else None)):
+        for i, c in enumerate(as_list(spec.get("containers") if isinstance(spec, dict) else None)):
             if isinstance(c, dict) and not c.get("image"):
                 errors.append(f"spec.containers[{i}].image: {REQUIRED}")
     elif (group, version) == ("apps", "v1") and kind in (
