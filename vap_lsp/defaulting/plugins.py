@@ -393,7 +393,7 @@ def _priority(
     if not isinstance(class_name, str):
         return out
     priority: int
-    policy: str | None
+    policy: str
     if not class_name:
         default = _global_default(cluster)
         if default is None:
@@ -423,17 +423,16 @@ def _priority(
         )
         return out
     spec["priority"] = priority
-    if policy is not None:
-        given_policy = spec.get("preemptionPolicy")
-        if isinstance(given_policy, str) and given_policy != policy:
-            out.forbidden = _forbidden(
-                "pods",
-                name,
-                f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod "
-                f"spec; priority admission controller computed {policy} from the given PriorityClass name",
-            )
-            return out
-        spec["preemptionPolicy"] = policy
+    given_policy = spec.get("preemptionPolicy")
+    if isinstance(given_policy, str) and given_policy != policy:
+        out.forbidden = _forbidden(
+            "pods",
+            name,
+            f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod "
+            f"spec; priority admission controller computed {policy} from the given PriorityClass name",
+        )
+        return out
+    spec["preemptionPolicy"] = policy  # every class has one (SetDefaults_PriorityClass)
     return out
 
 
@@ -443,7 +442,7 @@ def _global_default(cluster: ClusterObjects) -> Mapping[str, Any] | None:
     return min(defaults, key=lambda c: _class_value(c)[0]) if defaults else None
 
 
-def _class_value(priority_class: Mapping[str, Any]) -> tuple[int, str | None]:
+def _class_value(priority_class: Mapping[str, Any]) -> tuple[int, str]:
     value = priority_class.get("value")
     policy = priority_class.get("preemptionPolicy")
     return (
