@@ -85,10 +85,12 @@ def reason_code(reason: str) -> int:
 
 
 @functools.lru_cache(maxsize=512)
-def _env(
+def runtime_environment(
     version: str, kind: ExpressionKind, has_params: bool, variables: tuple[tuple[str, Type], ...] | None
 ) -> Environment:
-    """StoredExpressions environments (runtime), cached so compile results are reused."""
+    """The environment the server compiles a policy's programs in (StoredExpressions: `object`,
+    `oldObject` and `params` are dyn, over JSON-shaped objects), cached so compile results are
+    reused; the CEL playground evaluates in it too."""
     return build_environment(
         version,
         kind,
@@ -159,7 +161,7 @@ def compile_policy(obj: dict[str, Any], kind: PolicyKind, api_version: str, vers
     has_params = isinstance(spec.get("paramKind"), Mapping)
     p = _Policy(defaulted, kind, _text(meta.get("name")), spec, has_params)
     for i, mc in enumerate(_items(spec, "matchConditions")):
-        env = _env(version, ExpressionKind.MATCH_CONDITION, has_params, None)
+        env = runtime_environment(version, ExpressionKind.MATCH_CONDITION, has_params, None)
         fld = f"spec.matchConditions[{i}].expression"
         p.match_conditions.append(
             (
@@ -170,7 +172,7 @@ def compile_policy(obj: dict[str, Any], kind: PolicyKind, api_version: str, vers
     var_types: list[tuple[str, Type]] = []
     for i, var in enumerate(_items(spec, "variables")):
         name = _text(var.get("name"))
-        env = _env(version, ExpressionKind.VARIABLE, has_params, tuple(var_types))
+        env = runtime_environment(version, ExpressionKind.VARIABLE, has_params, tuple(var_types))
         e = _compile(
             _text(var.get("expression")), f"spec.variables[{i}].expression", env, ExpressionKind.VARIABLE
         )
@@ -182,7 +184,7 @@ def compile_policy(obj: dict[str, Any], kind: PolicyKind, api_version: str, vers
     all_vars = tuple(var_types) if composited else None
 
     def env_for(k: ExpressionKind) -> Environment:
-        return _env(version, k, has_params, all_vars)
+        return runtime_environment(version, k, has_params, all_vars)
 
     if kind is PolicyKind.VAP:
         for i, v in enumerate(_items(spec, "validations")):

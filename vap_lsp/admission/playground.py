@@ -18,7 +18,7 @@ from typing import Any
 
 from vap_lsp.admission import patching
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
-from vap_lsp.admission.engine import prepare, request_value, validating_view
+from vap_lsp.admission.engine import prepare, request_value, runtime_environment, validating_view
 from vap_lsp.analysis.cost_budget import PER_CALL_LIMIT
 from vap_lsp.analysis.matching import GVK, crd_schema_root, crd_type, object_schema_root, object_type
 from vap_lsp.analysis.workspace import crd_versions
@@ -262,10 +262,8 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
     # The server types `object` from the kind only to warn (the type checker); the program it runs
     # is compiled with `object` as dyn, over JSON-shaped objects: a field typed timestamp is a
     # string there, and `timestamp(object.metadata.creationTimestamp)` converts it.
-    runtime_env = build_environment(
-        inputs.version, ExpressionKind.VARIABLE, has_params=has_params, variables={}, mode="stored"
-    )
-    program = compiled if object_type is None else compile_expression(text, runtime_env)
+    runtime_env = runtime_environment(inputs.version, ExpressionKind.VARIABLE, has_params, ())
+    program = compile_expression(text, runtime_env)
     if not program.ok or program.checked is None:
         return PlaygroundResult(compile_error=program.render() or "compilation failed", type=type_name)
     result = evaluate(program.checked, activation, env=runtime_env, cost_limit=PER_CALL_LIMIT)
