@@ -635,6 +635,7 @@ def test_output_waiting_to_be_written_drops_superseded_diagnostics_and_is_bounde
     writer.write(b"b@1", ("publish", "b"))
     writer.write(b"a@2", ("publish", "a"))
     writer.write(b"x" * 200)  # over the bound
+    writer.write(b"b@" + b"2" * 200, ("publish", "b"))  # over the bound too: b@1 stays
     assert writer.pending() == 6
     gate.set()
     while len(written) < 3 and time.monotonic() < deadline:

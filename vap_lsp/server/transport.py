@@ -262,16 +262,17 @@ class QueuedWriter:
             if self._closed:
                 return
             older = self._latest.get(key) if key is not None else None
-            if older is not None:
-                self._bytes -= len(older[1])
-                older[1] = b""
-            if self._bytes + len(data) > self._max_bytes:
+            freed = len(older[1]) if older is not None else 0
+            if self._bytes - freed + len(data) > self._max_bytes:  # the older one stays, if any
                 if not self._dropping:
                     log.error(
                         "the client reads nothing: %d bytes wait, new messages are dropped", self._bytes
                     )
                     self._dropping = True
                 return
+            if older is not None:
+                self._bytes -= freed
+                older[1] = b""
             entry = [key, data]
             self._queue.append(entry)
             self._bytes += len(data)
