@@ -137,3 +137,10 @@ class LineIndex:
             units += _units(self.text[i], encoding)
             i += 1
         return i
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` on one line (each run of white space one space), cut to `limit` characters with an
+    ellipsis: how a message or a hover quotes an expression."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -43,7 +43,7 @@ from vap_lsp.cel.ast import Ident, ParsedExpr, Select
 from vap_lsp.cel.cost_estimate import Path, SizeEstimate, SizeEstimator, estimate_cost, field_path
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import Kind, Type
-from vap_lsp.text import Span
+from vap_lsp.text import Span, shorten
 
 __all__ = [
     "BoundFix",
@@ -125,7 +125,7 @@ def _why(cost: SiteCost) -> str:
     """`dominated by `…`; spec.items has no maxItems in the CRD of …: add maxItems (…)`."""
     parts: list[str] = []
     if cost.comprehension_text:
-        parts.append(f"dominated by `{_shorten(cost.comprehension_text)}`")
+        parts.append(f"dominated by `{shorten(cost.comprehension_text, 80)}`")
     lengths = [f.field for f in cost.fixes if f.keyword == "maxLength" and f.editable]
     with_lengths = f" with maxLength {ELEMENT_LENGTH} on {', '.join(lengths)}" if lengths else ""
     for f in cost.fixes:
@@ -153,11 +153,6 @@ def _why(cost: SiteCost) -> str:
             )
         parts.append(text)
     return "; ".join(parts)
-
-
-def _shorten(text: str, most: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def cost_diagnostics(

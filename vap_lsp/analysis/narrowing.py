@@ -26,15 +26,26 @@ without `paramRef`), a read of one of its fields that stays reachable fails at a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from vap_lsp.analysis.matching import ALL_OPERATIONS, GVK
 from vap_lsp.analysis.sites import ExpressionSite
-from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, ListExpr, Literal, ParsedExpr, Select, children
+from vap_lsp.cel.ast import (
+    Call,
+    Comprehension,
+    Expr,
+    Ident,
+    ListExpr,
+    Literal,
+    ParsedExpr,
+    Select,
+    children,
+    subtree,
+)
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import ObjectType, Type
+from vap_lsp.text import shorten
 
 __all__ = [
     "ALL_OPERATIONS",
@@ -171,7 +182,7 @@ class Reachability:
         """The same expression with every node ruled out by `guard` (a variable never read)."""
         if self.parsed is None or self.parsed.ast is None:
             return self
-        return Reachability(self.parsed, self.facts, {n.id: guard for n in _subtree(self.parsed.ast)})
+        return Reachability(self.parsed, self.facts, {n.id: guard for n in subtree(self.parsed.ast)})
 
     @property
     def narrowed(self) -> bool:
@@ -360,7 +371,7 @@ class _Evaluator:
                 var.state = 2
         if not isinstance(var.value, _Unknown) and var.factual:
             self.facts_read += 1
-            self.read.setdefault(name, _squash(var.parsed.source))
+            self.read.setdefault(name, shorten(var.parsed.source, _MAX_GUARD_TEXT))
         return var.value
 
     # --- evaluation ---------------------------------------------------------------------------
@@ -489,14 +500,6 @@ def _contains(items: Value, item: Value) -> Value:
     return UNKNOWN
 
 
-_SPACE = re.compile(r"\s+")
-
-
-def _squash(text: str) -> str:
-    text = _SPACE.sub(" ", text).strip()
-    return text if len(text) <= _MAX_GUARD_TEXT else text[: _MAX_GUARD_TEXT - 1] + "…"
-
-
 def _text(parsed: ParsedExpr, node: Expr) -> str:
     """`node` (an operand of `&&`, `||` or `?:`) as written, with the parentheses its span
     leaves out: the closing ones (`!(a == b)`), the opening ones of a first operand in
@@ -518,7 +521,7 @@ def _text(parsed: ParsedExpr, node: Expr) -> str:
     before, after = source[:start].rstrip(), source[end:].lstrip()
     if before.endswith("(") and after.startswith(")"):
         text = f"({text})"  # an operand in parentheses: `(a || b) && …` is not `a || b && …`
-    return _squash(text)
+    return shorten(text, _MAX_GUARD_TEXT)
 
 
 def _fails(node: Expr, env: _Env, null_roots: frozenset[str], memo: dict[int, bool] | None = None) -> bool:
@@ -581,7 +584,7 @@ class _Walker:
 
     def walk(self, node: Expr, env: _Env, guard: Guard | None) -> None:
         if guard is not None:
-            for inner in _subtree(node):
+            for inner in subtree(node):
                 self.guards.setdefault(inner.id, guard)
             return
         ev = self.evaluator
@@ -619,14 +622,6 @@ class _Walker:
             self.walk(child, env, None)
 
 
-def _subtree(node: Expr) -> Iterator[Expr]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(children(current))
-
-
 def _by_operation(facts: Facts, for_kind: bool) -> list[Facts]:
     """`facts` as one class per operation when that decides more: whether `object`/`oldObject`
     is null (and so whether its kind is the kind) depends on the operation. `for_kind`: only
@@ -657,7 +652,7 @@ def _failing(ast: Expr, null_roots: frozenset[str]) -> set[int]:
     while stack:
         node, env = stack.pop()
         if _fails(node, env, null_roots, memo):
-            out.update(n.id for n in _subtree(node))
+            out.update(n.id for n in subtree(node))
             continue
         if isinstance(node, Comprehension):
             inner = {**env, node.iter_var: UNKNOWN, node.accu_var: UNKNOWN}
@@ -782,7 +777,7 @@ def decide(
 def root_reads(ast: Expr | None, root: str) -> Iterator[tuple[Expr, Ident]]:
     """Every read of a field or an index of `root` that fails when it is null (`has()`, `.?` and
     `[?…]` do not), with the root's identifier."""
-    for node in _subtree(ast) if ast is not None else ():
+    for node in subtree(ast) if ast is not None else ():
         if isinstance(node, Select) and not node.test_only and not node.optional:
             operand: Expr | None = node.operand
         elif isinstance(node, Call) and node.function == "_[_]" and node.args:
@@ -975,7 +970,7 @@ class NullFlow:
         return any(
             isinstance(n, Select) and n.field == name and not n.test_only and isinstance(n.operand, Ident)
             and n.operand.name == "variables" and self._reachable(site, parsed, n)
-            for n in _subtree(parsed.ast)
+            for n in subtree(parsed.ast)
         )  # fmt: skip
 
     def unguarded_read(self, site: ExpressionSite) -> Expr | None:

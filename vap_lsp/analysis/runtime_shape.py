@@ -65,7 +65,7 @@ from vap_lsp.cel.types import (
     substitute,
     type_string,
 )
-from vap_lsp.text import Span
+from vap_lsp.text import Span, shorten
 
 __all__ = ["CODE", "JSON_ROOTS", "string_at_admission"]
 
@@ -457,7 +457,7 @@ class _Checker:
                 detail += " (a failing messageExpression falls back to message)"
         start, end = subject.start + result.offset, subject.end + result.offset
         related = tuple(
-            Related(var.node.span, f"`variables.{name}` is defined here: {_short(var.text)}")
+            Related(var.node.span, f"`variables.{name}` is defined here: {shorten(var.text, 100)}")
             for name, var in origin.through
         )
         return _Finding(
@@ -508,12 +508,7 @@ def _same(nodes: Mapping[int, Expr], node: Expr) -> Expr | None:
 
 
 def _written(result: CompileResult, node: Expr) -> str:
-    return _short(result.compiled_text[node.start : node.end])
-
-
-def _short(text: str, limit: int = 100) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return shorten(result.compiled_text[node.start : node.end], 100)
 
 
 def _conversion(static: Type, text: str, server_typed: bool, date: bool = False) -> str:

@@ -31,6 +31,7 @@ __all__ = [
     "StructExpr",
     "StructField",
     "children",
+    "subtree",
 ]
 
 
@@ -170,6 +171,15 @@ def children(node: Node) -> list[Expr]:
             node.result,
         ]
     return []
+
+
+def subtree(node: Expr) -> Iterator[Expr]:
+    """``node`` and every sub-expression below it (pre-order, last child first)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
 
 
 def _line_col(source: str, offset: int) -> tuple[int, int, int]:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, Literal, ParsedExpr, Select, children
+from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, Literal, ParsedExpr, Select, children, subtree
 from vap_lsp.cel.interpreter import LazyVariables, to_python
 from vap_lsp.cel.trace import Frame, Iteration, Trace, TracedError
 
@@ -451,7 +451,7 @@ class _Walk:
             operands = [self.operand(e.operand, frame, scope)]
         found = [
             w
-            for c in _subtree(e)
+            for c in subtree(e)
             if isinstance(c, Comprehension)
             for w in witnesses(self.parsed, c, frame, scope)
         ]
@@ -480,16 +480,6 @@ class _Walk:
             start=c.start,
             end=c.end,
         )
-
-
-def _subtree(e: Expr) -> list[Expr]:
-    out: list[Expr] = []
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        stack.extend(children(n))
-    return out
 
 
 def explain(trace: Trace, variables: LazyVariables | None = None) -> list[Failure]:

@@ -15,7 +15,7 @@ from vap_lsp.analysis.placement import first_line
 from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.policy.kinds import recognise
-from vap_lsp.text import LineIndex, Span
+from vap_lsp.text import LineIndex, Span, shorten
 from vap_lsp.yaml.model import MappingNode, Node, ScalarNode, SequenceNode, deref, lookup
 
 SymbolKind = Literal["class", "interface", "function", "variable", "method", "event", "object"]
@@ -55,11 +55,6 @@ def _scalar(node: Node | None, key: str) -> ScalarNode | None:
     return value if isinstance(value, ScalarNode) else None
 
 
-def _one_line(text: str, limit: int = 60) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 def _children(obj: K8sObject, lines: LineIndex) -> list[Symbol]:
     out: list[Symbol] = []
     for section, kind, name_field, detail_field in _SECTIONS:
@@ -72,7 +67,7 @@ def _children(obj: K8sObject, lines: LineIndex) -> list[Symbol]:
                 continue
             label = _scalar(item, name_field)
             detail = _scalar(item, detail_field) if detail_field else None
-            name = _one_line(label.value) if label is not None and label.value else f"{section}[{i}]"
+            name = shorten(label.value, 60) if label is not None and label.value else f"{section}[{i}]"
             selection = first_line(label.span if label is not None else raw.span, lines)
             out.append(
                 Symbol(
@@ -80,7 +75,7 @@ def _children(obj: K8sObject, lines: LineIndex) -> list[Symbol]:
                     kind,
                     raw.span,
                     selection,
-                    detail=_one_line(detail.value) if detail is not None else f"{section}[{i}]",
+                    detail=shorten(detail.value, 60) if detail is not None else f"{section}[{i}]",
                 )
             )
     return out
