@@ -219,7 +219,10 @@ def field_guarantee(
     )
     if plugin is not None:
         operations = plugin.mutating if point.mutating else plugin.validating
-        if plugin.kept if stored else point.writes <= operations:
+        # A stored object keeps what the plugin set when it was created, unless a controller
+        # removes it later; a request's object has it on the operations the plugin covers.
+        present = plugin.kept if stored else point.writes <= operations
+        if present:
             return Guarantee(
                 True,
                 f"set by the {plugin.plugin} admission plugin (on by default) before admission "
