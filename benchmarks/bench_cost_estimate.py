@@ -19,10 +19,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from vap_lsp.analysis import cost_estimates
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text, parse_text
-from vap_lsp.analysis.typing import PolicyTyping, policy_typing
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model import cost_estimates
+from vap_lsp.analysis.model.context import PolicyContext, policy_context
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.yaml.detect import decode_bytes
 from vap_lsp.yaml.model import ExpansionLimit, to_python
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PER_CALL_LIMIT = 1_000_000
 
 
-def _models(corpus: Path) -> list[PolicyTyping]:
+def _models(corpus: Path) -> list[PolicyContext]:
     settings = AnalysisSettings()
     version = settings.resolved_version()
     paths = sorted(p for p in corpus.rglob("*") if p.suffix in (".yaml", ".yml"))
@@ -44,7 +44,7 @@ def _models(corpus: Path) -> list[PolicyTyping]:
         texts[path] = text
         workspace.update(str(path), parse_text(text)[1], text)
     workspace.complete = True
-    models: list[PolicyTyping] = []
+    models: list[PolicyContext] = []
     for path, text in texts.items():
         analysis = analyse_text(text, settings, workspace=workspace, uri=str(path))
         for obj in analysis.objects:
@@ -57,7 +57,7 @@ def _models(corpus: Path) -> list[PolicyTyping]:
                 continue
             spec = data.get("spec") if isinstance(data, dict) else None
             if isinstance(spec, dict):
-                models.append(policy_typing(obj.node, recognised[0], spec, version, workspace))
+                models.append(policy_context(obj.node, recognised[0], spec, version, workspace))
     return models
 
 

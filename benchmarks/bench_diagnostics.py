@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text, parse_text  # noqa: E402
-from vap_lsp.analysis.workspace import WorkspaceIndex  # noqa: E402
+from vap_lsp.analysis.model.workspace import WorkspaceIndex  # noqa: E402
 
 URI = "file:///bench/policies.yaml"
 BURST_EDITS = 20

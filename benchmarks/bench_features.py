@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_diagnostics import generate, pct, start_server, stop_server  # noqa: E402
 
 from vap_lsp.analysis.engine import AnalysisSettings  # noqa: E402
-from vap_lsp.analysis.typing import clear_cache as clear_typing_cache  # noqa: E402
+from vap_lsp.analysis.model.context import clear_cache as clear_typing_cache  # noqa: E402
 from vap_lsp.features import cel_context  # noqa: E402
 from vap_lsp.features.cel_completion import complete  # noqa: E402
 from vap_lsp.features.cel_hover import hover  # noqa: E402

@@ -39,8 +39,8 @@ def _run(path: Path, narrowing: bool) -> tuple[Counter[str], float]:
 def _check(path: str, narrowing: bool) -> None:
     """The child: `vap-lsp check --format json path`, narrowing switched off if asked."""
     if not narrowing:
-        from vap_lsp.analysis import narrowing as module
-        from vap_lsp.analysis import typing as model
+        from vap_lsp.analysis.model import context as model
+        from vap_lsp.analysis.model import narrowing as module
 
         setattr(model, "reachability", lambda parsed, *_args, **_kw: module.everything_reachable(parsed))  # noqa: B010
     from vap_lsp.cli.main import main

@@ -2,7 +2,7 @@
 
 For every VAP/MAP expression of the corpus (checked as `vap-lsp check CORPUS` does: one
 workspace, CRDs of the corpus included) it compiles two views of the policy's typing model
-(`vap_lsp.analysis.typing`), against the first matched kind with a schema:
+(`vap_lsp.analysis.model.typing`), against the first matched kind with a schema:
 
 - **server**: variables as the server's composited compiler types them (object types, optionals
   → `dyn`); this is also what vap-lsp's editor features and checks used before the typing model;
@@ -23,10 +23,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from vap_lsp.analysis.cel_checks import PRECISE_CODE
+from vap_lsp.analysis.checks.precise import PRECISE_CODE
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text, parse_text
-from vap_lsp.analysis.typing import View, policy_typing
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.context import View, policy_context
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.cel.ast import Call, Select
 from vap_lsp.cel.compile import CompileResult
 from vap_lsp.cel.types import Kind, Type
@@ -114,7 +114,7 @@ def main() -> None:
             spec = data.get("spec") if isinstance(data, dict) else None
             if not isinstance(spec, dict):
                 continue
-            typing = policy_typing(obj.node, recognised[0], spec, version, workspace)
+            typing = policy_context(obj.node, recognised[0], spec, version, workspace)
             counts["policies"] += 1
             counts["variables"] += sum(1 for s in typing.sites if s.name is not None)
             counts["kinds matched"] += len(typing.kinds)

@@ -14,13 +14,13 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from vap_lsp.analysis.crds import load_crds
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import collect_files, read_file
-from vap_lsp.analysis.sites import expression_sites
-from vap_lsp.analysis.typing import policy_typing
-from vap_lsp.analysis.typing_coverage import params_item, rule_items
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.context import policy_context
+from vap_lsp.analysis.model.coverage import params_item, rule_items
+from vap_lsp.analysis.model.crds import load_crds
+from vap_lsp.analysis.model.sites import expression_sites
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.schema.store import default_version
 from vap_lsp.yaml.detect import decode_bytes
@@ -66,7 +66,7 @@ def main() -> None:
             if not isinstance(spec, dict) or not expression_sites(obj.node, recognised[0], spec):
                 continue
             policies += 1
-            typing = policy_typing(obj.node, recognised[0], spec, version, workspace)
+            typing = policy_context(obj.node, recognised[0], spec, version, workspace)
             typed += sum(len(rule.typed) for rule in typing.rules)
             lost = [u.reason for rule in typing.rules for u in rule_items(rule)]
             lost += ["paramKind"] if params_item(typing) else []

@@ -26,14 +26,14 @@ from ruamel.yaml.error import YAMLError
 
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.files import CONFIG_FILE_NAMES, read_text
-from vap_lsp.analysis.kustomize import patch_file
+from vap_lsp.analysis.model.kustomize import patch_file
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import UNSUPPRESSIBLE, CodeRules
 from vap_lsp.schema.store import normalize_version
 from vap_lsp.suggest import did_you_mean
 
 if TYPE_CHECKING:
-    from vap_lsp.analysis.crds import LoadedCRDs
+    from vap_lsp.analysis.model.crds import LoadedCRDs
 
 CONFIG_FILES = (*CONFIG_FILE_NAMES, "pyproject.toml")
 
@@ -477,7 +477,7 @@ def crd_source(config: Config) -> str:
 def configured_crds(configs: Iterable[Config]) -> list[tuple[str, str, LoadedCRDs]]:
     """The `crds` of each configuration file that has some, for the CLI and the server alike:
     (the index source to set them under, the label their problems start with, the CRDs)."""
-    from vap_lsp.analysis.crds import load_crds  # only where some configuration names CRDs
+    from vap_lsp.analysis.model.crds import load_crds  # only where some configuration names CRDs
 
     return [(crd_source(c), f"{c.path}: crds", load_crds(list(c.crds))) for c in configs if c.crds]
 

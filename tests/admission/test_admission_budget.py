@@ -1,4 +1,4 @@
-"""CEL cost budgets at admission as kube-apiserver accounts them (`vap_lsp.analysis.cost_budget`):
+"""CEL cost budgets at admission as kube-apiserver accounts them (`vap_lsp.analysis.model.cost_budget`):
 `plugin/cel/activation.go` `Evaluate` (each expression's actual cost and the variables it read
 first, taken from what is left), `composition.go` (one lazily evaluated `variables` map per
 ForInput call; a variable's program has its own per-call limit and its error is a value),
@@ -16,7 +16,7 @@ import yaml
 
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs
 from vap_lsp.admission.explain import explain_result, render_text
-from vap_lsp.analysis.cost_budget import (
+from vap_lsp.analysis.model.cost_budget import (
     COST_LIMIT_EXCEEDED,
     MATCH_CONDITIONS_BUDGET,
     OUT_OF_BUDGET,

@@ -14,7 +14,7 @@ import pytest
 
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.cli.main import main
 
 

@@ -16,7 +16,7 @@ from corpus_known_bad import CEL_KNOWN_BAD, DECODING_KNOWN_BAD, KNOWN_BAD
 
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_bytes
-from vap_lsp.analysis.objects import find_objects
+from vap_lsp.analysis.model.objects import find_objects
 from vap_lsp.policy.kinds import POLICY_GROUP, recognise
 from vap_lsp.schema.store import available_versions, get_schema_set
 

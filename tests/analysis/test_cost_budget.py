@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vap_lsp.analysis.cost_budget import (
+from vap_lsp.analysis.checks.cost import cost_diagnostics
+from vap_lsp.analysis.diagnostics import Severity
+from vap_lsp.analysis.model.cost_advice import BoundFix, SiteCost
+from vap_lsp.analysis.model.cost_budget import (
     MATCH_CONDITIONS_BUDGET,
     RUNTIME_BUDGET,
     Budget,
@@ -19,9 +22,7 @@ from vap_lsp.analysis.cost_budget import (
     budgets,
     estimate_budgets,
 )
-from vap_lsp.analysis.cost_checks import BoundFix, SiteCost, cost_diagnostics
-from vap_lsp.analysis.diagnostics import Severity
-from vap_lsp.analysis.sites import ExpressionSite, expression_sites
+from vap_lsp.analysis.model.sites import ExpressionSite, expression_sites
 from vap_lsp.cel.environment import ExpressionKind as K
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.yaml.model import MappingNode, to_python
@@ -86,7 +87,7 @@ def test_mutating_policy_budgets_one_per_mutation() -> None:
 
 
 def test_meter_refuses_what_does_not_fit_and_takes_nothing() -> None:
-    from vap_lsp.analysis.cost_budget import BudgetUse
+    from vap_lsp.analysis.model.cost_budget import BudgetUse
 
     use = BudgetUse("validations and messageExpressions", 10)
     meter = Meter(use)

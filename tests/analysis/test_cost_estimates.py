@@ -8,10 +8,10 @@ import gc
 import textwrap
 import weakref
 
-from vap_lsp.analysis.cost_estimates import estimate_policy, estimate_site
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text, parse_text
-from vap_lsp.analysis.typing import PolicyTyping, clear_cache, policy_typing
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.context import PolicyContext, clear_cache, policy_context
+from vap_lsp.analysis.model.cost_estimates import estimate_policy, estimate_site
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.cel.cost_estimate import CostEstimate
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.yaml.model import to_python
@@ -76,11 +76,11 @@ POLICY = textwrap.dedent(
 )
 
 
-def _typing(crd_bounds: str) -> PolicyTyping:
+def _typing(crd_bounds: str) -> PolicyContext:
     workspace = WorkspaceIndex()
     analyse_text(_crd(crd_bounds), AnalysisSettings("1.35"), workspace=workspace, uri="crd.yaml")
     (obj,) = parse_text(POLICY)[1]
-    return policy_typing(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.35", workspace)
+    return policy_context(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.35", workspace)
 
 
 def test_nested_comprehension_over_unbounded_lists_names_both_ranges() -> None:
@@ -164,7 +164,7 @@ def test_the_largest_max_items_that_fits_the_per_call_limit() -> None:
 
 def test_estimates_live_as_long_as_their_model() -> None:
     """Estimates are kept on the typing model, not in a cache of their own: once
-    `policy_typing`'s bounded cache lets a model go, nothing else keeps it (a cache keyed by the
+    `policy_context`'s bounded cache lets a model go, nothing else keeps it (a cache keyed by the
     model kept 4,096 of them alive, ~75 MiB more in a long editing session: bench_memory.py)."""
     typing = _typing("maxItems: 10")
     first = estimate_site(typing, typing.sites[1])

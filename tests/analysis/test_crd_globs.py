@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from vap_lsp.analysis import files
-from vap_lsp.analysis.crds import expand_paths, load_crds
 from vap_lsp.analysis.files import expand_glob
+from vap_lsp.analysis.model.crds import expand_paths, load_crds
 
 CRD = """\
 apiVersion: apiextensions.k8s.io/v1

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from vap_lsp.analysis.crds import load_crds
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.crds import load_crds
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "crds"
 HTTPROUTE_CRD = FIXTURES / "httproute-crd.yaml"

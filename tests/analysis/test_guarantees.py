@@ -13,7 +13,7 @@ import textwrap
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 
 _WORKLOADS = """\
   matchConstraints:
@@ -660,7 +660,7 @@ def test_a_kind_every_request_of_which_is_excluded_is_still_type_checked_by_the_
 
 def test_operations_reaching_subtracts_only_certain_exclusions() -> None:
     # One rule matcher for offline admission and the static checks (analysis.matching.rule_matches).
-    from vap_lsp.analysis.matching import operations_reaching
+    from vap_lsp.analysis.model.matching import operations_reaching
 
     every = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
     pods = [("", "v1", "pods")]

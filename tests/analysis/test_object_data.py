@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from vap_lsp.analysis import objects
-from vap_lsp.analysis.objects import OBJECT_NODE_BUDGET, find_objects, object_data
+from vap_lsp.analysis.model import objects
+from vap_lsp.analysis.model.objects import OBJECT_NODE_BUDGET, find_objects, object_data
 from vap_lsp.yaml.model import ExpansionLimit
 from vap_lsp.yaml.parse import parse_yaml as parse
 

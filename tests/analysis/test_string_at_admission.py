@@ -19,7 +19,7 @@ import yaml
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, admit
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 
 VERSION = "1.34"
 CODE = "string-at-admission"

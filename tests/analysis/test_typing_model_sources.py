@@ -11,11 +11,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from vap_lsp.analysis.crds import load_crds
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text, parse_text
-from vap_lsp.analysis.typing import PolicyTyping, policy_typing
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.context import PolicyContext, policy_context
+from vap_lsp.analysis.model.crds import load_crds
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.features.cel_hover import hover
 from vap_lsp.features.snapshot import make_snapshot
 from vap_lsp.policy.kinds import PolicyKind
@@ -64,9 +64,9 @@ GATEWAY_V1 = """\
 """
 
 
-def _typing(text: str, workspace: WorkspaceIndex | None) -> PolicyTyping:
+def _typing(text: str, workspace: WorkspaceIndex | None) -> PolicyContext:
     (obj,) = parse_text(text)[1]
-    return policy_typing(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.34", workspace)
+    return policy_context(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.34", workspace)
 
 
 # --- schema sources -----------------------------------------------------------------------------

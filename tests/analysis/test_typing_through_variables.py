@@ -16,7 +16,8 @@ import pytest
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text, parse_text
-from vap_lsp.analysis.typing import policy_typing, untyped_resources
+from vap_lsp.analysis.model.context import policy_context
+from vap_lsp.analysis.model.typing import untyped_resources
 from vap_lsp.cli.main import main
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.yaml.model import to_python
@@ -167,7 +168,7 @@ def test_typing_model_exposes_both_types_and_schema_sources() -> None:
     _, objects = parse_text(text)
     (obj,) = objects
     spec = to_python(obj.node)["spec"]
-    typing = policy_typing(obj.node, PolicyKind.VAP, spec, "1.34")
+    typing = policy_context(obj.node, PolicyKind.VAP, spec, "1.34")
     assert [(str(k.gvk), k.source) for k in typing.kinds] == [("apps/v1, Kind=Deployment", "built-in")]
     assert typing.kinds_without_schema == ()
     assert typing.params_kind is None  # no paramKind
@@ -238,7 +239,7 @@ def test_a_kind_dispatching_variable_is_typed_per_kind() -> None:
     assert _check("- expression: '!variables.podSpec.hostPID'\n", KIND_DISPATCH)[1] == []
     _, objects = parse_text(text)
     (obj,) = objects
-    typing = policy_typing(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.34")
+    typing = policy_context(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.34")
     pod, deployment = typing.kinds
     assert [str(t) for _, _, t in typing.precise(pod).variables] == ["Pod.spec"]
     assert [str(t) for _, _, t in typing.precise(deployment).variables] == ["Deployment.spec.template.spec"]
@@ -259,7 +260,7 @@ def test_the_servers_view_does_not_narrow_a_kind_dispatching_variable() -> None:
     assert variable in text
     _, objects = parse_text(text + "    - expression: \"variables.rep == 'x'\"\n")
     (obj,) = objects
-    typing = policy_typing(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.34")
+    typing = policy_context(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.34")
     _, deployment = typing.kinds
     assert [str(t) for _, _, t in typing.type_check(deployment).variables] == ["None"]
     assert [str(t) for _, _, t in typing.precise(deployment).variables] == ["int"]

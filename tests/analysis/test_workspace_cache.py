@@ -11,7 +11,7 @@ import pytest
 from vap_lsp.analysis import engine
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 
 CRD = textwrap.dedent(
     """\
@@ -88,13 +88,13 @@ def test_every_object_of_a_large_file_stays_cached(monkeypatch: pytest.MonkeyPat
     """A file with more objects than the cache bound is not re-checked whole after each edit."""
     monkeypatch.setattr(engine._OBJECT_CACHE, "size", 1)
     checked: list[str] = []
-    real = engine.check_policy
+    real = engine._check
 
     def counting(obj: Any, *args: Any) -> Any:
         checked.append(obj.name)
         return real(obj, *args)
 
-    monkeypatch.setattr(engine, "check_policy", counting)
+    monkeypatch.setattr(engine, "_check", counting)
     engine.clear_caches()
     text = "---\n".join(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n" for i in range(5))
     analyse_text(text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from vap_lsp.analysis.engine import analyse_text, parse_text
-from vap_lsp.analysis.workspace import Read, WorkspaceIndex, extract, recording
+from vap_lsp.analysis.model.workspace import Read, WorkspaceIndex, extract, recording
 from vap_lsp.policy.kinds import PolicyKind
 
 BINDING = textwrap.dedent(

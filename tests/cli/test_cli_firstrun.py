@@ -532,7 +532,7 @@ def test_run_and_test_say_a_missing_config_before_running(
 
 
 def test_commented_patch_entries_are_read_past_prose_comments() -> None:
-    from vap_lsp.analysis.kustomize import _references
+    from vap_lsp.analysis.model.kustomize import _references
 
     text = (
         "resources:\n- bases/a.yaml\n#- ../webhook/manifests.yaml\npatches:\n"

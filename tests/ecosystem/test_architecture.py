@@ -123,3 +123,90 @@ def test_the_server_package_has_no_import_circle() -> None:
         if name not in state:
             visit(name, [name])
     assert cycles == []
+
+
+def _module_imports(package: str) -> dict[str, set[str]]:
+    """Each module of `vap_lsp.<package>` (subpackages included, dotted: `model.context`) → the
+    other modules of the package it imports, anywhere in its source (inside functions and under
+    TYPE_CHECKING too). `from vap_lsp.analysis import files` names the module `files`."""
+    root = PACKAGE / package
+    modules = {
+        ".".join(p.relative_to(root).with_suffix("").parts)
+        for p in root.rglob("*.py")
+        if p.stem != "__init__"
+    }
+    prefix = ["vap_lsp", package]
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        found: set[str] = set()
+        path = root / (name.replace(".", "/") + ".py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for full in names:
+                parts = full.split(".")
+                if parts[:2] != prefix:
+                    continue
+                inner = ".".join(parts[2:])
+                if inner in modules:
+                    found.add(inner)
+        graph[name] = found - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for other in sorted(graph[name]):
+            if state.get(other) == 1:
+                cycles.append([*path[path.index(other) :], other])
+            elif other not in state:
+                visit(other, [*path, other])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    return cycles
+
+
+def test_the_analysis_package_has_no_import_circle() -> None:
+    """`analysis.model` is layered (objects, schemas and matching below narrowing and guarantees,
+    below the policy context); a circle would mean a module that cannot be read on its own."""
+    graph = _module_imports("analysis")
+    assert any(name.startswith("model.") for name in graph), "the scan found no model module"
+    assert _cycles(graph) == []
+
+
+def test_the_model_never_imports_a_check_nor_the_engine() -> None:
+    """What a policy is (`analysis.model`) knows nothing of who reads it."""
+    graph = _module_imports("analysis")
+    offending = {
+        name: sorted(i for i in imports if i.startswith("checks.") or i == "engine")
+        for name, imports in graph.items()
+        if name.startswith("model.")
+    }
+    assert {name: found for name, found in offending.items() if found} == {}
+
+
+def test_features_never_import_a_check() -> None:
+    """Editor features read the model; a check's findings reach them only as diagnostics."""
+    offending: dict[str, list[str]] = {}
+    for path in (PACKAGE / "features").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("vap_lsp.analysis")
+            ):
+                modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                bad = [m for m in modules if m.startswith("vap_lsp.analysis.checks")]
+                if bad:
+                    offending.setdefault(path.name, []).extend(bad)
+    assert offending == {}

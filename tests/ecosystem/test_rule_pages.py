@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from vap_lsp.analysis.engine import analyse_text
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.cli.main import main
 from vap_lsp.codes import DOCS_URL, help_uri, rules
 
@@ -141,29 +141,29 @@ ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
     ("vap_lsp/analysis/engine.py", "problem.kind.value"): _problem_kinds,
     # A cached object's diagnostic placed at the object's new offset: no code of its own.
     ("vap_lsp/analysis/engine.py", "d.code"): set,
-    ("vap_lsp/analysis/policy_checks.py", "error.type.code"): _field_error_types,
-    ("vap_lsp/analysis/policy_checks.py", "issue.code"): _structural_codes,
-    ("vap_lsp/analysis/mutations.py", "finding.code"): lambda: _module_constants(
-        PACKAGE / "analysis" / "mutations.py", "CODE_"
+    ("vap_lsp/analysis/checks/server_validation.py", "error.type.code"): _field_error_types,
+    ("vap_lsp/analysis/checks/server_validation.py", "issue.code"): _structural_codes,
+    ("vap_lsp/analysis/checks/mutations.py", "finding.code"): lambda: _module_constants(
+        PACKAGE / "analysis" / "checks" / "mutations.py", "CODE_"
     ),
-    ("vap_lsp/analysis/cel_checks.py", "PRECISE_CODE"): lambda: {"vap-lsp-type-check"},
+    ("vap_lsp/analysis/checks/precise.py", "PRECISE_CODE"): lambda: {"vap-lsp-type-check"},
     # A root that is null where the policy reads it: one code per case.
-    ("vap_lsp/analysis/advice.py", "case.code"): lambda: _module_constants(
-        PACKAGE / "analysis" / "guarantees.py", "CODE_"
+    ("vap_lsp/analysis/checks/null_roots.py", "case.code"): lambda: _module_constants(
+        PACKAGE / "analysis" / "model" / "guarantees.py", "CODE_"
     ),
-    ("vap_lsp/analysis/cel_checks.py", "'cel-' + issue.phase"): _cel_phases,
+    ("vap_lsp/analysis/checks/cel_compile.py", "'cel-' + issue.phase"): _cel_phases,
     # A CRD in the checked files or given with --crd: strict decoding, then the server's CRD checks.
-    ("vap_lsp/analysis/crd_checks.py", "issue.code"): _structural_codes,
-    ("vap_lsp/analysis/crd_checks.py", "error.type.code"): lambda: _field_error_helpers(
-        PACKAGE / "analysis" / "crd_checks.py"
+    ("vap_lsp/analysis/checks/crd.py", "issue.code"): _structural_codes,
+    ("vap_lsp/analysis/checks/crd.py", "error.type.code"): lambda: _field_error_helpers(
+        PACKAGE / "analysis" / "model" / "crd_validation.py"
     ),
     # A kustomize patch: strict decoding of the partial object, a JSON 6902 operation's value.
-    ("vap_lsp/analysis/patch_checks.py", "issue.code"): _structural_codes,
-    ("vap_lsp/analysis/typing_coverage.py", "CODE"): lambda: _module_constants(
-        PACKAGE / "analysis" / "typing_coverage.py", "CODE"
+    ("vap_lsp/analysis/checks/patch.py", "issue.code"): _structural_codes,
+    ("vap_lsp/analysis/checks/typing_coverage.py", "CODE"): lambda: _module_constants(
+        PACKAGE / "analysis" / "checks" / "typing_coverage.py", "CODE"
     ),
-    ("vap_lsp/analysis/runtime_shape.py", "CODE"): lambda: _module_constants(
-        PACKAGE / "analysis" / "runtime_shape.py", "CODE"
+    ("vap_lsp/analysis/checks/runtime_shape.py", "CODE"): lambda: _module_constants(
+        PACKAGE / "analysis" / "checks" / "runtime_shape.py", "CODE"
     ),
 }
 
@@ -305,3 +305,35 @@ def test_lsp_diagnostics_carry_code_description() -> None:
     analysis = analyse_text(textwrap.dedent(rules()["cel-syntax"].example))
     (d,) = [to_lsp_diagnostic(d, analysis.lines) for d in analysis.diagnostics if d.code == "cel-syntax"]
     assert d.code_description is not None and d.code_description.href == help_uri("cel-syntax")
+
+
+def test_each_check_declares_every_code_its_module_reports() -> None:
+    """A row of the check table (`analysis.checks.table`) says which codes it reports: the scan of
+    its module's `Diagnostic(...)` calls finds no other."""
+    from vap_lsp.analysis.checks.table import CHECKS, FILE_CHECKS
+
+    declared: dict[str, set[str]] = {}
+    for check in (*CHECKS, *FILE_CHECKS):
+        runs = [check.run, *(c.cell_contents for c in getattr(check.run, "__closure__", None) or ())]
+        for run in runs:
+            module = getattr(run, "__module__", None)
+            if isinstance(module, str) and module.startswith("vap_lsp.analysis.checks."):
+                declared.setdefault(module.rsplit(".", 1)[-1], set()).update(check.codes)
+    undeclared: dict[str, list[str]] = {}
+    for path, tree in _modules():
+        if path.parent.name != "checks":
+            continue
+        found: set[str] = set()
+        for call in ast.walk(tree):
+            if not isinstance(call, ast.Call) or _callee(call) != "Diagnostic":
+                continue
+            code = _arg(call, 2, "code")
+            if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                found.add(code.value)
+            elif code is not None:
+                found |= ROUTES[(str(path.relative_to(ROOT)), ast.unparse(code))]()
+        extra = sorted(found - declared.get(path.stem, set()))
+        if extra:
+            undeclared[path.stem] = extra
+    assert declared, "the scan found no row"
+    assert undeclared == {}

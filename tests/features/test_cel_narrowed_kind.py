@@ -2,7 +2,7 @@
 
 The policy matches Pods and Deployments; editor features type `object` as the first kind (the
 Pod). In `object.kind != 'Deployment' || object.spec.…` the right side never runs for a Pod, so
-there `object` is typed as the Deployment (`analysis.narrowing`, `PolicyTyping.kind_at`).
+there `object` is typed as the Deployment (`analysis.narrowing`, `PolicyContext.kind_at`).
 """
 
 from __future__ import annotations

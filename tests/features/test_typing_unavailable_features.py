@@ -7,9 +7,9 @@ from pathlib import Path
 
 from yaml_feature_helpers import VERSION, snap
 
-from vap_lsp.analysis.crds import load_crds
 from vap_lsp.analysis.engine import AnalysisSettings, analyse_text
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.crds import load_crds
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.features.cel_hover import hover
 from vap_lsp.features.code_actions import DiagnosticRef, code_actions
 from vap_lsp.features.edits import apply_edits

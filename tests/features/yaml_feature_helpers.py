@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vap_lsp.analysis.engine import AnalysisSettings, parse_text
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 
 CURSOR = "‸"

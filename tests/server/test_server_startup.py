@@ -32,7 +32,12 @@ def _modules_after(code: str) -> set[str]:
 
 
 # The engine and what only it needs: parsing (ruamel.yaml), CEL, the checks.
-ENGINE = ("vap_lsp.analysis.engine", "vap_lsp.yaml.parse", "vap_lsp.cel", "vap_lsp.analysis.policy_checks")
+ENGINE = (
+    "vap_lsp.analysis.engine",
+    "vap_lsp.yaml.parse",
+    "vap_lsp.cel",
+    "vap_lsp.analysis.checks.server_validation",
+)
 
 
 def test_creating_the_server_imports_neither_the_engine_nor_a_language_service() -> None:

@@ -16,9 +16,9 @@ import pytest
 
 from vap_lsp.analysis.diagnostics import Diagnostic
 from vap_lsp.analysis.engine import analyse_text
+from vap_lsp.analysis.model.workspace import LoneDocumentIndex, WorkspaceIndex
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import CodeRules
-from vap_lsp.analysis.workspace import LoneDocumentIndex, WorkspaceIndex
 from vap_lsp.server.startup_analyser import StartupAnalyser
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*/*.yaml"))

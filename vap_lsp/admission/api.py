@@ -15,7 +15,7 @@ from vap_lsp.policy.kinds import recognise
 
 if TYPE_CHECKING:
     from vap_lsp.admission.engine import PreparedInputs
-    from vap_lsp.analysis.cost_budget import BudgetUse
+    from vap_lsp.analysis.model.cost_budget import BudgetUse
     from vap_lsp.cel.interpreter import LazyVariables
     from vap_lsp.cel.trace import Trace
 
@@ -201,7 +201,7 @@ class Evaluation:
     """With `explain=True` (MAP): each mutation applied, in order, both rounds."""
     budgets: list[BudgetUse] = field(default_factory=list)
     """What the evaluation spent of each budget it used, in the order it used them
-    (`vap_lsp.analysis.cost_budget`); a MAP reinvocation adds its own."""
+    (`vap_lsp.analysis.model.cost_budget`); a MAP reinvocation adds its own."""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -40,7 +40,7 @@ from vap_lsp.admission.matching import (
     match_resources,
     selector_matches,
 )
-from vap_lsp.analysis.cost_budget import (
+from vap_lsp.analysis.model.cost_budget import (
     MATCH_CONDITIONS_BUDGET,
     OUT_OF_BUDGET,
     PER_CALL_LIMIT,
@@ -48,7 +48,7 @@ from vap_lsp.analysis.cost_budget import (
     BudgetUse,
     Meter,
 )
-from vap_lsp.analysis.workspace import CRDVersion, crd_versions
+from vap_lsp.analysis.model.crds import CRDVersion, crd_versions
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileResult, compile_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, build_environment, variable_field_type

@@ -6,7 +6,7 @@ params, validationActions), then every validation with its result and, when fals
 its minimal failing sub-expressions (`vap_lsp.cel.explain`), the message the server uses and why
 (messageExpression, or its error and the fallback), audit annotations, variables (read or not)
 and costs (each expression's, and what each budget of the evaluation spent and has left, as the
-server accounts them: `vap_lsp.analysis.cost_budget`); for a MutatingAdmissionPolicy each
+server accounts them: `vap_lsp.analysis.model.cost_budget`); for a MutatingAdmissionPolicy each
 mutation's patch and the object after it.
 Everything here is derived from the traces: the verdicts are the engine's, unchanged.
 """
@@ -22,7 +22,7 @@ from typing import Any
 from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, Evaluation, ExpressionEvaluation
 from vap_lsp.admission.engine import PreparedInputs
 from vap_lsp.admission.matching import RequestAttrs, matching_rule
-from vap_lsp.analysis.cost_budget import BudgetUse
+from vap_lsp.analysis.model.cost_budget import BudgetUse
 from vap_lsp.cel import explain as cel_explain
 from vap_lsp.cel.explain import Failure, compact
 

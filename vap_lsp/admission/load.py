@@ -13,7 +13,7 @@ from typing import Any
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo, load_admission_review
 from vap_lsp.admission.authz import rule_problems
 from vap_lsp.analysis import files
-from vap_lsp.analysis.crds import list_items
+from vap_lsp.analysis.model.crds import list_items
 from vap_lsp.yaml.model import ExpansionLimit, ProblemKind, to_python
 from vap_lsp.yaml.parse import parse_yaml
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vap_lsp.analysis.matching import RuleRequest, equivalent_resources, names_match
-from vap_lsp.analysis.matching import rule_matches as shared_rule_matches
+from vap_lsp.analysis.model.matching import RuleRequest, equivalent_resources, names_match
+from vap_lsp.analysis.model.matching import rule_matches as shared_rule_matches
 from vap_lsp.schema.store import SchemaSet
 
 

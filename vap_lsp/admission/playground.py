@@ -19,9 +19,9 @@ from typing import Any
 from vap_lsp.admission import patching
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
 from vap_lsp.admission.engine import prepare, request_value, runtime_environment, validating_view
-from vap_lsp.analysis.cost_budget import PER_CALL_LIMIT
-from vap_lsp.analysis.matching import GVK, crd_schema_root, crd_type, object_schema_root, object_type
-from vap_lsp.analysis.workspace import crd_versions
+from vap_lsp.analysis.model.cost_budget import PER_CALL_LIMIT
+from vap_lsp.analysis.model.crds import crd_versions
+from vap_lsp.analysis.model.matching import GVK, crd_schema_root, crd_type, object_schema_root, object_type
 from vap_lsp.cel.compile import compile_expression
 from vap_lsp.cel.cost_estimate import CostEstimate, estimate_cost
 from vap_lsp.cel.environment import ExpressionKind, build_environment

@@ -1,5 +1,9 @@
 """The one function from document text to diagnostics, shared by the CLI and the server.
 
+It runs the table of checks (`checks.table`) over each file and each of its objects: the file's
+rows once, then every row whose role is the object's over the object's context
+(`model.object_context.ObjectContext`), which computes what a policy is once for all of them.
+
 Invariant: `analyse_text` never raises for any input text. A bug in one check becomes an
 `internal-error` diagnostic on that object, so one bad rule cannot hide the others' findings
 or take the server down.
@@ -11,18 +15,16 @@ import traceback
 from dataclasses import dataclass, field
 
 from vap_lsp import collector
-from vap_lsp.analysis.crd_checks import check_crd_object
+from vap_lsp.analysis.checks.check import FileContext
+from vap_lsp.analysis.checks.table import CHECKS, FILE_CHECKS
 from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
-from vap_lsp.analysis.kustomize import carries_directives, is_json6902
-from vap_lsp.analysis.objects import K8sObject, find_objects, own_text
-from vap_lsp.analysis.patch_checks import check_json6902, check_patch_object
-from vap_lsp.analysis.placement import head_span
-from vap_lsp.analysis.policy_checks import check_policy
-from vap_lsp.analysis.references import check_references
+from vap_lsp.analysis.model.context import clear_cache as clear_typing_cache
+from vap_lsp.analysis.model.object_context import ObjectContext
+from vap_lsp.analysis.model.objects import K8sObject, find_objects, own_text
+from vap_lsp.analysis.model.placement import head_span
+from vap_lsp.analysis.model.workspace import Read, WorkspaceIndex, recording, replay
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import apply_code_rules
-from vap_lsp.analysis.typing import clear_cache as clear_typing_cache
-from vap_lsp.analysis.workspace import Read, WorkspaceIndex, recording, replay
 from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
@@ -103,13 +105,18 @@ def _analyse(
     patch = settings.patch
     if workspace is not None and uri is not None:
         workspace.update(uri, [] if patch is not None else objects, yaml_file.text)
-        diagnostics.extend(check_references(uri, workspace))
     generation = workspace.crd_generation if workspace is not None else -1
-    if patch is not None:
-        for doc in yaml_file.documents:
-            if is_json6902(doc.root):
-                assert doc.root is not None
-                diagnostics.extend(check_json6902(doc.root, patch.target, version))
+    whole = FileContext(
+        yaml_file,
+        objects,
+        version,
+        uri,
+        workspace,
+        patch.target if patch is not None else None,
+        patch is not None,
+    )
+    for file_check in FILE_CHECKS:
+        diagnostics.extend(file_check.run(whole))
     for obj in objects:
         checkpoint()  # a cancelled request or superseded analysis stops here
         try:
@@ -184,16 +191,18 @@ def _checked_object(
 def _check(
     obj: K8sObject, yaml_file: YamlFile, version: str, workspace: WorkspaceIndex | None, patch: bool
 ) -> list[Diagnostic]:
-    # A kustomize patch is a partial object: what it can get wrong, never required fields.
-    if patch or carries_directives(obj.node):
-        return check_patch_object(obj, version)
-    if obj.is_crd:
-        return check_crd_object(obj, yaml_file.lines, version)
-    return check_policy(obj, yaml_file.lines, version, workspace)
+    """Every row of the table whose role is the object's, over one context."""
+    ctx = ObjectContext(obj, version, workspace, yaml_file.lines, patch)
+    role = ctx.role
+    found: list[Diagnostic] = []
+    for check in CHECKS:
+        if check.role is role:
+            found.extend(check.run(ctx))
+    return found
 
 
 def clear_caches() -> None:
-    """Forget every result cached across calls (parsed pieces, compiled CEL, typing models, object
+    """Forget every result cached across calls (parsed pieces, compiled CEL, policy contexts, object
     results), so a benchmark can measure a cold pass; nothing else needs to call it."""
     clear_cel_cache()
     clear_typing_cache()

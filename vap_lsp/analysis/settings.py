@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vap_lsp.analysis.kustomize import PatchFile
+from vap_lsp.analysis.model.kustomize import PatchFile
 from vap_lsp.analysis.suppress import CodeRules
 from vap_lsp.schema.store import default_version, normalize_version
 

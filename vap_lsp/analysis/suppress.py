@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.model.objects import K8sObject
 from vap_lsp.text import LineIndex, Span
 from vap_lsp.yaml.model import MappingNode, Node, ScalarNode, SequenceNode, YamlFile
 

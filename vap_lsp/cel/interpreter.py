@@ -1294,7 +1294,7 @@ def evaluate(
     `namespaceObject`, `authorizer`, `authorizer.requestResource`, `variables`) to values;
     JSON data is used as-is (read lazily), `variables` may be a `LazyVariables`, `authorizer`
     any `k8s.Authorizer`. `cost_limit` is the per-call limit (None: unlimited); budgets shared by
-    several expressions are the caller's (`vap_lsp.analysis.cost_budget`). With `trace`, the
+    several expressions are the caller's (`vap_lsp.analysis.model.cost_budget`). With `trace`, the
     result carries every evaluated node's value or error (`EvalResult.trace`); value, error and
     cost are those of a plain evaluation.
     """

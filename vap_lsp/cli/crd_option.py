@@ -15,8 +15,8 @@ from vap_lsp.config import Config, ConfigResolver, configured_crds, load_config
 from vap_lsp.schema.store import normalize_version
 
 if TYPE_CHECKING:
-    from vap_lsp.analysis.crds import LoadedCRDs
-    from vap_lsp.analysis.workspace import WorkspaceIndex
+    from vap_lsp.analysis.model.crds import LoadedCRDs
+    from vap_lsp.analysis.model.workspace import WorkspaceIndex
 
 
 def _report(loaded: LoadedCRDs, label: str, io_errors: list[str]) -> None:
@@ -34,7 +34,7 @@ def load_external_crds(
     returned as documents (for `run`/`test` inputs)."""
     if not paths:
         return []
-    from vap_lsp.analysis.crds import load_crds  # imported by the commands that use it, not `serve`
+    from vap_lsp.analysis.model.crds import load_crds  # imported by the commands that use it, not `serve`
 
     loaded = load_crds(paths)
     _report(loaded, "--crd ", io_errors)

@@ -17,8 +17,8 @@ from typing import Any, TextIO
 from vap_lsp import __version__, collector
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.files import collect_files, read_file, read_stream
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.analysis.settings import AnalysisSettings
-from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cli.crd_option import (
     add_config_options,
     add_crd_option,

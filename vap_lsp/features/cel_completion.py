@@ -1,11 +1,11 @@
-"""Completion inside CEL expressions, on what the user is typing (often not parseable yet).
+"""Completion inside CEL expressions, on what the user is context (often not parseable yet).
 
 The text before the cursor is repaired (a placeholder identifier at the cursor, open brackets
 closed) and type-checked in the expression's typed environment, so `…containers.all(c, c.`
 knows `c` is a container. After `.`/`.?`: the receiver type's fields, then its methods and
 macros (on a receiver of unknown type, `dyn`, only the macros: no method applies to any
 value); otherwise: comprehension variables, root variables, global functions and macros.
-Variables have the type their expression infers (vap-lsp's precise view, `analysis.typing`), so
+Variables have the type their expression infers (vap-lsp's precise view, `analysis.model.context`), so
 `variables.spec.` on a Deployment policy offers `replicas`, `template`, `selector`….
 Insert texts are escaped for the YAML scalar style they land in.
 """

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from vap_lsp.analysis.objects import K8sObject, object_data
-from vap_lsp.analysis.policy_checks import select_schema
-from vap_lsp.analysis.sites import ExpressionSite
-from vap_lsp.analysis.typing import KindTyping, PolicyTyping, VariableTyping, policy_typing
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.context import PolicyContext
+from vap_lsp.analysis.model.object_context import ObjectContext
+from vap_lsp.analysis.model.objects import K8sObject
+from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.analysis.model.typing import KindTyping, VariableTyping
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, ParsedExpr, Select
 from vap_lsp.cel.checker import CheckedExpr, check, qualified_name
 from vap_lsp.cel.compile import CompileResult, parse_expression
@@ -28,12 +27,9 @@ from vap_lsp.cel.environment import Environment, ExpressionKind
 from vap_lsp.cel.types import Type
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.lru import LruCache
-from vap_lsp.policy.defaults import apply_defaults
-from vap_lsp.policy.kinds import POLICY_GROUP, PolicyKind, recognise
 from vap_lsp.text import Span
 from vap_lsp.yaml.markers import DOCUMENT_MARKER
 from vap_lsp.yaml.model import (
-    ExpansionLimit,
     MappingNode,
     Path,
     ScalarNode,
@@ -58,66 +54,53 @@ __all__ = [
 
 @dataclass(frozen=True)
 class PolicyCel:
-    """A VAP/MAP of the document and its typing model (`vap_lsp.analysis.typing`), which the
+    """A VAP/MAP of the document and its policy context (`vap_lsp.analysis.model.context`), which the
     diagnostics read too: features never compile on their own."""
 
     obj: K8sObject
-    typing: PolicyTyping
+    context: PolicyContext
 
     @property
     def sites(self) -> list[ExpressionSite]:
-        return self.typing.sites
+        return self.context.sites
 
     @property
     def kinds(self) -> tuple[KindTyping, ...]:
-        return self.typing.kinds
+        return self.context.kinds
 
     @property
     def kinds_text(self) -> str:
-        return self.typing.kinds_text
+        return self.context.kinds_text
 
     @property
     def has_params(self) -> bool:
-        return self.typing.has_params
+        return self.context.has_params
 
     @property
     def variables(self) -> list[VariableTyping]:
-        return self.typing.variables
+        return self.context.variables
 
     def variable(self, name: str) -> VariableTyping | None:
-        return self.typing.variable(name)
+        return self.context.variable(name)
 
     def environment(self, site: ExpressionSite) -> Environment:
         """The precise environment: object typed from the first kind with a schema, params from
         paramKind, each variable with its inferred type."""
-        return self.typing.environment(site)
+        return self.context.environment(site)
 
     def compile(self, site: ExpressionSite) -> CompileResult:
-        return self.typing.compile(site)
+        return self.context.compile(site)
 
 
 def _build(obj: K8sObject, version: str, workspace: WorkspaceIndex | None) -> PolicyCel | None:
-    """The typing model the diagnostics were computed from (`policy_checks.check_policy`): the
+    """The policy context the diagnostics were computed from (`model.object_context`): the
     defaulted spec, the schemas of the Kubernetes version that serves the policy's apiVersion."""
-    recognised = recognise(obj.api_version, obj.kind)
-    if recognised is None or recognised[0] not in (PolicyKind.VAP, PolicyKind.MAP):
-        return None
-    kind, group_version = recognised
-    try:
-        data = object_data(obj.node)
-    except ExpansionLimit:
-        return None
-    if not isinstance(data, dict):
-        return None
-    spec: Any = apply_defaults(kind, group_version, data).get("spec")
-    if not isinstance(spec, Mapping):
-        return None
-    served, _ = select_schema(version, POLICY_GROUP, group_version, obj.kind)
-    return PolicyCel(obj, policy_typing(obj.node, kind, spec, served.version, workspace))
+    policy = ObjectContext(obj, version, workspace).policy
+    return PolicyCel(obj, policy) if policy is not None else None
 
 
-# An entry keeps its policy's node and typing model alive: 256 policies, of 2 million characters
-# in all (as `typing.policy_typing`'s own cache; usually the same models).
+# An entry keeps its policy's node and policy context alive: 256 policies, of 2 million characters
+# in all (as `context.policy_context`'s own cache; usually the same contexts).
 CACHE_WEIGHT = 2_000_000
 _CACHE: LruCache[tuple[int, str, int, int], tuple[K8sObject, PolicyCel | None]] = LruCache(
     256, weigh=lambda _, entry: entry[0].node.span.end - entry[0].node.span.start, max_weight=CACHE_WEIGHT
@@ -126,7 +109,7 @@ _CACHE: LruCache[tuple[int, str, int, int], tuple[K8sObject, PolicyCel | None]] 
 
 def policy_cel(snapshot: DocumentSnapshot, obj: K8sObject) -> PolicyCel | None:
     """The policy's CEL facts, cached per parsed node (kept alive by the entry), so a request
-    neither re-reads the policy (`to_python`) nor rebuilds its typing model."""
+    neither re-reads the policy (`to_python`) nor rebuilds its policy context."""
     workspace = snapshot.workspace
     version = snapshot.kubernetes_version
     key = (id(obj.node), version, id(workspace), workspace.crd_generation if workspace is not None else -1)
@@ -165,15 +148,15 @@ class CelContext:
         """This context typed as `kind` (its precise view)."""
         if kind is None or kind is self.kind:
             return self
-        view = self.policy.typing.precise(kind)
+        view = self.policy.context.precise(kind)
         return CelContext(
             self.policy, self.site, self.index, view.environment(self.site), view.result(self.site), kind
         )
 
     def narrowed(self, parsed: ParsedExpr, offset: int) -> CelContext:
         """This context typed as the kind that can run the node at `offset` of `parsed` (the
-        expression as written, or repaired text being typed; `PolicyTyping.kind_at`)."""
-        return self.for_kind(self.policy.typing.kind_at(self.site, parsed, offset))
+        expression as written, or repaired text being typed; `PolicyContext.kind_at`)."""
+        return self.for_kind(self.policy.context.kind_at(self.site, parsed, offset))
 
     @property
     def node(self) -> ScalarNode:
@@ -217,11 +200,11 @@ def cel_context_at(snapshot: DocumentSnapshot, offset: int) -> CelContext | None
         if index is None:
             continue
         result = pc.compile(site)
-        ctx = CelContext(pc, site, index, pc.environment(site), result, pc.typing.primary)
+        ctx = CelContext(pc, site, index, pc.environment(site), result, pc.context.primary)
         return ctx.narrowed(result.parsed, index - result.offset)
     blank = _blank_site(pc, offset, snapshot)
     if blank is not None:
-        return CelContext(pc, blank, 0, pc.environment(blank), pc.compile(blank), pc.typing.primary)
+        return CelContext(pc, blank, 0, pc.environment(blank), pc.compile(blank), pc.context.primary)
     return None
 
 
@@ -415,7 +398,7 @@ def document_local_text(text: str, offset: int) -> str:
 
     Offsets and line numbers are unchanged, so a snapshot of this text answers hover and
     completion for that document at the cost of parsing one document, not the whole file
-    (what typing in a large multi-document file needs before diagnostics catch up).
+    (what context in a large multi-document file needs before diagnostics catch up).
     """
     starts = [0]
     starts.extend(m.start() for m in DOCUMENT_MARKER.finditer(text))

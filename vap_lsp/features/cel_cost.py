@@ -2,18 +2,19 @@
 
 The estimate is `analysis.cost_estimates`' (cel-go's estimator over the kind `object` is typed
 as here); the limits and the budget the expression shares are `analysis.cost_budget`'s, the worst
-case of that budget `analysis.cost_checks.policy_budgets`'. The server itself never estimates an
+case of that budget `analysis.model.cost_advice.policy_budgets`'. The server itself never estimates an
 admission policy: it counts at runtime and stops there.
 """
 
 from __future__ import annotations
 
-from vap_lsp.analysis.cost_budget import PER_CALL_LIMIT
-from vap_lsp.analysis.cost_checks import policy_budgets
-from vap_lsp.analysis.cost_estimates import estimate_site
-from vap_lsp.analysis.objects import K8sObject
-from vap_lsp.analysis.sites import ExpressionSite
-from vap_lsp.analysis.typing import KindTyping, PolicyTyping
+from vap_lsp.analysis.model.context import PolicyContext
+from vap_lsp.analysis.model.cost_advice import policy_budgets
+from vap_lsp.analysis.model.cost_budget import PER_CALL_LIMIT
+from vap_lsp.analysis.model.cost_estimates import estimate_site
+from vap_lsp.analysis.model.objects import K8sObject
+from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.analysis.model.typing import KindTyping
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.features.cel_context import policy_cel
 from vap_lsp.features.snapshot import DocumentSnapshot
@@ -27,11 +28,11 @@ def _range(lo: int, hi: int) -> str:
 
 
 def expression_cost_markdown(
-    typing: PolicyTyping, site: ExpressionSite, kind: KindTyping | None = None
+    context: PolicyContext, site: ExpressionSite, kind: KindTyping | None = None
 ) -> str | None:
     """`Estimated cost: 4 – 1,204 (per-call limit 1,000,000) · budget …`, or None when the
     expression does not compile."""
-    found = estimate_site(typing, site, kind)
+    found = estimate_site(context, site, kind)
     if found is None:
         return None
     cost = found.cost
@@ -45,7 +46,7 @@ def expression_cost_markdown(
             "messageExpressions, auditAnnotations, each mutation)."
         )
         return "\n\n".join(lines)
-    for budget in policy_budgets(typing):
+    for budget in policy_budgets(context):
         if site.field in budget.budget.fields:
             worst = f"{budget.max:,}" + (" (**can run out**)" if budget.exceeds else "")
             lines.append(
@@ -57,10 +58,10 @@ def expression_cost_markdown(
 
 
 def comprehension_cost_markdown(
-    typing: PolicyTyping, site: ExpressionSite, comprehension_id: int, kind: KindTyping | None = None
+    context: PolicyContext, site: ExpressionSite, comprehension_id: int, kind: KindTyping | None = None
 ) -> str | None:
     """The share of the comprehension `comprehension_id` in the expression's estimate."""
-    found = estimate_site(typing, site, kind)
+    found = estimate_site(context, site, kind)
     if found is None:
         return None
     for c in found.estimate.comprehensions:
@@ -80,5 +81,5 @@ def key_cost_markdown(snapshot: DocumentSnapshot, obj: K8sObject, path: Path) ->
         return None
     for site in pc.sites:
         if site.path == path:
-            return expression_cost_markdown(pc.typing, site, pc.typing.primary)
+            return expression_cost_markdown(pc.context, site, pc.context.primary)
     return None

@@ -7,18 +7,9 @@ expression, a function its overloads and the Kubernetes version that introduced 
 
 from __future__ import annotations
 
-from vap_lsp.analysis.guarantees import (
-    field_guarantee,
-    kind_guarantees,
-    null_cases,
-    per_kind_text,
-    point_of,
-    root_subjects,
-    subject,
-    type_path,
-)
-from vap_lsp.analysis.typing import KindTyping
-from vap_lsp.analysis.typing_coverage import typing_note
+from vap_lsp.analysis.model.coverage import typing_note
+from vap_lsp.analysis.model.guarantees import field_guarantee, per_kind_text, type_path
+from vap_lsp.analysis.model.typing import KindTyping
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, Literal, Select, StructExpr
 from vap_lsp.cel.types import FieldDecl, ObjectType, Type
 from vap_lsp.features.cel_context import CelContext, cel_context_at, qualified
@@ -64,13 +55,13 @@ def _root_markdown(ctx: CelContext, name: str, typ: Type | None) -> str:
         if kinds:
             typed_as = ""
             if len(ctx.policy.kinds) > 1:
-                typing = ctx.policy.typing
-                first = next((k for k in typing.kinds if k.has_schema), None)
+                context = ctx.policy.context
+                first = next((k for k in context.kinds if k.has_schema), None)
                 typed_as = " (typed as the first)"
                 if ctx.kind is not None and ctx.kind is not first:
                     why = (
                         "a guard rules the first out here"
-                        if ctx.kind is not typing.primary
+                        if ctx.kind is not context.primary
                         else "no request of the first gets past the rules"
                     )
                     typed_as = f" (typed as {ctx.kind.gvk.kind}: {why})"
@@ -80,14 +71,14 @@ def _root_markdown(ctx: CelContext, name: str, typ: Type | None) -> str:
         lines.append(_schema_sources(ctx.policy.kinds))
     if name == "params":
         lines.append("Typed from `spec.paramKind`." if ctx.policy.has_params else "")
-        params = ctx.policy.typing.params_kind
+        params = ctx.policy.context.params_kind
         lines.append(_schema_sources((params,) if params is not None else ()))
-    null = [c.case for c in null_cases(ctx.policy.typing) if c.root == name and c.sites(ctx.site)]
+    null = [c.case for c in ctx.policy.context.null_cases() if c.root == name and c.sites(ctx.site)]
     if null:
         lines.append(f"**At admission**: null {'; null '.join(null)}.")
     if name in ("object", "oldObject", "params"):
-        # Where typing is lost, as the `typing-unavailable` diagnostic says.
-        note = typing_note(ctx.policy.typing, name)
+        # Where context is lost, as the `typing-unavailable` diagnostic says.
+        note = typing_note(ctx.policy.context, name)
         lines.append(f"**Typing unavailable**: {note}." if note is not None else "")
     return "\n\n".join(line for line in lines if line)
 
@@ -164,10 +155,10 @@ _FORMATTED_TYPES = frozenset({"google.protobuf.Timestamp", "google.protobuf.Dura
 def _admission_note(ctx: CelContext, node: Select, owner: Type | None, decl: FieldDecl) -> str:
     """Whether the field is there when the policy runs, and why (`analysis.guarantees`), for the
     kind editor features type `object` as."""
-    typing = ctx.policy.typing
-    typed_as = ctx.kind or typing.primary
-    kind = subject(typed_as, typing.version, typing.workspace) if typed_as is not None else None
-    subjects = root_subjects(typing, kind)
+    context = ctx.policy.context
+    typed_as = ctx.kind or context.primary
+    kind = context.subject(typed_as) if typed_as is not None else None
+    subjects = context.root_subjects(kind)
     chain: Expr = node
     while isinstance(chain, Select):
         chain = chain.operand
@@ -178,13 +169,13 @@ def _admission_note(ctx: CelContext, node: Select, owner: Type | None, decl: Fie
         path = type_path(owner, node.field, held.type_name) if held is not None else None
         if path is None and root is None:
             continue
-        found = field_guarantee(name, path or (node.field,), decl, held, point_of(typing), typing.version)
+        found = field_guarantee(name, path or (node.field,), decl, held, context.point, context.version)
         present, why = found.present, found.why
-        if path is not None and name in ("object", "oldObject") and len(typing.kinds) > 1:
+        if path is not None and name in ("object", "oldObject") and len(context.kinds) > 1:
             # Each kind the field's read can run for says why (`guarantees.kind_guarantees`).
             parsed = ctx.result.parsed
-            kinds = typing.kinds_at(ctx.site, parsed, node.field_start)
-            per_kind = kind_guarantees(typing, name, path, kinds)
+            kinds = context.kinds_at(ctx.site, parsed, node.field_start)
+            per_kind = context.kind_guarantees(name, path, kinds)
             if per_kind:
                 present = all(item.guarantee.present for item in per_kind)
                 why = per_kind_text(per_kind)
@@ -243,14 +234,14 @@ def _cost_markdown(ctx: CelContext, macro: Call) -> str:
     """The comprehension's share of the estimated cost, the expression's and its budget."""
     from vap_lsp.features.cel_cost import comprehension_cost_markdown, expression_cost_markdown
 
-    typing = ctx.policy.typing
+    context = ctx.policy.context
     parts: list[str] = []
     for comprehension_id, call in ctx.result.parsed.macro_calls.items():
         if call is macro:
-            share = comprehension_cost_markdown(typing, ctx.site, comprehension_id, ctx.kind)
+            share = comprehension_cost_markdown(context, ctx.site, comprehension_id, ctx.kind)
             if share is not None:
                 parts.append(share)
-    whole = expression_cost_markdown(typing, ctx.site, ctx.kind)
+    whole = expression_cost_markdown(context, ctx.site, ctx.kind)
     if whole is not None:
         parts.append(whole)
     return "".join("\n\n" + p for p in parts)

@@ -12,9 +12,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from vap_lsp.analysis.cel_checks import PRECISE_CODE
-from vap_lsp.analysis.objects import K8sObject, object_data
-from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.analysis.model.objects import K8sObject, object_data
+from vap_lsp.analysis.model.sites import ExpressionSite
 from vap_lsp.cel.ast import Call, Select
 from vap_lsp.cel.compile import CompileResult
 from vap_lsp.cel.environment import ExpressionKind
@@ -119,10 +118,10 @@ def _typed_site(
     pc = policy_cel(snapshot, policy.obj)  # the model the diagnostics were computed from
     if pc is None:
         return None
-    typing = pc.typing
-    for site in typing.sites:
+    context = pc.context
+    for site in context.sites:
         if site.path == path:
-            return site, typing.compile(site)
+            return site, context.compile(site)
     return None
 
 
@@ -381,7 +380,7 @@ def _message_to_expression(snapshot: DocumentSnapshot, d: DiagnosticRef) -> list
     return [CodeActionResult(title, edits, d, preferred=True)]
 
 
-_TYPE_CHECK_CODES = frozenset({"cel-type-check", "cel-type-check-extra", PRECISE_CODE})
+_TYPE_CHECK_CODES = frozenset({"cel-type-check", "cel-type-check-extra", "vap-lsp-type-check"})
 
 
 def code_actions(snapshot: DocumentSnapshot, diagnostics: list[DiagnosticRef]) -> list[CodeActionResult]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vap_lsp.analysis.objects import K8sObject, object_data
-from vap_lsp.analysis.sites import expression_sites
-from vap_lsp.analysis.workspace import ObjectEntry, extract
+from vap_lsp.analysis.model.objects import K8sObject, object_data
+from vap_lsp.analysis.model.sites import expression_sites
+from vap_lsp.analysis.model.workspace import ObjectEntry, extract
 from vap_lsp.cel.ast import Ident, Select
 from vap_lsp.cel.parser import parse
 from vap_lsp.cel.types import RESERVED_WORDS, Kind, ObjectType, Type
@@ -159,7 +159,7 @@ def definition(snapshot: DocumentSnapshot, offset: int) -> list[Location]:
 
 def _field_definition(snapshot: DocumentSnapshot, offset: int) -> list[Location] | None:
     """A CEL field of an object typed from a workspace CRD (through variables and comprehension
-    variables too, as the typing model types them) → its property in the CRD's schema when the
+    variables too, as the policy context types them) → its property in the CRD's schema when the
     CRD is in this document, else the CRD. None when the offset is not on such a field."""
     from vap_lsp.features.cel_context import cel_context_at  # CEL services load on first use
 
@@ -175,8 +175,8 @@ def _field_definition(snapshot: DocumentSnapshot, offset: int) -> list[Location]
     if select is None or ref is None or ref.kind != "field" or not isinstance(ref.owner, ObjectType):
         return None
     root, *steps = ref.owner.name.split(".")
-    typing = ctx.policy.typing
-    kinds = [*typing.kinds, *([typing.params_kind] if typing.params_kind is not None else [])]
+    context = ctx.policy.context
+    kinds = [*context.kinds, *([context.params_kind] if context.params_kind is not None else [])]
     roots = [(k.gvk, k.object_type) for k in kinds if k.source == "workspace"]
     for gvk, typ in roots:
         crd = snapshot.workspace.crd(gvk.group, gvk.version, gvk.kind) if typ.name == root else None

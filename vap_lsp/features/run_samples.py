@@ -22,11 +22,11 @@ from vap_lsp.admission.explain import budget_text
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import expand_glob, unreadable, walk_yaml
-from vap_lsp.analysis.objects import object_data
-from vap_lsp.analysis.placement import head_span, span_for_path
-from vap_lsp.analysis.sites import ExpressionSite, expression_sites
-from vap_lsp.analysis.typing import matched_kinds
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.objects import object_data
+from vap_lsp.analysis.model.placement import head_span, span_for_path
+from vap_lsp.analysis.model.sites import ExpressionSite, expression_sites
+from vap_lsp.analysis.model.typing import matched_kinds
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.cel import explain as cel_explain
 from vap_lsp.features.inlay_hints import InlayHint
 from vap_lsp.features.snapshot import DocumentSnapshot

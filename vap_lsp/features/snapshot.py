@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.model.objects import K8sObject
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.analysis.settings import AnalysisSettings
-from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.text import LineIndex, Position
 from vap_lsp.yaml.model import YamlFile
 

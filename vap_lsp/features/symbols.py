@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vap_lsp.analysis.objects import K8sObject
-from vap_lsp.analysis.placement import first_line
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.objects import K8sObject
+from vap_lsp.analysis.model.placement import first_line
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.policy.kinds import recognise
 from vap_lsp.text import LineIndex, Span, shorten

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vap_lsp.analysis.typing import PolicyTyping
-from vap_lsp.analysis.typing_coverage import params_item, rule_items
+from vap_lsp.analysis.model.context import PolicyContext
+from vap_lsp.analysis.model.coverage import params_item, rule_items
 from vap_lsp.features.cel_context import policy_cel
 from vap_lsp.features.edits import TextEditResult, rewrite_value
 from vap_lsp.text import Span
@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from vap_lsp.features.snapshot import DocumentSnapshot
 
 
-def _rule_fixes(d: DiagnosticRef, root: Any, typing: PolicyTyping, index: int) -> list[CodeActionResult]:
+def _rule_fixes(d: DiagnosticRef, root: Any, context: PolicyContext, index: int) -> list[CodeActionResult]:
     from vap_lsp.features.code_actions import CodeActionResult
 
-    rule = next((r for r in typing.rules if r.index == index), None)
+    rule = next((r for r in context.rules if r.index == index), None)
     if rule is None:
         return []
     path = ("spec", "matchConstraints", "resourceRules", index, "apiVersions")
@@ -56,10 +56,10 @@ def _rule_fixes(d: DiagnosticRef, root: Any, typing: PolicyTyping, index: int) -
     return out
 
 
-def _param_fixes(d: DiagnosticRef, root: Any, typing: PolicyTyping) -> list[CodeActionResult]:
+def _param_fixes(d: DiagnosticRef, root: Any, context: PolicyContext) -> list[CodeActionResult]:
     from vap_lsp.features.code_actions import CodeActionResult
 
-    u = params_item(typing)
+    u = params_item(context)
     if u is None or not u.elsewhere:
         return []
     node, _, found = lookup(root, ("spec", "paramKind", "apiVersion"))
@@ -82,10 +82,10 @@ def typing_unavailable_fixes(snapshot: DocumentSnapshot, d: DiagnosticRef) -> li
     pc = policy_cel(snapshot, obj) if obj is not None else None  # the model of the diagnostics
     if pc is None or not d.field:
         return []
-    root, typing = pc.typing.root, pc.typing
+    root, context = pc.context.root, pc.context
     if d.field == "spec.paramKind":
-        return _param_fixes(d, root, typing)
+        return _param_fixes(d, root, context)
     prefix = "spec.matchConstraints.resourceRules["
     if d.field.startswith(prefix) and d.field.endswith("]") and d.field[len(prefix) : -1].isdigit():
-        return _rule_fixes(d, root, typing, int(d.field[len(prefix) : -1]))
+        return _rule_fixes(d, root, context, int(d.field[len(prefix) : -1]))
     return []

@@ -193,7 +193,7 @@ def _key_entries(obj: ObjectSchema, ctx: CursorContext) -> list[CompletionEntry]
     schema = schema_at(obj, path)
     dash = ""
     if schema is not None and schema.get("type") == "array":
-        path, dash = (*path, 0), "- "  # typing under a list's key: the keys of a new item
+        path, dash = (*path, 0), "- "  # context under a list's key: the keys of a new item
         ctx = replace(ctx, key_column=ctx.key_column + 2)
     out: list[CompletionEntry] = []
     for name in property_names(obj, path):

@@ -1,6 +1,6 @@
 """Where the cursor is in a YAML document: the field path, and whether on a key or a value.
 
-Two sources, because the user is typing: the parsed tree gives exact answers when the
+Two sources, because the user is context: the parsed tree gives exact answers when the
 document parses (hover), and an indentation scan of the text gives the path when it does
 not (`    failurePolicy: ` with nothing after, a half-typed key, a fresh `- `). The text scan
 walks the document's lines top-down with a stack of (column, key or list item), skipping
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from vap_lsp.analysis.objects import object_data
+from vap_lsp.analysis.model.objects import object_data
 from vap_lsp.text import Span
 from vap_lsp.yaml.markers import DOCUMENT_MARKER
 from vap_lsp.yaml.model import (

@@ -8,7 +8,7 @@ before admission). CEL inside expressions is the CEL hover's business.
 
 from __future__ import annotations
 
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.model.objects import K8sObject
 from vap_lsp.features.results import HoverResult
 from vap_lsp.features.snapshot import DocumentSnapshot
 from vap_lsp.features.yaml_context import document_at, node_path_at, text_path_at

@@ -77,7 +77,7 @@ def object_schema(kubernetes_version: str, api_version: str | None, kind: str | 
     group, _, version = api_version.rpartition("/")
     recognised = recognise(api_version, kind)
     if recognised is not None:
-        from vap_lsp.analysis.policy_checks import select_schema
+        from vap_lsp.analysis.model.served import select_schema
 
         served, _ = select_schema(kubernetes_version, POLICY_GROUP, recognised[1], kind)
         schema_set = served.schema_set

@@ -12,8 +12,8 @@ from typing import Any
 
 from vap_lsp.admission.api import PolicyInputs
 from vap_lsp.admission.load import InputError, documents
-from vap_lsp.analysis.crds import list_items
 from vap_lsp.analysis.files import YAML_SUFFIXES
+from vap_lsp.analysis.model.crds import list_items
 
 GIT_TIMEOUT = 60
 

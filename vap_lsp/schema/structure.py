@@ -35,6 +35,8 @@ from vap_lsp.yaml.resolve import resolve_scalar
 UNKNOWN_FIELD = "unknown-field"
 DUPLICATE_FIELD = "duplicate-field"
 TYPE_MISMATCH = "type-mismatch"
+STRUCTURAL_CODES = (UNKNOWN_FIELD, DUPLICATE_FIELD, TYPE_MISMATCH)
+"""Every code a structural issue can have."""
 
 # Budget of visited nodes, so an alias bomb cannot make checking expensive.
 NODE_BUDGET = 200_000

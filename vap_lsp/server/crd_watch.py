@@ -69,7 +69,7 @@ def reload_crds(state: ServerState) -> tuple[bool, list[str]]:
 
     Returns whether the index's CRDs changed, and the problems not reported yet (a missing
     path, a file without a CRD, what the API server would reject in a CRD)."""
-    from vap_lsp.analysis.crds import LoadedCRDs, load_crds
+    from vap_lsp.analysis.model.crds import LoadedCRDs, load_crds
 
     patterns = state.settings.crds
     before = state.index.crd_generation

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from vap_lsp import collector
-from vap_lsp.analysis.workspace import Read, recording
+from vap_lsp.analysis.model.workspace import Read, recording
 from vap_lsp.cancel import Cancelled, Token, scope
 from vap_lsp.server.convert import to_lsp_diagnostic
 from vap_lsp.server.pacing import Pacer, Pacing

@@ -235,8 +235,8 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
     """The helper's loop: warm up, then answer (uri, text, settings) with (True, (diagnostics,
     depends on other files)) or (False, reason) until the server closes the pipe."""
     from vap_lsp.analysis.engine import analyse_text
+    from vap_lsp.analysis.model.workspace import LoneDocumentIndex, WorkspaceIndex
     from vap_lsp.analysis.settings import AnalysisSettings
-    from vap_lsp.analysis.workspace import LoneDocumentIndex, WorkspaceIndex
 
     analyse_text(WARM_UP, AnalysisSettings(), workspace=WorkspaceIndex(), uri="untitled:vap-lsp-warm-up")
     collector.resume()

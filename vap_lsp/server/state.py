@@ -26,8 +26,8 @@ from lsprotocol import types as lsp
 from pygls import uris
 
 from vap_lsp.analysis.files import read_text, walk_yaml, walked
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.analysis.settings import AnalysisSettings
-from vap_lsp.analysis.workspace import WorkspaceIndex
 from vap_lsp.cancel import checkpoint
 from vap_lsp.config import Config, ConfigResolver
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot

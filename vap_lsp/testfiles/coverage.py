@@ -23,8 +23,8 @@ from typing import Any
 from vap_lsp.admission.api import AdmissionResult
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import read_text
-from vap_lsp.analysis.objects import object_data
-from vap_lsp.analysis.sites import expression_sites
+from vap_lsp.analysis.model.objects import object_data
+from vap_lsp.analysis.model.sites import expression_sites
 from vap_lsp.cel.ast import Call, Comprehension, Expr, ParsedExpr
 from vap_lsp.cel.explain import predicate
 from vap_lsp.cel.parser import parse

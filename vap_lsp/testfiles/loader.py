@@ -14,7 +14,7 @@ from typing import Any
 
 from vap_lsp.analysis.engine import parse_text
 from vap_lsp.analysis.files import read_text
-from vap_lsp.analysis.objects import object_data
+from vap_lsp.analysis.model.objects import object_data
 from vap_lsp.yaml.model import ExpansionLimit, MappingNode, Node, SequenceNode, YamlFile, deref
 
 

@@ -25,11 +25,13 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from vap_lsp.analysis.checks.check import policy_check
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.matching import GVK
-from vap_lsp.analysis.narrowing import Reachability
-from vap_lsp.analysis.sites import ExpressionSite
-from vap_lsp.analysis.typing import KindTyping
+from vap_lsp.analysis.model.context import PolicyContext
+from vap_lsp.analysis.model.matching import GVK
+from vap_lsp.analysis.model.narrowing import Reachability
+from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.analysis.model.typing import KindTyping
 from vap_lsp.cel.ast import (
     Call,
     Comprehension,
@@ -46,6 +48,7 @@ from vap_lsp.cel.ast import (
 from vap_lsp.cel.compile import CompileResult
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import Kind, ObjectType, Type
+from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.text import Span
 
 CODE_APPLY = "map-apply-configuration"
@@ -79,7 +82,7 @@ def check_mutations(
     reach_of: ReachOf | None = None,
 ) -> list[Diagnostic]:
     """Warnings for the mutations of one MAP (`compiled`: its create-time compile results;
-    `matched`: the typing model's matched kinds, those with a schema checked against;
+    `matched`: the policy context's matched kinds, those with a schema checked against;
     `reach_of`: narrowing, so that a literal in a branch that cannot run for a kind, or under
     matchConditions that keep the kind out, is not checked against that kind)."""
     sites = [
@@ -466,3 +469,18 @@ def _pointer_problem(root: Type, segments: Sequence[str], *, appends: bool) -> t
             return None  # dyn (int-or-string…) or a scalar: nothing more to judge
         walked += "/" + segment.replace("~", "~0").replace("/", "~1")
     return None
+
+
+def mutations(context: PolicyContext) -> list[Diagnostic]:
+    """The mutations of a MAP against the schema of each kind they can run for."""
+    return check_mutations(
+        context.create_time().results(), context.reaching_kinds, context.create_time_reachability
+    )
+
+
+CHECK = policy_check(
+    "mutations",
+    (CODE_APPLY, CODE_JSON_PATCH),
+    "A MAP's Object{} literals and JSON patches against the schema of each kind they can mutate.",
+    frozenset({PolicyKind.MAP}),
+)(mutations)

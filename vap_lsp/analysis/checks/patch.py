@@ -6,13 +6,15 @@ cannot exist in the kind, a value of the wrong type)."""
 
 from __future__ import annotations
 
+from vap_lsp.analysis.checks.check import Check, FileCheck, FileContext
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.kustomize import JSON6902_OPS, PatchTarget, is_directive
-from vap_lsp.analysis.objects import K8sObject
-from vap_lsp.analysis.policy_checks import select_schema
+from vap_lsp.analysis.model.kustomize import JSON6902_OPS, PatchTarget, is_directive, is_json6902
+from vap_lsp.analysis.model.object_context import Role
+from vap_lsp.analysis.model.objects import K8sObject
+from vap_lsp.analysis.model.served import select_schema
 from vap_lsp.policy.kinds import POLICY_GROUP, recognise
 from vap_lsp.schema.store import JsonDict, SchemaSet, get_schema_set
-from vap_lsp.schema.structure import check_structure, check_value
+from vap_lsp.schema.structure import STRUCTURAL_CODES, check_structure, check_value
 from vap_lsp.schema.walk import accepts_anything
 from vap_lsp.yaml.model import MappingNode, Node, ScalarNode, SequenceNode, deref
 
@@ -151,3 +153,32 @@ def check_json6902(root: Node, target: PatchTarget | None, kubernetes_version: s
                     Diagnostic(issue.span, Severity.ERROR, issue.code, issue.message, field=issue.field)
                 )
     return out
+
+
+def json6902_patches(ctx: FileContext) -> list[Diagnostic]:
+    """The JSON 6902 documents of a file a kustomization names as a patch."""
+    if not ctx.is_patch:
+        return []
+    out: list[Diagnostic] = []
+    for doc in ctx.yaml_file.documents:
+        if doc.root is not None and is_json6902(doc.root):
+            out.extend(check_json6902(doc.root, ctx.patch, ctx.version))
+    return out
+
+
+CHECK = Check(
+    "patch",
+    STRUCTURAL_CODES,
+    Role.PATCH,
+    lambda ctx: check_patch_object(ctx.obj, ctx.version),
+    "A kustomize patch decoded as a partial object: unknown fields and wrong types, never what it "
+    "leaves out.",
+)
+
+JSON6902_CHECK = FileCheck(
+    "json6902",
+    ("json-patch", *STRUCTURAL_CODES),
+    json6902_patches,
+    "A JSON 6902 patch's operations against the target kind's schema: unknown operations, paths "
+    "that cannot exist, values of the wrong type.",
+)

@@ -8,8 +8,11 @@ its policy reads `params` without a null guard.
 
 from __future__ import annotations
 
+from vap_lsp.analysis.checks.check import FileCheck, FileContext
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
+
+CODES = ("policy-not-found", "param-ref-missing")
 
 _FAMILY = {"VAPB": "ValidatingAdmissionPolicy", "MAPB": "MutatingAdmissionPolicy"}
 
@@ -49,3 +52,18 @@ def check_references(uri: str, workspace: WorkspaceIndex) -> list[Diagnostic]:
                 )
             )
     return diagnostics
+
+
+def references(ctx: FileContext) -> list[Diagnostic]:
+    if ctx.workspace is None or ctx.uri is None:
+        return []
+    return check_references(ctx.uri, ctx.workspace)
+
+
+CHECK = FileCheck(
+    "references",
+    CODES,
+    references,
+    "A binding against the policy it names, across the workspace: a missing policy, a missing "
+    "paramRef where the policy reads params without a guard.",
+)

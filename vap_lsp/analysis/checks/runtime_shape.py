@@ -36,9 +36,11 @@ import base64
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from vap_lsp.analysis.checks.check import policy_check
 from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
-from vap_lsp.analysis.sites import ExpressionSite
-from vap_lsp.analysis.typing import KindTyping, PolicyTyping, View
+from vap_lsp.analysis.model.context import PolicyContext, View
+from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.analysis.model.typing import KindTyping
 from vap_lsp.cel.ast import (
     Call,
     Comprehension,
@@ -260,9 +262,9 @@ class _Finding:
 class _Checker:
     """One policy's findings over every kind pass."""
 
-    def __init__(self, typing: PolicyTyping) -> None:
-        self.typing = typing
-        self.create = typing.create_time()
+    def __init__(self, context: PolicyContext) -> None:
+        self.context = context
+        self.create = context.create_time()
         self.found: dict[tuple[object, ...], _Finding] = {}
         self._shapes: dict[tuple[int, int], _Shapes] = {}
 
@@ -272,8 +274,8 @@ class _Checker:
         """The type-check view (the precise one where the expression reads variables, which it
         types as their expressions infer; create time without a schema)."""
         if "variables" in site.text:
-            return self.typing.view("precise", kind)
-        return self.typing.server_view(kind)
+            return self.context.view("precise", kind)
+        return self.context.server_view(kind)
 
     def shapes(self, view: View, site: ExpressionSite) -> _Shapes | None:
         key = (id(view), id(site))
@@ -298,14 +300,14 @@ class _Checker:
         wins, a variable sees only those before it), with its expression's shapes in the precise
         view (where variables are typed as their expressions infer) and its root node."""
         found: ExpressionSite | None = None
-        for site in self.typing.sites:  # variables come before every site that can read them
+        for site in self.context.sites:  # variables come before every site that can read them
             if site is reader:
                 break
             if site.kind is ExpressionKind.VARIABLE and site.name == name:
                 found = site
         if found is None:
             return None
-        own = self.typing.view("precise", view.kind)
+        own = self.context.view("precise", view.kind)
         shapes = self.shapes(own, found)
         ast = own.result(found).parsed.ast
         return (found, shapes, ast) if shapes is not None and ast is not None else None
@@ -472,7 +474,7 @@ class _Checker:
     def runs_for(self, finding: _Finding) -> int:
         """For how many kinds with a schema the finding's call can run."""
         count = 0
-        for kind in (k for k in self.typing.kinds if k.has_schema):
+        for kind in (k for k in self.context.kinds if k.has_schema):
             view = self.view_for(kind, finding.site)
             result = view.result(finding.site)
             reach = view.reachability(finding.site)
@@ -572,14 +574,14 @@ def _accepts(overload: Overload, receiver: bool, types: list[Type]) -> bool:
     return all(is_assignable(TypeMapping(), p, a) is not None for p, a in zip(params, types, strict=True))
 
 
-def string_at_admission(typing: PolicyTyping) -> list[Diagnostic]:
+def string_at_admission(context: PolicyContext) -> list[Diagnostic]:
     """The `string-at-admission` findings of one policy (see the module docstring)."""
-    if not typing.sites:
+    if not context.sites:
         return []
-    checker = _Checker(typing)
-    kinds: list[KindTyping | None] = [k for k in typing.kinds if k.has_schema] or [None]
+    checker = _Checker(context)
+    kinds: list[KindTyping | None] = [k for k in context.kinds if k.has_schema] or [None]
     for kind in kinds:
-        for site in typing.sites:
+        for site in context.sites:
             checker.check_site(kind, site)
     out: list[Diagnostic] = []
     typed = len([k for k in kinds if k is not None])
@@ -593,3 +595,11 @@ def string_at_admission(typing: PolicyTyping) -> list[Diagnostic]:
             Diagnostic(finding.span, severity, CODE, text, field=finding.site.field, related=finding.related)
         )
     return out
+
+
+CHECK = policy_check(
+    "string-at-admission",
+    (CODE,),
+    "Timestamp, duration and bytes fields used as such although admission hands them over as "
+    "strings: a call no overload of which takes a string fails at admission.",
+)(string_at_admission)

@@ -1,57 +1,26 @@
 """What the API server says on create/update of one of the four policy kinds.
 
-Order mirrors the server: decode strictly against the schema (unknown and duplicate fields,
-wrong types), apply defaults, then run the admissionregistration validation rules. CEL
-compilation is a separate pass (vap_lsp.analysis.cel_checks) that reads the same objects.
+Order mirrors the server: the version that serves the apiVersion, decode strictly against the
+schema (unknown and duplicate fields, wrong types), apply defaults, then run the
+admissionregistration validation rules. The CEL of the policy is checked by the rows after this
+one, over the same context.
 """
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
+from collections.abc import Iterable
 
-from vap_lsp.analysis.cel_checks import check_cel
+from vap_lsp.analysis.checks.check import Check
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.objects import K8sObject, object_data
-from vap_lsp.analysis.placement import head_span, span_for_path
-from vap_lsp.analysis.typing_coverage import check_typing_coverage
-from vap_lsp.analysis.workspace import WorkspaceIndex
-from vap_lsp.policy.defaults import apply_defaults
-from vap_lsp.policy.kinds import POLICY_GROUP, PolicyKind, recognise
+from vap_lsp.analysis.model.object_context import ObjectContext, Role
+from vap_lsp.analysis.model.objects import K8sObject
+from vap_lsp.analysis.model.placement import head_span, span_for_path
+from vap_lsp.analysis.model.served import ServedSchema
+from vap_lsp.policy.field_errors import ErrorType
+from vap_lsp.policy.kinds import POLICY_GROUP, PolicyKind
 from vap_lsp.policy.rules import validate
-from vap_lsp.schema.store import SchemaSet, available_versions, get_schema_set
-from vap_lsp.schema.structure import check_structure
+from vap_lsp.schema.structure import STRUCTURAL_CODES, check_structure
 from vap_lsp.text import LineIndex
-from vap_lsp.yaml.model import ExpansionLimit
-
-
-@dataclass(frozen=True)
-class ServedSchema:
-    schema_set: SchemaSet
-    # The Kubernetes version whose schema is used; differs from the selected one when the
-    # selected version does not serve the object's apiVersion.
-    version: str
-
-
-def _serves(schema_set: SchemaSet, group: str, version: str, kind: str) -> bool:
-    return schema_set.definition_for_kind(group, version, kind) is not None
-
-
-@functools.lru_cache(maxsize=256)
-def select_schema(selected: str, group: str, version: str, kind: str) -> tuple[ServedSchema, list[str]]:
-    """The schema to check against and the Kubernetes versions that serve this kind at all."""
-    schema_set = get_schema_set(selected)
-    serving = [v for v in available_versions() if _serves(get_schema_set(v), group, version, kind)]
-    if selected in serving or not serving:
-        return ServedSchema(schema_set, selected), serving
-    # Nearest serving version: the newest older one, else the oldest newer one.
-    older = [v for v in serving if _vkey(v) < _vkey(selected)]
-    nearest = older[-1] if older else serving[0]
-    return ServedSchema(get_schema_set(nearest), nearest), serving
-
-
-def _vkey(v: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in v.split("."))
 
 
 def _range_text(versions: list[str]) -> str:
@@ -60,15 +29,13 @@ def _range_text(versions: list[str]) -> str:
     return f"{versions[0]}–{versions[-1]}"
 
 
-def check_policy(
-    obj: K8sObject, lines: LineIndex, kubernetes_version: str, workspace: WorkspaceIndex | None = None
-) -> list[Diagnostic]:
-    recognised = recognise(obj.api_version, obj.kind)
-    if recognised is None:
-        return []
-    kind, version = recognised
+def check_policy_object(ctx: ObjectContext) -> Iterable[Diagnostic]:
+    """The server's verdict on create of one policy object."""
+    assert ctx.recognised is not None and ctx.lines is not None
+    obj, lines, kubernetes_version = ctx.obj, ctx.lines, ctx.version
+    kind, version = ctx.recognised
     diagnostics: list[Diagnostic] = []
-    served, serving = select_schema(kubernetes_version, POLICY_GROUP, version, obj.kind)
+    served, serving = ctx.served, ctx.serving
     api_version_node = obj.node.get("apiVersion")
     if served.version != kubernetes_version:
         span = api_version_node.span if api_version_node is not None else head_span(obj.node, lines)
@@ -94,24 +61,20 @@ def check_policy(
                 Diagnostic(issue.span, Severity.ERROR, issue.code, issue.message, field=issue.field)
             )
 
-    try:
-        data = object_data(obj.node)
-    except ExpansionLimit as exc:
-        diagnostics.append(Diagnostic(head_span(obj.node, lines), Severity.ERROR, "too-large", str(exc)))
+    if ctx.too_large is not None:
+        diagnostics.append(
+            Diagnostic(head_span(obj.node, lines), Severity.ERROR, "too-large", str(ctx.too_large))
+        )
         return diagnostics
-    if not isinstance(data, dict):
+    defaulted = ctx.defaulted
+    if defaulted is None:
         return diagnostics
-    defaulted = apply_defaults(kind, version, data)
     for error in validate(kind, version, defaulted, served.version):
         span = span_for_path(obj.node, error.path, lines, on_key=error.on_key)
         severity = Severity.ERROR if error.server_error else Severity.WARNING
         diagnostics.append(
             Diagnostic(span, severity, error.type.code, error.message(), field=error.field or None)
         )
-    spec = defaulted.get("spec")
-    if isinstance(spec, dict):
-        diagnostics.extend(check_cel(obj.node, kind, spec, served.version, workspace))
-        diagnostics.extend(check_typing_coverage(obj.node, kind, spec, served.version, workspace, lines))
     return diagnostics
 
 
@@ -154,8 +117,21 @@ def _off_by_default(
     ]
 
 
-def is_policy(obj: K8sObject) -> bool:
-    return recognise(obj.api_version, obj.kind) is not None
-
-
-__all__ = ["PolicyKind", "check_policy", "is_policy", "select_schema"]
+CHECK = Check(
+    "server-validation",
+    (
+        "not-served",
+        "api-off-by-default",
+        "too-large",
+        *STRUCTURAL_CODES,
+        *(
+            e.code
+            for e in (ErrorType.REQUIRED, ErrorType.INVALID, ErrorType.NOT_SUPPORTED, ErrorType.FORBIDDEN)
+        ),
+        *(e.code for e in (ErrorType.DUPLICATE, ErrorType.TOO_LONG, ErrorType.TOO_MANY)),
+    ),
+    Role.POLICY,
+    check_policy_object,
+    "The API server's create/update verdict: served version, strict decoding, defaulting, then "
+    "the admissionregistration validation rules.",
+)

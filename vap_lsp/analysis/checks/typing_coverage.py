@@ -1,141 +1,34 @@
-"""Say when typing is lost: kinds a policy matches that no schema types.
+"""`typing-unavailable`: say when context is lost, on the rule (or `paramKind`) that loses it.
 
-The type checker (and vap-lsp's own typed pass) types `object` from each kind `matchConstraints`
-resolves to. What falls outside is read as `dyn`, silently: rules with `*` in
-apiGroups/apiVersions (skipped whole), `*` and subresource entries (dropped), resources that
-resolve to no kind (a CRD that is not among the checked files), kinds without a schema, and
-everything after the 10th kind (the controller stops there). `paramKind` without a schema leaves
-`params` as `dyn` the same way. What is lost, and why, is the policy's typing model's
-(`typing.PolicyTyping.rules`, `.params_untyped`); this module only words it.
-
-One INFORMATION diagnostic (code `typing-unavailable`) per rule, naming what is untyped and how
-to give the schema; never more than advice: the server accepts such policies.
+What is lost, and why, is the policy context's (`PolicyContext.rules`, `.params_untyped`), worded
+by `model.coverage`. One INFORMATION diagnostic per rule, naming what is untyped and how to give
+the schema; never more than advice: the server accepts such policies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
-
+from vap_lsp.analysis.checks.check import Check
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
-from vap_lsp.analysis.matching import MAX_TYPES_PER_RULE
-from vap_lsp.analysis.placement import head_span, span_for_path
-from vap_lsp.analysis.typing import PolicyTyping, RuleTyping, UntypedResource, policy_typing
-from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
-from vap_lsp.policy.kinds import PolicyKind
-from vap_lsp.text import LineIndex
+from vap_lsp.analysis.model.coverage import params_item, rule_items, untyped_message
+from vap_lsp.analysis.model.object_context import ObjectContext, Role
+from vap_lsp.analysis.model.placement import head_span, span_for_path
 from vap_lsp.yaml.model import MappingNode, Path
 
+__all__ = ["CHECK", "CODE", "check_typing_coverage"]
+
 CODE = "typing-unavailable"
-HOW = (
-    "give its CRD with `--crd FILE` (CLI), the `vapLsp.crds` setting (editor) "
-    "or `crds` in the configuration file (both)"
-)
 
 
-@dataclass(frozen=True)
-class Untyped:
-    """One thing a rule matches whose `object` is `dyn`, as the diagnostic names it."""
-
-    what: str  # `gateway.networking.k8s.io/v1 httproutes`, `apps/v1, Kind=Deployment`, `*`
-    # unknown | not-served | no-schema | wildcard-group | wildcard-resource | subresource | over-limit
-    reason: str
-    version: str = ""
-    # CRD versions of the same group and resource known elsewhere (quick fix: use one of those).
-    elsewhere: tuple[CRDVersion, ...] = ()
-
-
-def _label(u: UntypedResource) -> str:
-    group_version = f"{u.group}/{u.version}" if u.group else u.version
-    return f"{group_version} {u.resource}"
-
-
-def rule_items(rule: RuleTyping) -> list[Untyped]:
-    """The model's untyped entries of one rule, as the diagnostic lists them: a `*` group or
-    version once for the rule, `*` and subresource entries once per resource (as written),
-    then the rest in `typesToCheck` order."""
-    if not rule.untyped:
-        return []
-    if any("*" in g for g in rule.groups) or any("*" in v for v in rule.versions):
-        wild = [f"apiGroups {list(rule.groups)}" if any("*" in g for g in rule.groups) else ""]
-        wild.append(f"apiVersions {list(rule.versions)}" if any("*" in v for v in rule.versions) else "")
-        return [Untyped(" and ".join(w for w in wild if w).replace("'", ""), "wildcard-group")]
-    dropped = {u.resource for u in rule.untyped if u.reason in ("wildcard", "subresource")}
-    items = [
-        Untyped(r, "wildcard-resource" if "*" in r.split("/")[0] else "subresource")
-        for r in dict.fromkeys(rule.resources)
-        if r in dropped
-    ]
-    for u in rule.untyped:
-        if u.reason in ("wildcard", "subresource"):
-            continue
-        what = str(u.gvk) if u.reason == "no-schema" and u.gvk is not None else _label(u)
-        items.append(Untyped(what, u.reason, u.version, u.elsewhere))
-    return items
-
-
-def params_item(typing: PolicyTyping) -> Untyped | None:
-    """`paramKind` without a schema, as the diagnostic names it."""
-    u = typing.params_untyped
-    if u is None or u.gvk is None:
-        return None
-    return Untyped(f"{u.gvk.api_version} {u.gvk.kind}", u.reason, u.version, u.elsewhere)
-
-
-_REASONS = {
-    "wildcard-group": "the API server does not type-check rules with `*` in apiGroups or apiVersions",
-    "wildcard-resource": "`*` resources are not type-checked (list the resources to have them typed)",
-    "subresource": "subresource requests are not type-checked",
-    "over-limit": f"the type checker stops at the {MAX_TYPES_PER_RULE}th kind of a rule and skips the rest",
-}
-
-
-def _clause(items: list[Untyped]) -> str:
-    names = ", ".join(u.what for u in items)
-    reason = items[0].reason
-    hints = [
-        f"{u.what.split(' ')[-1]} is served in {', '.join(f'{c.group}/{c.version}' for c in u.elsewhere)}"
-        for u in items
-        if u.elsewhere
-    ]
-    also = f" ({'; '.join(hints)})" if hints else ""
-    if reason == "unknown":
-        text = f"{names}: no schema (not a built-in resource, and no CRD for it among the checked files"
-        return text + (f"; {'; '.join(hints)}" if hints else "") + f"); {HOW}"
-    if reason == "not-served":
-        return f"{names}: its CRD does not serve this version{also}"
-    if reason == "no-schema":
-        return f"{names}: its CRD version has no schema"
-    return f"{names}: {_REASONS[reason]}"
-
-
-def untyped_message(subject: str, items: list[Untyped]) -> str:
-    """`object is untyped (dyn) for <what>: <why>; <how to give the schema>`, grouped by reason."""
-    by_reason: dict[str, list[Untyped]] = {}
-    for u in items:
-        by_reason.setdefault(u.reason, []).append(u)
-    clauses = " — ".join(_clause(group) for group in by_reason.values())
-    return f"{subject} is untyped (dyn) for {clauses}"
-
-
-def check_typing_coverage(
-    root: MappingNode,
-    policy: PolicyKind,
-    spec: Mapping[str, Any],
-    kubernetes_version: str,
-    workspace: WorkspaceIndex | None,
-    lines: LineIndex,
-) -> list[Diagnostic]:
-    """One information diagnostic per rule (and on `paramKind`) where typing is lost; none for a
+def check_typing_coverage(ctx: ObjectContext) -> list[Diagnostic]:
+    """One information diagnostic per rule (and on `paramKind`) where context is lost; none for a
     policy without expressions (nothing to type)."""
-    if policy not in (PolicyKind.VAP, PolicyKind.MAP):
+    context = ctx.policy
+    if context is None or not context.sites:
         return []
-    typing = policy_typing(root, policy, spec, kubernetes_version, workspace)  # check_cel's, cached
-    if not typing.sites:
-        return []
+    assert ctx.lines is not None
+    root, lines = ctx.obj.node, ctx.lines
     diagnostics: list[Diagnostic] = []
-    for rule in typing.rules:
+    for rule in context.rules:
         items = rule_items(rule)
         if not items:
             continue
@@ -151,7 +44,7 @@ def check_typing_coverage(
                 field=field_text,
             )
         )
-    param = params_item(typing)
+    param = params_item(context)
     if param is not None:
         node = root.get("spec")
         pk = node.get("paramKind") if isinstance(node, MappingNode) else None
@@ -161,10 +54,11 @@ def check_typing_coverage(
     return diagnostics
 
 
-def typing_note(typing: PolicyTyping, root: str) -> str | None:
-    """For hover on `object`/`oldObject` (or `params`): what is untyped, or None."""
-    if root == "params":
-        param = params_item(typing)
-        return untyped_message("params", [param]) if param is not None else None
-    items = [u for rule in typing.rules for u in rule_items(rule)]
-    return untyped_message(root, items) if items else None
+CHECK = Check(
+    "typing-coverage",
+    (CODE,),
+    Role.POLICY,
+    check_typing_coverage,
+    "Where context is lost (wildcards, subresources, unknown or schemaless kinds, past the type "
+    "checker's 10 kinds, a paramKind without a schema): one note per rule.",
+)

@@ -19,7 +19,7 @@ unbounded (0..2^64-1). (compile.go declares `request`'s and `namespaceObject`'s 
 MaxElements -1, i.e. unbounded too, and their strings with none: an estimate by those DeclTypes
 would price every string of them at 0, which no request bounds.)
 
-Types come from the precise view of each matched kind (`PolicyTyping.view("precise", kind)`);
+Types come from the precise view of each matched kind (`PolicyContext.view("precise", kind)`);
 a policy matching several kinds is estimated per kind and the worst kind reported.
 """
 
@@ -28,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from vap_lsp.analysis.matching import crd_schema_root, object_schema_root
-from vap_lsp.analysis.sites import ExpressionSite
-from vap_lsp.analysis.typing import KindTyping, PolicyTyping
+from vap_lsp.analysis.model.context import PolicyContext
+from vap_lsp.analysis.model.matching import crd_schema_root, object_schema_root
+from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.analysis.model.typing import KindTyping
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.cost_estimate import (
     ComprehensionCost,
@@ -199,66 +200,66 @@ class _PolicySizes:
         return self.schema.bound(alias if alias is not None else path)
 
 
-def kind_schema_root(typing: PolicyTyping, kind: KindTyping | None) -> SchemaRoot | None:
+def kind_schema_root(context: PolicyContext, kind: KindTyping | None) -> SchemaRoot | None:
     """The schema `object` has for `kind` (built-in or CRD), None without one."""
     if kind is None or not kind.has_schema:
         return None
     gvk = kind.gvk
     if kind.source == "built-in":
-        return object_schema_root(typing.version, gvk)
-    workspace = typing.workspace
+        return object_schema_root(context.version, gvk)
+    workspace = context.workspace
     crd = workspace.crd(gvk.group, gvk.version, gvk.kind, served_only=True) if workspace is not None else None
-    return crd_schema_root(typing.version, crd) if crd is not None else None
+    return crd_schema_root(context.version, crd) if crd is not None else None
 
 
-def policy_sizes(typing: PolicyTyping, kind: KindTyping | None) -> SchemaSizes:
+def policy_sizes(context: PolicyContext, kind: KindTyping | None) -> SchemaSizes:
     """Sizes of `object`, `oldObject` (the kind's schema) and `params` (the paramKind's)."""
     roots: dict[str, SchemaRoot] = {}
-    root = kind_schema_root(typing, kind)
+    root = kind_schema_root(context, kind)
     if root is not None:
         roots["object"] = roots["oldObject"] = root
-    params = kind_schema_root(typing, typing.params_kind)
+    params = kind_schema_root(context, context.params_kind)
     if params is not None:
         roots["params"] = params
-    return SchemaSizes(roots, kubernetes_version=typing.version)
+    return SchemaSizes(roots, kubernetes_version=context.version)
 
 
 def estimate_site(
-    typing: PolicyTyping, site: ExpressionSite, kind: KindTyping | None = None
+    context: PolicyContext, site: ExpressionSite, kind: KindTyping | None = None
 ) -> ExpressionEstimate | None:
     """The estimate of `site` for `kind` (default: the primary kind); None when the expression
     does not compile in that kind's precise view. Kept on the model, per kind and site."""
-    kind = kind if kind is not None else typing.primary
+    kind = kind if kind is not None else context.primary
     gvk = kind.gvk if kind is not None else None
-    return typing.derived(("cost-estimate", gvk, id(site)), lambda: _estimate(typing, site, kind))
+    return context.derived(("cost-estimate", gvk, id(site)), lambda: _estimate(context, site, kind))
 
 
 def _estimate(
-    typing: PolicyTyping, site: ExpressionSite, kind: KindTyping | None
+    context: PolicyContext, site: ExpressionSite, kind: KindTyping | None
 ) -> ExpressionEstimate | None:
-    view = typing.view("precise", kind)
+    view = context.view("precise", kind)
     result = view.result(site)
     checked = result.checked
     if not result.ok or checked is None:
         return None
-    schema = _sizes(typing, kind)
+    schema = _sizes(context, kind)
     variables: dict[str, Estimate] = {}
     if site.kind is not ExpressionKind.MATCH_CONDITION:
         for other, name, _ in view.variables:
             if other is site or (site.kind is ExpressionKind.VARIABLE and _index(other) >= _index(site)):
                 continue
-            found = estimate_site(typing, other, kind)
+            found = estimate_site(context, other, kind)
             if found is not None:
                 variables[name] = found.estimate
     sizes = _PolicySizes(schema, variables)
-    estimate = estimate_cost(checked, sizes, kubernetes_version=typing.version)
-    return ExpressionEstimate(site, kind, estimate, sizes, checked, typing.version)
+    estimate = estimate_cost(checked, sizes, kubernetes_version=context.version)
+    return ExpressionEstimate(site, kind, estimate, sizes, checked, context.version)
 
 
-def _sizes(typing: PolicyTyping, kind: KindTyping | None) -> SchemaSizes:
+def _sizes(context: PolicyContext, kind: KindTyping | None) -> SchemaSizes:
     """`policy_sizes`, one per model and kind: its walks of the schemas are shared by every site."""
     gvk = kind.gvk if kind is not None else None
-    return typing.derived(("schema-sizes", gvk), lambda: policy_sizes(typing, kind))
+    return context.derived(("schema-sizes", gvk), lambda: policy_sizes(context, kind))
 
 
 def _index(site: ExpressionSite) -> int:
@@ -266,15 +267,15 @@ def _index(site: ExpressionSite) -> int:
     return index if isinstance(index, int) else 1 << 30
 
 
-def estimate_policy(typing: PolicyTyping) -> list[ExpressionEstimate]:
+def estimate_policy(context: PolicyContext) -> list[ExpressionEstimate]:
     """Each expression site's estimate for its worst matched kind (by maximum cost), in site
     order; sites that do not compile are left out. With no typed kind, `object` is `dyn`."""
-    kinds: list[KindTyping | None] = [k for k in typing.kinds if k.has_schema] or [None]
+    kinds: list[KindTyping | None] = [k for k in context.kinds if k.has_schema] or [None]
     out: list[ExpressionEstimate] = []
-    for site in typing.sites:
+    for site in context.sites:
         worst: ExpressionEstimate | None = None
         for kind in kinds:
-            found = estimate_site(typing, site, kind)
+            found = estimate_site(context, site, kind)
             if found is not None and (worst is None or found.cost.max > worst.cost.max):
                 worst = found
         if worst is not None:

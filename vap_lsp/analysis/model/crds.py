@@ -20,13 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vap_lsp.analysis.crd_checks import validate_crd
 from vap_lsp.analysis.files import GLOB_CHARS, collect_files, expand_glob, read_text
-from vap_lsp.analysis.objects import CRD_API_GROUP
-from vap_lsp.analysis.workspace import CRDVersion, crd_versions
+from vap_lsp.analysis.model.crd_validation import validate_crd
+from vap_lsp.analysis.model.objects import CRD_API_GROUP
 from vap_lsp.lru import LruCache
 from vap_lsp.yaml.model import ExpansionLimit, to_python
-from vap_lsp.yaml.parse import parse_yaml
 
 V1 = CRD_API_GROUP + "/v1"
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -43,6 +41,55 @@ _KIND: Mapping[str, Any] = {
     "type": "string",
     "description": "Kind is a string value representing the REST resource this object represents.",
 }
+
+
+@dataclass(frozen=True)
+class CRDVersion:
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    schema: Mapping[str, Any] | None
+    # Only served versions are in the server's REST mapping and OpenAPI discovery, so only they
+    # type `object`/`params`; the others still help to say "this CRD exists under another version".
+    served: bool = True
+
+
+def crd_versions(data: Mapping[str, Any]) -> list[CRDVersion]:
+    """Each version of a CRD given as plain data (v1, or v1beta1's top-level validation)."""
+    spec = data.get("spec")
+    if not isinstance(spec, Mapping):
+        return []
+    group, names = spec.get("group"), spec.get("names")
+    if not isinstance(group, str) or not isinstance(names, Mapping):
+        return []
+    kind, plural = names.get("kind"), names.get("plural")
+    if not isinstance(kind, str) or not isinstance(plural, str):
+        return []
+    namespaced = spec.get("scope", "Namespaced") == "Namespaced"
+    out: list[CRDVersion] = []
+    versions = spec.get("versions")
+    for v in versions if isinstance(versions, list) else []:
+        if not isinstance(v, Mapping) or not isinstance(v.get("name"), str):
+            continue
+        schema = v.get("schema")
+        # v1beta1 CRDs keep one schema under spec.validation.
+        if not isinstance(schema, Mapping):
+            schema = spec.get("validation")
+        open_api = schema.get("openAPIV3Schema") if isinstance(schema, Mapping) else None
+        out.append(
+            CRDVersion(
+                group,
+                v["name"],
+                kind,
+                plural.lower(),
+                namespaced,
+                open_api if isinstance(open_api, Mapping) else None,
+                v.get("served") is not False,
+            )
+        )
+    return out
 
 
 def _with_type_meta(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -130,6 +177,9 @@ def _read_documents(path: Path, problems: list[str]) -> list[Any]:
     text = read_text(path, problems)
     if text is None:
         return []
+    # Imported here: the server creates its index (which holds CRDVersions) before it parses YAML.
+    from vap_lsp.yaml.parse import parse_yaml
+
     parsed = parse_yaml(text)
     out: list[Any] = []
     for doc in parsed.documents:
@@ -195,7 +245,7 @@ def load_crds(paths: Sequence[str | Path], *, root: Path | None = None) -> Loade
     """CRDs from files, folders (recursing into *.yaml/*.yml), globs, and List documents.
 
     Other objects in those files are ignored; a file named explicitly that holds no CRD is a
-    problem. Each CRD is validated as the API server would on create (`crd_checks`); its
+    problem. Each CRD is validated as the API server would on create (`crd_validation`); its
     schema is used anyway, since the user says it is what the cluster serves.
     """
     result = LoadedCRDs()

@@ -32,13 +32,15 @@ and no param object the policy is not evaluated at all, so `params` is never nul
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
-from vap_lsp.analysis.matching import ALL_OPERATIONS, GVK, operations_reaching
-from vap_lsp.analysis.narrowing import Facts, NullFlow, replace_nulls
-from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.analysis.model.matching import ALL_OPERATIONS, GVK, operations_reaching
+from vap_lsp.analysis.model.narrowing import Facts, replace_nulls
+from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.analysis.model.typing import KindTyping
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.cel.environment import ExpressionKind
 from vap_lsp.cel.types import RESERVED_WORDS, FieldDecl, Kind, ObjectType, Type
 from vap_lsp.defaulting import ITEM, VALUE, DefaultedField, defaulted_fields
@@ -47,10 +49,6 @@ from vap_lsp.defaulting.plugins import plugin_field
 from vap_lsp.defaulting.server import tracks_generation
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
-
-if TYPE_CHECKING:  # the workspace index reads `params_unguarded`: no import cycle at run time
-    from vap_lsp.analysis.typing import KindTyping, PolicyTyping
-    from vap_lsp.analysis.workspace import WorkspaceIndex
 
 __all__ = [
     "ALL_OPERATIONS",
@@ -61,14 +59,10 @@ __all__ = [
     "Subject",
     "field_decl",
     "field_guarantee",
-    "kind_guarantees",
     "matched_operations",
     "null_cases",
-    "params_unguarded",
     "per_kind_text",
-    "point_of",
     "policy_operations",
-    "root_subjects",
     "subject",
     "type_path",
 ]
@@ -306,28 +300,6 @@ class KindGuarantee:
     guarantee: Guarantee
 
 
-def kind_guarantees(
-    typing: PolicyTyping, root: str, path: tuple[str, ...], kinds: Iterable[KindTyping]
-) -> list[KindGuarantee]:
-    """`field_guarantee` of `<root>.<path>` for each of `kinds` that has the field (`object` and
-    `oldObject` hold the kind; `params` its paramKind), at the point of admission of that kind's
-    requests (the operations its rules let through)."""
-    out: list[KindGuarantee] = []
-    params = root_subjects(typing, None)["params"] if root == "params" else None
-    for kind in kinds:
-        held = subject(kind, typing.version, typing.workspace)
-        owner = params if root == "params" else held
-        if held is None or owner is None:
-            continue
-        root_type = typing.params_type if root == "params" else kind.object_type
-        decl = field_decl(root_type, path)
-        if decl is None:
-            continue
-        point = Point(typing.policy, typing.facts(kind).operations)
-        out.append(KindGuarantee(kind.gvk, field_guarantee(root, path, decl, owner, point, typing.version)))
-    return out
-
-
 def per_kind_text(found: list[KindGuarantee]) -> str:
     """Why, kind by kind when the kinds differ: "optional in the schema for v1 Pod; set by … for
     apps/v1 Deployment" (the kinds where it can be absent first); one reason when all agree."""
@@ -362,21 +334,6 @@ def subject(kind: KindTyping, version: str, workspace: WorkspaceIndex | None) ->
     return Subject(gvk.group, gvk.version, gvk.kind, custom, scope, kind.object_type.name)
 
 
-def point_of(typing: PolicyTyping) -> Point:
-    """Where this policy's expressions run."""
-    return Point(typing.policy, matched_operations(typing.spec, typing.policy))
-
-
-def root_subjects(typing: PolicyTyping, kind: Subject | None) -> dict[str, Subject | None]:
-    """The kind each schema-typed root holds when `object` is `kind`."""
-    params = typing.params_kind
-    return {
-        "object": kind,
-        "oldObject": kind,
-        "params": subject(params, typing.version, typing.workspace) if params is not None else None,
-    }
-
-
 # --- null roots ---
 
 CODE_OLD_OBJECT_ON_CREATE = "old-object-on-create"
@@ -403,45 +360,22 @@ class NullCase:
     matchConditions themselves: null whatever the request)."""
 
 
-def _requests(typing: PolicyTyping, operation: str | None = None) -> list[Facts]:
-    """The classes of requests the policy sees (with `operation` only): one per matched kind
-    whose rules let requests with it through, and one of any kind when some rule matches
-    resources the model cannot type (wildcards, unknown resources)."""
-    out: list[Facts] = []
-    for kind in typing.kinds:
-        facts = typing.facts(kind)
-        if operation is None:
-            out.append(facts)
-        elif operation in facts.operations:
-            out.append(replace(facts, operations=frozenset({operation})))
-    if not typing.kinds or typing.untyped_resources():
-        ops = matched_operations(typing.spec, typing.policy)
-        if operation is None or operation in ops:
-            out.append(
-                Facts(
-                    None,
-                    operations=frozenset({operation}) if operation else ops,
-                    has_params=typing.has_params,
-                )
-            )
-    return out
-
-
-def null_cases(typing: PolicyTyping) -> list[NullCase]:
-    """The roots that can be null where this policy's expressions run."""
+def null_cases(policy: PolicyKind, requests: Callable[[str | None], list[Facts]]) -> list[NullCase]:
+    """The roots that can be null where the policy's expressions run. `requests(operation)`: the
+    classes of requests it sees with `operation` (None: all), one per kind (`PolicyContext.requests`)."""
     cases: list[NullCase] = []
-    creates = _requests(typing, "CREATE")
+    creates = requests("CREATE")
     if creates:
         fix = "guard with `oldObject == null || ...` or `request.operation == 'UPDATE'`"
         case = "on CREATE, which this policy matches"
         cases.append(NullCase("oldObject", CODE_OLD_OBJECT_ON_CREATE, case, fix, tuple(creates)))
-    deletes = _requests(typing, "DELETE") if typing.policy is PolicyKind.VAP else []
+    deletes = requests("DELETE") if policy is PolicyKind.VAP else []
     if deletes:
         fix = "guard with `object == null || ...` or `request.operation != 'DELETE'`"
         case = "on DELETE, which this policy matches"
         cases.append(NullCase("object", CODE_OBJECT_ON_DELETE, case, fix, tuple(deletes)))
     fix = "guard with `namespaceObject == null || ...` or `has(namespaceObject.metadata)`"
-    every = _requests(typing)
+    every = requests(None)
     cluster = [f for f in every if f.namespaced is False and f.gvk is not None]
     if cluster:
         kinds = ", ".join(f"{f.gvk.api_version} {f.gvk.kind}" for f in cluster if f.gvk is not None)
@@ -461,17 +395,3 @@ def null_cases(typing: PolicyTyping) -> list[NullCase]:
         )
     )  # fmt: skip
     return cases
-
-
-def params_unguarded(sites: Iterable[ExpressionSite]) -> bool:
-    """Whether a policy reads `params` where it can be null without a guard: when a binding has
-    no `paramRef`, `params` is null for every request (`CollectParams`: "Validate with nil
-    params"). Narrowing (`NullFlow`) decides the guards: in the expression, in the variables it
-    reads, in a matchCondition (which covers every expression); a messageExpression that fails
-    falls back to `message`."""
-    from vap_lsp.cel.parser import parse  # the workspace index calls this: CEL only when needed
-
-    parsed = [(site, parse(site.text)) for site in sites if "params" in site.text or "variables" in site.text]
-    variables = {s.name: p for s, p in parsed if s.kind is ExpressionKind.VARIABLE and s.name is not None}
-    flow = NullFlow("params", [Facts(None, has_params=False)], parsed, lambda site: variables)
-    return not flow.excluded and any(flow.unguarded_read(site) is not None for site, _ in parsed)

@@ -5,8 +5,8 @@ group, version, resource and subresource) with `policy/matching`'s `resourceName
 admission (`admission.matching`) calls it for one request, the static checks for classes of
 requests (`operations_reaching`: which operations of a kind's requests get past `resourceRules`
 and `excludeResourceRules`). Which kinds `object` can be (the type-check controller's
-`typesToCheck`, which ignores `excludeResourceRules`) is resolved by the typing model,
-`typing._walk_rules`, in one walk with what stays untyped.
+`typesToCheck`, which ignores `excludeResourceRules`) is resolved by the typing walk,
+`model.typing.walk_rules`, in one walk with what stays untyped.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vap_lsp.analysis.crds import published_schema
-from vap_lsp.analysis.workspace import CRDVersion
+from vap_lsp.analysis.model.crds import CRDVersion, published_schema
 from vap_lsp.cel.environment import schema_to_type
 from vap_lsp.cel.schema_sizes import SchemaRoot
 from vap_lsp.cel.types import Type

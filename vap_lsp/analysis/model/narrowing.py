@@ -26,11 +26,11 @@ without `paramRef`), a read of one of its fields that stays reachable fails at a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from vap_lsp.analysis.matching import ALL_OPERATIONS, GVK
-from vap_lsp.analysis.sites import ExpressionSite
+from vap_lsp.analysis.model.matching import ALL_OPERATIONS, GVK
+from vap_lsp.analysis.model.sites import ExpressionSite
 from vap_lsp.cel.ast import (
     Call,
     Comprehension,
@@ -996,3 +996,17 @@ def _guarded_by(reach: Reachability) -> Callable[[Expr], bool]:
 def replace_nulls(facts: Facts, *roots: str) -> Facts:
     """`facts` with `roots` null too."""
     return replace(facts, null_roots=facts.null_roots | frozenset(roots))
+
+
+def params_unguarded(sites: Iterable[ExpressionSite]) -> bool:
+    """Whether a policy reads `params` where it can be null without a guard: when a binding has
+    no `paramRef`, `params` is null for every request (`CollectParams`: "Validate with nil
+    params"). Narrowing (`NullFlow`) decides the guards: in the expression, in the variables it
+    reads, in a matchCondition (which covers every expression); a messageExpression that fails
+    falls back to `message`."""
+    from vap_lsp.cel.parser import parse  # the workspace index calls this: CEL only when needed
+
+    parsed = [(site, parse(site.text)) for site in sites if "params" in site.text or "variables" in site.text]
+    variables = {s.name: p for s, p in parsed if s.kind is ExpressionKind.VARIABLE and s.name is not None}
+    flow = NullFlow("params", [Facts(None, has_params=False)], parsed, lambda site: variables)
+    return not flow.excluded and any(flow.unguarded_read(site) is not None for site, _ in parsed)

@@ -1,83 +1,42 @@
-"""One typing model per policy: where its CEL types come from, as the server and as vap-lsp see them.
-
-A policy's expressions are compiled in three views (reference §1.3, §1.4, §4):
-
-- **create-time** (the server's `validation.go`): `object`, `oldObject`, `params` are `dyn`,
-  NewExpressions environment; its issues are errors;
-- **type-check** (the server's `typechecking.go`), one per matched kind: `object` typed from
-  the kind's schema, `params` from `paramKind`, StoredExpressions, no
-  `authorizer.requestResource`; variables converted by the composited compiler's rule (object
-  types read as `dyn` through `variables`);
-- **precise** (vap-lsp's own), one per matched kind: typed as the type-check view, but each
-  variable keeps the type its expression infers, so `variables.spec.replicas` is an `int` and
-  `variables.containers.all(c, c.` knows `c` is a container. Editor features read this view
-  (of the first kind with a schema); `cel_checks` reports what only this view finds as vap-lsp's
-  advisory check, never as the server's verdict.
+"""What a policy's CEL is typed from: the kinds `object` can be, where their schemas come from,
+and what stays `dyn`.
 
 Each kind says where its schema came from (`KindTyping.source`), and each resource rule what
-it types and what it leaves `dyn` and why (`rules`, `untyped_resources`, `params_untyped`): the
-one walk of `matchConstraints` mirroring `typesToCheck` (reference §4.1), which `typing_coverage`
-(the `typing-unavailable` diagnostic), hover and the quick fix read. The model is built once per
-policy node and cached (`policy_typing`); views are computed on first use.
+it types and what it leaves `dyn` and why (`RuleTyping`, `UntypedResource`): the one walk of
+`matchConstraints` mirroring the type-check controller's `typesToCheck` (reference §4.1,
+`walk_rules`), which the policy context (`model.context`), the `typing-unavailable` diagnostic,
+hover and the quick fix read. `paramKind` is typed the same way (`params_kind`).
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import threading
-from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypeVar, cast
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from vap_lsp.analysis.guarantees import field_guarantee, point_of, policy_operations, subject, type_path
-from vap_lsp.analysis.matching import (
-    ANY,
-    GVK,
-    MAX_TYPES_PER_RULE,
-    RuleRequest,
-    crd_type,
-    equivalent_resources,
-    object_type,
-    operations_reaching,
-    policy_requests,
-    requests_past,
-)
-from vap_lsp.analysis.narrowing import (
-    Facts,
-    Guard,
-    Reachability,
-    decide,
-    everything_reachable,
-    reachability,
-)
-from vap_lsp.analysis.sites import TRIMMED, ExpressionSite, expression_sites
-from vap_lsp.analysis.workspace import CRDVersion, Read, WorkspaceIndex, recording, replay
-from vap_lsp.cel.ast import Call, Expr, Ident, ParsedExpr, Select
-from vap_lsp.cel.checker import CheckedExpr
-from vap_lsp.cel.compile import CompileResult, compile_expression
-from vap_lsp.cel.environment import Environment, ExpressionKind, Mode, build_environment, variable_field_type
-from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
-from vap_lsp.lru import LruCache
-from vap_lsp.policy.kinds import PolicyKind
+from vap_lsp.analysis.model.crds import CRDVersion
+from vap_lsp.analysis.model.matching import GVK, MAX_TYPES_PER_RULE, crd_type, object_type
+from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
+from vap_lsp.cel.types import DYN, Type
 from vap_lsp.schema.store import get_schema_set
 from vap_lsp.yaml.model import MappingNode, ScalarNode
 
-T = TypeVar("T")
-
 __all__ = [
     "KindTyping",
-    "PolicyTyping",
     "RuleTyping",
     "SchemaSource",
     "UntypedResource",
     "VariableTyping",
-    "View",
     "ViewName",
-    "clear_cache",
     "matched_kinds",
-    "policy_typing",
+    "params_kind",
+    "params_untyped",
+    "spec_name",
     "untyped_resources",
+    "variable_index",
+    "walk_rules",
 ]
 
 SchemaSource = Literal["built-in", "workspace", "external", "none"]
@@ -165,289 +124,6 @@ class VariableTyping:
         return self.inferred is not None and self.inferred != self.server_type
 
 
-@functools.lru_cache(maxsize=1024)
-def _environment(
-    version: str,
-    kind: ExpressionKind,
-    has_params: bool,
-    object_t: Type,
-    params_t: Type,
-    variables: tuple[tuple[str, Type], ...] | None,
-    mode: Mode,
-    type_check: bool,
-    precise: bool,
-    type_ids: tuple[int, int],
-) -> Environment:
-    """Environments are cached so the compile cache (keyed by environment identity) hits.
-
-    CEL types compare by name, so two versions of a workspace CRD give equal `ReplicaLimit`
-    types: `type_ids` (the identities of `object_t` and `params_t`, kept alive by the key)
-    tell them apart, or an edited CRD would keep typing with its old fields."""
-    return build_environment(
-        version,
-        kind,
-        has_params=has_params,
-        object_type=object_t,
-        params_type=params_t,
-        variables=None if variables is None else dict(variables),
-        mode=mode,
-        declare_request_resource_authorizer=not type_check,
-        precise_variables=precise,
-    )
-
-
-@dataclass
-class View:
-    """The policy's expressions compiled in one view (for one kind, or none)."""
-
-    name: ViewName
-    kind: KindTyping | None
-    object_type: Type
-    params_type: Type
-    typing: PolicyTyping
-    variables: list[tuple[ExpressionSite, str, Type | None]] = field(default_factory=list)
-    """Each named variable's site, name and inferred type in this view (None: does not compile)."""
-    _results: dict[int, tuple[ExpressionSite, CompileResult]] = field(default_factory=dict)
-    _reach: dict[int, tuple[ExpressionSite, Reachability]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def mode(self) -> Mode:
-        return "stored" if self.name == "type-check" else "new"
-
-    def declared(self, inferred: Type | None) -> Type:
-        if inferred is None:
-            return DYN
-        return inferred if self.name == "precise" else variable_field_type(inferred)
-
-    def environment(self, site: ExpressionSite) -> Environment:
-        """The environment of `site` (a variable sees the earlier variables, others all)."""
-        pt = self.typing
-        if site.kind is ExpressionKind.VARIABLE:
-            index = _variable_index(site)
-            visible: tuple[tuple[str, Type], ...] | None = tuple(
-                (name, self.declared(t)) for s, name, t in self.variables if _variable_index(s) < index
-            )
-        elif pt.has_variables:
-            visible = tuple((name, self.declared(t)) for _, name, t in self.variables)
-        else:
-            visible = None
-        return _environment(
-            pt.version, site.kind, pt.has_params, self.object_type, self.params_type, visible, self.mode,
-            self.name == "type-check", self.name == "precise", (id(self.object_type), id(self.params_type)),
-        )  # fmt: skip
-
-    def result(self, site: ExpressionSite) -> CompileResult:
-        """The compile result of `site` in this view (cached here and in the compile cache)."""
-        with self._lock:
-            hit = self._results.get(id(site))
-        if hit is not None and hit[0] is site:
-            return hit[1]
-        result = compile_expression(site.text, self.environment(site), trim=site.kind in TRIMMED)
-        with self._lock:
-            self._results[id(site)] = (site, result)
-        return result
-
-    def reachability(self, site: ExpressionSite) -> Reachability:
-        """Which nodes of `site`'s compile result in this view can run for the view's kind
-        (`narrowing`); everything, without a kind. Cached."""
-        with self._lock:
-            hit = self._reach.get(id(site))
-        if hit is not None and hit[0] is site:
-            return hit[1]
-        result = self.result(site)
-        if self.kind is None:
-            found = everything_reachable(result.parsed)
-        else:
-            checked = result.checked
-            found = reachability(
-                result.parsed,
-                self.typing.site_facts(self.kind, site),
-                self.typing.variable_asts(site),
-                checked.type_of if checked is not None else None,
-                functools.partial(_guaranteed, self.typing, self.kind, checked)
-                if checked is not None
-                else None,
-            )
-            unread = self._unread(site) if site.kind is ExpressionKind.VARIABLE else None
-            if unread is not None:
-                found = found.all_guarded(unread)
-            unmatched = self.typing.unmatched(self.kind)
-            if unmatched is None and site.kind is not ExpressionKind.MATCH_CONDITION:
-                unmatched = self.typing.conditions_exclude(self.kind)
-            if unmatched is not None and result.parsed.ast is not None:
-                found = found.all_guarded(Guard(result.parsed.ast, unmatched))
-        with self._lock:
-            self._reach[id(site)] = (site, found)
-        return found
-
-    def absent_reachability(
-        self, site: ExpressionSite, path: str, operations: frozenset[str] | None = None
-    ) -> Reachability:
-        """Which nodes of `site` can run for the view's kind in the requests where the field
-        `path` (as written: `object.spec.hostNetwork`) is absent, `has()` of it false: a read of
-        it ruled out there is guarded (`has(x.f) && x.f`), one that runs fails. `operations`:
-        those where it can be absent (`metadata.name` in a mutating policy: CREATE). Not cached."""
-        base = self.reachability(site)
-        result = self.result(site)
-        if self.kind is None or result.parsed.ast is None:
-            return base
-        ast = result.parsed.ast
-        if base.guard_of(ast) is not None:
-            return base  # the whole site never runs for this kind
-        checked = result.checked
-        facts = self.typing.site_facts(self.kind, site)
-        if operations is not None:
-            if not facts.operations & operations:
-                return base.all_guarded(Guard(ast, f"{path} is present in every request of this kind"))
-            facts = replace(facts, operations=facts.operations & operations)
-        return reachability(
-            result.parsed,
-            replace(facts, absent=facts.absent | {path}),
-            self.typing.variable_asts(site),
-            checked.type_of if checked is not None else None,
-            functools.partial(_guaranteed, self.typing, self.kind, checked) if checked is not None else None,
-        )
-
-    def _unread(self, site: ExpressionSite) -> Guard | None:
-        """Variables are evaluated lazily (on first read): one read only in branches a guard rules
-        out for this kind never runs for it. The guard of its first read, or None when some read
-        can run, it is never read, or its name is defined twice."""
-        name = site.name
-        sites = self.typing.sites
-        if name is None or sum(1 for s in sites if s.kind is ExpressionKind.VARIABLE and s.name == name) > 1:
-            return None
-        first: Guard | None = None
-        for reader in sites:
-            if reader is site or f"variables.{name}" not in reader.text:
-                continue
-            if reader.kind is ExpressionKind.VARIABLE and _variable_index(reader) < _variable_index(site):
-                continue
-            result, reach = self.result(reader), self.reachability(reader)
-            for node in result.parsed.walk():
-                if (
-                    isinstance(node, Select)
-                    and node.field == name
-                    and isinstance(node.operand, Ident)
-                    and node.operand.name == "variables"
-                ):
-                    guard = reach.guard_of(node)
-                    if guard is None:
-                        return None
-                    first = first or guard
-        if first is None:
-            return None
-        return Guard(first.condition, f"{first.text}, where variables.{name} is read")
-
-    def guard(self, site: ExpressionSite, node: Expr) -> Guard | None:
-        """The guard that keeps `node` (of `site`'s compile result in this view) from running
-        for this view's kind, or None when it can run. What a check skips for this kind."""
-        return self.reachability(site).guard_of(node)
-
-    def results(self) -> list[tuple[ExpressionSite, CompileResult]]:
-        """Every site with its result: variables first (in order), then the others."""
-        variables = [s for s in self.typing.sites if s.kind is ExpressionKind.VARIABLE]
-        others = [s for s in self.typing.sites if s.kind is not ExpressionKind.VARIABLE]
-        return [(s, self.result(s)) for s in variables + others]
-
-
-def _same_shape(a: Type, b: Type) -> bool:
-    """Two types admission's JSON values cannot tell apart: equal, or object types with the same
-    field names (`containers` and `initContainers` items are both `Container`)."""
-    if a == b:
-        return True
-    if isinstance(a, ObjectType) and isinstance(b, ObjectType):
-        return set(a.fields) == set(b.fields)
-    if a.kind is b.kind and a.kind in (Kind.LIST, Kind.MAP) and len(a.params) == len(b.params):
-        return all(_same_shape(x, y) for x, y in zip(a.params, b.params, strict=True))
-    return False
-
-
-def _server_variable_type(server: View, site: ExpressionSite) -> Type | None:
-    """What the server's compiler types a variable as (None: it fails there too): the precise
-    view never knows less than the server (`existing + [{'name': …}]` concatenates a typed list
-    and map literals, which only the precise view rejects)."""
-    found = next((t for s, _, t in server.variables if s is site), None)
-    return server.declared(found) if found is not None else None
-
-
-def _unified(result: CompileResult) -> Type | None:
-    """The type of a variable the typed checker rejects only because two object types of the same
-    shape have different names (`object.spec.containers + object.spec.initContainers`, a
-    conditional choosing between them): the first operand's. None otherwise.
-
-    A typed checker rejects these (the server's would, in a validation); evaluation sees JSON
-    maps and concatenates them fine, so vap-lsp keeps typing through the variable."""
-    checked, ast = result.checked, result.parsed.ast
-    if checked is None or not isinstance(ast, Call) or result.parsed.errors:
-        return None
-    if ast.function == "_+_" and len(ast.args) == 2:
-        operands = ast.args
-    elif ast.function == "_?_:_" and len(ast.args) == 3:
-        operands = ast.args[1:]
-    else:
-        return None
-    types = [checked.type_of(a) for a in operands]
-    if any(t is None or t.kind in (Kind.ERROR, Kind.DYN) for t in types):
-        return None
-    first, second = types
-    assert first is not None and second is not None
-    if ast.function == "_+_" and first.kind is not Kind.LIST:
-        return None
-    if not _same_shape(first, second):
-        return None
-    # Only the root may fail: an issue anywhere else leaves the variable untyped.
-    loc = result.parsed.location(ast) + result.offset
-    return first if all(i.start == loc for i in result.issues) else None
-
-
-def _guaranteed(typing: PolicyTyping, kind: KindTyping, checked: CheckedExpr, node: Select) -> bool:
-    """Whether every field of the chain `node` selects (`object.spec.template`) is present at
-    admission whenever `object`/`oldObject` is, when it is of `kind` (`guarantees.field_guarantee`)."""
-    held = subject(kind, typing.version, typing.workspace)
-    if held is None:
-        return False
-    chain: list[Select] = []
-    current: Expr = node
-    while isinstance(current, Select):
-        chain.append(current)
-        current = current.operand
-    if not isinstance(current, Ident):
-        return False
-    point = point_of(typing)
-    for select in reversed(chain):
-        ref = checked.references.get(select.id)
-        if ref is None or ref.field is None:
-            return False
-        path = type_path(ref.owner, select.field, held.type_name)
-        if (
-            path is None
-            or not field_guarantee(current.name, path, ref.field, held, point, typing.version).present
-        ):
-            return False
-    return True
-
-
-def _equivalents(version: str, kind: str, request: RuleRequest) -> list[RuleRequest]:
-    """The class `request` of a kind's requests as the other group/versions serving its resource
-    (`matching.equivalent_resources`; a class of any subresource as the main resource)."""
-    if ANY in (request.group, request.version, request.resource):
-        return []
-    sub = "" if request.subresource == ANY else request.subresource
-    found = equivalent_resources(
-        get_schema_set(version), request.group, request.version, request.resource, kind, sub
-    )
-    return [replace(request, group=g, version=v) for (g, v, _), _ in found]
-
-
-def _rules(scope: str) -> Mapping[str, Any] | None:
-    """A binding's resource rules from `BindingEntry.match_rules` ("": none)."""
-    if not scope:
-        return None
-    loaded = json.loads(scope)
-    return loaded if isinstance(loaded, Mapping) else None
-
-
 def spec_name(root: MappingNode) -> str | None:
     """`metadata.name` of a policy node."""
     meta = root.get("metadata")
@@ -455,21 +131,13 @@ def spec_name(root: MappingNode) -> str | None:
     return name.value if isinstance(name, ScalarNode) and name.value else None
 
 
-def _namespaced(version: str, gvk: GVK) -> bool | None:
-    """The scope of a kind without a schema (a built-in kind's REST mapping; None: unknown)."""
-    resource = get_schema_set(version).resource_for_kind(gvk.group, gvk.version, gvk.kind)
-    return resource.namespaced if resource is not None else None
-
-
-def _variable_index(site: ExpressionSite) -> int:
+def variable_index(site: ExpressionSite) -> int:
     """Position of a variable in `spec.variables` (path `spec.variables[i].expression`)."""
     index = site.path[2] if len(site.path) > 2 else None
     return index if isinstance(index, int) else 1 << 30
 
 
-def _params_kind(
-    version: str, spec: Mapping[str, Any], workspace: WorkspaceIndex | None
-) -> KindTyping | None:
+def params_kind(version: str, spec: Mapping[str, Any], workspace: WorkspaceIndex | None) -> KindTyping | None:
     """`paramKind` as a kind with its schema (None: no paramKind, or one that names no kind)."""
     param_kind = spec.get("paramKind")
     if not isinstance(param_kind, Mapping):
@@ -481,7 +149,7 @@ def _params_kind(
     return _kind_typing(version, GVK(group, ver, kind), workspace)
 
 
-def _params_untyped(params: KindTyping | None, workspace: WorkspaceIndex | None) -> UntypedResource | None:
+def params_untyped(params: KindTyping | None, workspace: WorkspaceIndex | None) -> UntypedResource | None:
     """`paramKind` whose kind has no schema (`params` is `dyn`): why, and where its CRD is served."""
     if params is None or params.has_schema:
         return None
@@ -534,7 +202,7 @@ def _elsewhere(
     )
 
 
-def _walk_rules(
+def walk_rules(
     spec: Mapping[str, Any], version: str, workspace: WorkspaceIndex | None
 ) -> tuple[list[RuleTyping], list[KindTyping]]:
     """Each resource rule's typing, and the matched kinds (sorted, each typed once), as
@@ -642,7 +310,7 @@ def untyped_resources(
     spec: Mapping[str, Any], version: str, workspace: WorkspaceIndex | None
 ) -> list[UntypedResource]:
     """Every `resourceRules` entry whose objects are `dyn`, with why (see `UntypedResource`)."""
-    return [u for rule in _walk_rules(spec, version, workspace)[0] for u in rule.untyped]
+    return [u for rule in walk_rules(spec, version, workspace)[0] for u in rule.untyped]
 
 
 def matched_kinds(
@@ -650,399 +318,4 @@ def matched_kinds(
 ) -> list[GVK]:
     """The kinds `object` can be, as the type checker resolves them (sorted; with or without a
     schema)."""
-    return [k.gvk for k in _walk_rules(spec, version, workspace)[1]]
-
-
-class PolicyTyping:
-    """The typing model of one VAP or MAP (see the module docstring)."""
-
-    def __init__(
-        self,
-        root: MappingNode,
-        policy: PolicyKind,
-        spec: Mapping[str, Any],
-        version: str,
-        workspace: WorkspaceIndex | None,
-        binding_scopes: tuple[str, ...] | None = None,
-    ) -> None:
-        self.root = root
-        self.policy = policy
-        self.binding_scopes = binding_scopes
-        """The resource rules of the policy's bindings (`WorkspaceIndex.binding_scopes`; None:
-        not known, no narrowing by them)."""
-        self.spec = spec
-        self.version = version
-        self.workspace = workspace
-        self.sites: list[ExpressionSite] = expression_sites(root, policy, spec)
-        self.has_params = isinstance(spec.get("paramKind"), Mapping)
-        self.has_variables = policy is PolicyKind.MAP or bool(spec.get("variables"))
-        rules, kinds = _walk_rules(spec, version, workspace)
-        self.rules: tuple[RuleTyping, ...] = tuple(rules)
-        """Each resource rule: what it types and what it leaves `dyn`."""
-        self.kinds: tuple[KindTyping, ...] = tuple(kinds)
-        self.params_kind: KindTyping | None = (
-            _params_kind(version, spec, workspace) if self.has_params else None
-        )
-        """`paramKind` with its schema source (None without a usable paramKind)."""
-        self.params_untyped: UntypedResource | None = _params_untyped(self.params_kind, workspace)
-        """`paramKind` when its kind has no schema (`params` is `dyn`), with why."""
-        self.params_type: Type = self.params_kind.object_type if self.params_kind is not None else DYN
-        self._views: dict[tuple[ViewName, GVK | None], View] = {}
-        self._facts: dict[GVK, Facts] = {}
-        self._past_conditions: dict[GVK, tuple[Facts, str | None]] = {}
-        self._lock = threading.Lock()
-        self._variables: list[VariableTyping] | None = None
-        self._derived: dict[Hashable, Any] = {}
-
-    def derived(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """What another analysis derives from this model (cost estimates, schema sizes), kept as
-        long as the model is: a cache of its own keyed by the model would keep models alive
-        beyond `policy_typing`'s bound."""
-        with self._lock:
-            if key in self._derived:
-                return cast(T, self._derived[key])
-        value = compute()
-        with self._lock:
-            return cast(T, self._derived.setdefault(key, value))
-
-    # --- what is typed ------------------------------------------------------------------------
-
-    @property
-    def primary(self) -> KindTyping | None:
-        """The kind editor features type `object` as: the first matched kind with a schema whose
-        requests reach the policy (else the first with a schema)."""
-        typed = [k for k in self.kinds if k.has_schema]
-        return next((k for k in typed if self.unmatched(k) is None), typed[0] if typed else None)
-
-    @property
-    def reaching_kinds(self) -> tuple[KindTyping, ...]:
-        """The matched kinds some request of which gets past the rules and exclusions (`facts`):
-        what vap-lsp's own checks check against (the server type-checks every matched kind)."""
-        return tuple(k for k in self.kinds if self.unmatched(k) is None)
-
-    @property
-    def kinds_without_schema(self) -> tuple[GVK, ...]:
-        """Matched kinds the server's type checker (and vap-lsp) type as `dyn`: no schema known."""
-        return tuple(k.gvk for k in self.kinds if not k.has_schema)
-
-    def untyped_resources(self) -> list[UntypedResource]:
-        """Rule entries whose objects are `dyn`, with why (see `UntypedResource`)."""
-        return [u for rule in self.rules for u in rule.untyped]
-
-    @property
-    def kinds_text(self) -> str:
-        """`apps/v1 Deployment, apps/v1 ReplicaSet` (what hover says `object` can be)."""
-        return ", ".join(f"{k.gvk.api_version} {k.gvk.kind}" for k in self.kinds)
-
-    # --- views --------------------------------------------------------------------------------
-
-    def view(self, name: ViewName, kind: KindTyping | None = None) -> View:
-        """A view, built on first use: `kind` None types `object` as `dyn` (create-time always)."""
-        if name == "create-time":
-            kind = None
-        key = (name, kind.gvk if kind is not None else None)
-        with self._lock:
-            hit = self._views.get(key)
-        if hit is not None:
-            return hit
-        typed = name != "create-time"
-        built = View(
-            name,
-            kind,
-            kind.object_type if kind is not None else DYN,
-            self.params_type if typed else DYN,
-            self,
-        )
-        server = self.server_view(kind) if name == "precise" else None
-        for site in self.sites:
-            if site.kind is not ExpressionKind.VARIABLE or site.name is None:
-                continue
-            if server is not None and "variables" not in site.text:
-                # Reads no variable: the server's compile infers the same type (not converted yet).
-                result = server.result(site)
-                if result.ok:
-                    built.variables.append((site, site.name, result.output_type))
-                    continue
-            result = built.result(site)
-            inferred = result.output_type if result.ok else None
-            if inferred is None and kind is not None and server is not None:
-                # vap-lsp's own narrowing: the server types a variable that fails to compile
-                # as `dyn`, so the type-check view never narrows.
-                inferred = self._narrowed(built, site, result, kind)
-            if inferred is None and server is not None:
-                inferred = _unified(result) or _server_variable_type(server, site)
-            built.variables.append((site, site.name, inferred))
-        with self._lock:
-            return self._views.setdefault(key, built)
-
-    def _narrowed(
-        self, view: View, site: ExpressionSite, result: CompileResult, kind: KindTyping
-    ) -> Type | None:
-        """The type of a kind-dispatching variable for this kind: `object.kind == 'Pod' ?
-        object.spec : object.spec.template.spec` fails to type-check against any one kind, but
-        for a Deployment its value is the second branch, so the branch is typed alone."""
-        ast = result.parsed.ast
-        node = ast
-        facts, variables = self.facts(kind), self.variable_asts(site)
-        while isinstance(node, Call) and node.function == "_?_:_" and len(node.args) == 3:
-            verdict = decide(node.args[0], facts, variables)
-            if verdict is None:
-                return None
-            node = node.args[1] if verdict else node.args[2]
-        if node is None or node is ast:
-            return None
-        branch = compile_expression(result.compiled_text[node.start : node.end], view.environment(site))
-        return branch.output_type if branch.ok else None
-
-    def create_time(self) -> View:
-        return self.view("create-time")
-
-    # --- narrowing by guards ------------------------------------------------------------------
-
-    def facts(self, kind: KindTyping) -> Facts:
-        """What a request whose `object` is of `kind` is known to be (`narrowing.Facts`): the
-        resources the rules type as that kind, its scope, and the operations of its requests
-        that `resourceRules` match and `excludeResourceRules` do not exclude
-        (`matching.operations_reaching`; empty: no request of this kind reaches the policy)."""
-        with self._lock:
-            hit = self._facts.get(kind.gvk)
-        if hit is not None:
-            return hit
-        gvk = kind.gvk
-        resources: set[str] = set()
-        for rule in self.rules:
-            resources.update(r for r, g in zip(rule.typed_resources, rule.typed, strict=False) if g == gvk)
-        held = subject(kind, self.version, self.workspace)
-        namespaced = held.namespaced if held is not None else _namespaced(self.version, gvk)
-        constraints = self.spec.get("matchConstraints")
-        kind_resources = [(gvk.group, gvk.version, r) for r in sorted(resources)]
-        equivalents = functools.partial(_equivalents, self.version, gvk.kind)
-        requests = policy_requests(
-            constraints if isinstance(constraints, Mapping) else None,
-            policy_operations(self.policy),
-            kind_resources,
-            namespaced,
-            equivalents,
-        )
-        if self.binding_scopes:
-            # A request is evaluated for each binding whose matchResources match it too
-            # (`matching.go`): the requests some binding lets through.
-            requests = [
-                r
-                for r in requests
-                if any(requests_past(_rules(s), [r], equivalents) for s in self.binding_scopes)
-            ]
-        operations = frozenset(r.operation for r in requests)
-        built = Facts(gvk, frozenset(resources), operations, self.has_params, namespaced)
-        with self._lock:
-            return self._facts.setdefault(gvk, built)
-
-    def site_facts(self, kind: KindTyping, site: ExpressionSite) -> Facts:
-        """The facts of the requests `site` runs for: a matchCondition runs for every request past
-        the rules (`facts`), every other expression only for those the matchConditions let
-        through (`conditions_facts`)."""
-        if site.kind is ExpressionKind.MATCH_CONDITION:
-            return self.facts(kind)
-        return self.conditions_facts(kind)
-
-    def conditions_facts(self, kind: KindTyping) -> Facts:
-        """`facts` less the operations for which a matchCondition is false for `kind`: every
-        matchCondition must be true for the validations, variables and mutations to run
-        (`matchconditions/matcher.go`). A matchCondition that is an error (`object.kind` on
-        DELETE) or that narrowing cannot decide keeps the operation."""
-        return self._conditions(kind)[0]
-
-    def conditions_exclude(self, kind: KindTyping) -> str | None:
-        """Why the matchConditions let no request of `kind` through (the guard text: which
-        conditions are false), or None when some can get through."""
-        return self._conditions(kind)[1]
-
-    def _conditions(self, kind: KindTyping) -> tuple[Facts, str | None]:
-        with self._lock:
-            hit = self._past_conditions.get(kind.gvk)
-        if hit is not None:
-            return hit
-        facts = self.facts(kind)
-        conditions = [s for s in self.sites if s.kind is ExpressionKind.MATCH_CONDITION]
-        kept: set[str] = set()
-        false: dict[str, None] = {}
-        view = self.type_check(kind) if conditions else None
-        for op in sorted(facts.operations):
-            single = replace(
-                facts, operations=frozenset({op}), null_roots=facts.null_roots | {"namespaceObject"}
-            )
-            for site in conditions:
-                assert view is not None
-                result = view.result(site)
-                checked = result.checked
-                if result.parsed.ast is None or (
-                    decide(
-                        result.parsed.ast,
-                        single,
-                        {},
-                        type_of=checked.type_of if checked is not None else None,
-                        present=functools.partial(_guaranteed, self, kind, checked)
-                        if checked is not None
-                        else None,
-                    )
-                    is not False
-                ):
-                    continue
-                false.setdefault(f"{site.field} ({' '.join(site.text.split())[:120]})")
-                break
-            else:
-                kept.add(op)
-        of_kind = facts.operations - {"CONNECT"}
-        excluded: str | None = None
-        if of_kind and not kept - {"CONNECT"}:
-            excluded = " and ".join(false) + ", false in every request of this kind"
-        built = (replace(facts, operations=frozenset(kept)), excluded)
-        with self._lock:
-            return self._past_conditions.setdefault(kind.gvk, built)
-
-    def unmatched(self, kind: KindTyping) -> str | None:
-        """Why no request of `kind` reaches the policy although the type checker checks it
-        (`typesToCheck` reads `resourceRules` only), or None when some does."""
-        if self.facts(kind).operations:
-            return None
-        constraints = self.spec.get("matchConstraints")
-        facts = self.facts(kind)
-        resources = [(kind.gvk.group, kind.gvk.version, r) for r in sorted(facts.resources)]
-        ops = policy_operations(self.policy)
-        constraints = constraints if isinstance(constraints, Mapping) else {}
-        included = {k: v for k, v in constraints.items() if k != "excludeResourceRules"}
-        if not operations_reaching(included, ops, resources, facts.namespaced):
-            return "the scope of spec.matchConstraints.resourceRules (no request of this kind has it)"
-        equivalents = functools.partial(_equivalents, self.version, kind.gvk.kind)
-        if not operations_reaching(constraints, ops, resources, facts.namespaced, equivalents):
-            return "spec.matchConstraints.excludeResourceRules (every request of this kind is excluded)"
-        return (
-            "the spec.matchResources of every binding of the policy (no request of this kind gets past them)"
-        )
-
-    def variable_asts(self, site: ExpressionSite) -> dict[str, ParsedExpr]:
-        """The parsed expression of each variable `site` may read (by name; a later one wins)."""
-        out: dict[str, ParsedExpr] = {}
-        limit = _variable_index(site) if site.kind is ExpressionKind.VARIABLE else 1 << 30
-        create_time = self.create_time()
-        for s in self.sites:
-            if s.kind is ExpressionKind.VARIABLE and s.name is not None and _variable_index(s) < limit:
-                out[s.name] = create_time.result(s).parsed
-        return out
-
-    def reachability(self, kind: KindTyping | None, site: ExpressionSite) -> Reachability:
-        """Which nodes of `site` can run for `kind`, in its type-check view (`View.reachability`)."""
-        return self.server_view(kind).reachability(site)
-
-    def kind_at(self, site: ExpressionSite, parsed: ParsedExpr, offset: int) -> KindTyping | None:
-        """The kind editor features type `object` as at `offset` of `parsed` (an expression of
-        `site`, maybe repaired text being typed): the first kind with a schema for which the
-        node there can run (`object.kind != 'Pod' || object.spec.te|` types a Deployment), else
-        the primary kind."""
-        kinds = self.kinds_at(site, parsed, offset)
-        return kinds[0] if kinds else self.primary
-
-    def kinds_at(self, site: ExpressionSite, parsed: ParsedExpr, offset: int) -> list[KindTyping]:
-        """The kinds with a schema for which the node at `offset` of `parsed` can run (requests
-        of the kind reach the policy and get past its matchConditions, a variable is read where
-        it can run, no guard rules the node out); all of them without a node."""
-        path = parsed.node_at(offset)
-        variables = self.variable_asts(site)
-        condition = site.kind is ExpressionKind.MATCH_CONDITION
-        return [
-            kind
-            for kind in self.kinds
-            if kind.has_schema
-            and self.unmatched(kind) is None
-            and (condition or self.conditions_exclude(kind) is None)
-            and not (site.kind is ExpressionKind.VARIABLE and self._never_runs(kind, site))
-            and (
-                not path
-                or reachability(parsed, self.site_facts(kind, site), variables).guard_of(path[-1]) is None
-            )
-        ]
-
-    def _never_runs(self, kind: KindTyping, site: ExpressionSite) -> bool:
-        """Whether `site` never runs for `kind` as a whole (a variable read only in branches a
-        guard rules out for it: variables are evaluated lazily, `View._unread`)."""
-        reach = self.reachability(kind, site)
-        ast = reach.parsed.ast if reach.parsed is not None else None
-        return ast is not None and reach.guard_of(ast) is not None
-
-    def server_view(self, kind: KindTyping | None) -> View:
-        """What the server's compiler sees for `kind`: its type check, or create time without one."""
-        return self.type_check(kind) if kind is not None else self.create_time()
-
-    def variables_for(self, kind: KindTyping | None) -> list[VariableTyping]:
-        """Each variable with vap-lsp's type for `kind` and the server's."""
-        server = self.server_view(kind)
-        server_types = {id(s): server.declared(t) for s, _, t in server.variables}
-        return [
-            VariableTyping(name, site, inferred, server_types.get(id(site), DYN))
-            for site, name, inferred in self.view("precise", kind).variables
-        ]
-
-    def type_check(self, kind: KindTyping) -> View:
-        return self.view("type-check", kind)
-
-    def precise(self, kind: KindTyping | None = None) -> View:
-        """vap-lsp's view for `kind` (default: the primary kind, or `dyn` when none is typed)."""
-        return self.view("precise", kind if kind is not None else self.primary)
-
-    # --- what editor features read ------------------------------------------------------------
-
-    @property
-    def variables(self) -> list[VariableTyping]:
-        """Each variable with vap-lsp's type and the server's (for the primary kind)."""
-        if self._variables is None:
-            self._variables = self.variables_for(self.primary)
-        return self._variables
-
-    def variable(self, name: str) -> VariableTyping | None:
-        """The variable `variables.<name>` reads (the later one when a name is repeated)."""
-        return next((v for v in reversed(self.variables) if v.name == name), None)
-
-    def environment(self, site: ExpressionSite) -> Environment:
-        """The precise environment of `site` (which may be a blank site being typed)."""
-        return self.precise().environment(site)
-
-    def compile(self, site: ExpressionSite) -> CompileResult:
-        """The precise compile result of `site` (cached)."""
-        return self.precise().result(site)
-
-
-# With the reads of the index the model made (replayed on a hit: `workspace.recording`). An entry
-# keeps its parsed policy (~27 bytes a character) and its model alive (~125 bytes a character in
-# all for a policy that is mostly expressions, its checked ASTs included): 256 models, of policies
-# of 2 million characters in all.
-_CACHE: LruCache[
-    tuple[int, str, int, int, tuple[str, ...] | None], tuple[MappingNode, PolicyTyping, frozenset[Read]]
-] = LruCache(256, weigh=lambda _, entry: entry[0].span.end - entry[0].span.start, max_weight=2_000_000)
-
-
-def policy_typing(
-    root: MappingNode,
-    policy: PolicyKind,
-    spec: Mapping[str, Any],
-    version: str,
-    workspace: WorkspaceIndex | None = None,
-) -> PolicyTyping:
-    """The policy's typing model, cached per parsed node (kept alive by the entry), Kubernetes
-    version and workspace CRD generation: built once per analysis, read by checks and features."""
-    generation = workspace.crd_generation if workspace is not None else -1
-    name = spec_name(root)
-    scopes = workspace.binding_scopes(policy, name) if workspace is not None else None
-    key = (id(root), version, id(workspace), generation, scopes)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is root:
-        replay(hit[2])
-        return hit[1]
-    with recording() as reads:
-        built = PolicyTyping(root, policy, spec, version, workspace, scopes)
-    _CACHE.put(key, (root, built, frozenset(reads)))
-    return built
-
-
-def clear_cache() -> None:
-    """Forget every cached model (for benchmarks measuring a cold pass)."""
-    _CACHE.clear()
+    return [k.gvk for k in walk_rules(spec, version, workspace)[1]]

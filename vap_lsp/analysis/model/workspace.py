@@ -23,28 +23,15 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from vap_lsp.analysis.kustomize import carries_directives
-from vap_lsp.analysis.objects import K8sObject, object_data, own_text
+from vap_lsp.analysis.model.crds import CRDVersion, crd_versions
+from vap_lsp.analysis.model.kustomize import carries_directives
+from vap_lsp.analysis.model.objects import K8sObject, object_data, own_text
 from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import Span
 from vap_lsp.yaml.model import ExpansionLimit, MappingNode, ScalarNode, lookup
 from vap_lsp.yaml.resolve import resolve_scalar
-
-
-@dataclass(frozen=True)
-class CRDVersion:
-    group: str
-    version: str
-    kind: str
-    plural: str
-    namespaced: bool
-    schema: Mapping[str, Any] | None
-    # Only served versions are in the server's REST mapping and OpenAPI discovery, so only they
-    # type `object`/`params`; the others still help to say "this CRD exists under another version".
-    served: bool = True
 
 
 @dataclass(frozen=True)
@@ -97,42 +84,6 @@ class _FileEntry:
 _BINDING_OF = {PolicyKind.VAPB: PolicyKind.VAP, PolicyKind.MAPB: PolicyKind.MAP}
 
 
-def crd_versions(data: Mapping[str, Any]) -> list[CRDVersion]:
-    """Each version of a CRD given as plain data (v1, or v1beta1's top-level validation)."""
-    spec = data.get("spec")
-    if not isinstance(spec, Mapping):
-        return []
-    group, names = spec.get("group"), spec.get("names")
-    if not isinstance(group, str) or not isinstance(names, Mapping):
-        return []
-    kind, plural = names.get("kind"), names.get("plural")
-    if not isinstance(kind, str) or not isinstance(plural, str):
-        return []
-    namespaced = spec.get("scope", "Namespaced") == "Namespaced"
-    out: list[CRDVersion] = []
-    versions = spec.get("versions")
-    for v in versions if isinstance(versions, list) else []:
-        if not isinstance(v, Mapping) or not isinstance(v.get("name"), str):
-            continue
-        schema = v.get("schema")
-        # v1beta1 CRDs keep one schema under spec.validation.
-        if not isinstance(schema, Mapping):
-            schema = spec.get("validation")
-        open_api = schema.get("openAPIV3Schema") if isinstance(schema, Mapping) else None
-        out.append(
-            CRDVersion(
-                group,
-                v["name"],
-                kind,
-                plural.lower(),
-                namespaced,
-                open_api if isinstance(open_api, Mapping) else None,
-                v.get("served") is not False,
-            )
-        )
-    return out
-
-
 def _add_object(uri: str, obj: K8sObject, entry: _FileEntry) -> None:
     name_node, _, found = lookup(obj.node, ("metadata", "name"))
     if len(found) != 2 or not isinstance(name_node, ScalarNode) or not name_node.value:
@@ -171,8 +122,8 @@ def _is_mapping(obj: K8sObject, field_name: str) -> bool:
 def _reads_params_unguarded(obj: K8sObject, kind: PolicyKind) -> bool:
     """Only for policies with `paramKind` (the spec is converted for its expressions)."""
     # Imported here: the server creates its index before it may import CEL (start-up invariant).
-    from vap_lsp.analysis.guarantees import params_unguarded
-    from vap_lsp.analysis.sites import expression_sites
+    from vap_lsp.analysis.model.narrowing import params_unguarded
+    from vap_lsp.analysis.model.sites import expression_sites
 
     spec = obj.node.get("spec")
     if not isinstance(spec, MappingNode):

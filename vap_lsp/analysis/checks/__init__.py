@@ -1,0 +1,1 @@
+"""The checks: each a row of one table (`checks.table`) run over the model by the engine."""
