@@ -232,10 +232,25 @@ class ParsedExpr:
     #: select, ``(`` of a call, ``[``/``{`` of literals, ``:`` of entries; macro
     #: generated nodes: the ``(`` of the macro call).  Checker errors use these.
     positions: dict[int, int] = field(default_factory=dict)
+    _at_location: dict[int, list[Expr]] | None = field(default=None, repr=False)
 
     def location(self, node: Node) -> int:
         """Offset at which cel-go would report an issue about ``node``."""
         return self.positions.get(node.id, node.start)
+
+    def nodes_at_location(self, location: int) -> list[Expr]:
+        """The expressions cel-go reports at ``location`` (``location``), in ``walk`` order.
+
+        Indexed on first use: a checker issue is placed by location, and a policy with
+        thousands of issues would otherwise walk the whole AST for each."""
+        index = self._at_location
+        if index is None:
+            index = {}
+            for node in self.walk():
+                if isinstance(node, Expr):
+                    index.setdefault(self.location(node), []).append(node)
+            self._at_location = index
+        return index.get(location, [])
 
     @property
     def ok(self) -> bool:

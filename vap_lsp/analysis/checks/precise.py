@@ -156,7 +156,7 @@ def _certain_finding(
         if node is None or node.test_only or selects_from_open_data(result, node):
             return []
     elif issue.cel_message.startswith("found no matching overload"):
-        node = next((n for n in parsed.walk() if isinstance(n, Call) and parsed.location(n) == loc), None)
+        node = next((n for n in parsed.nodes_at_location(loc) if isinstance(n, Call)), None)
         if not isinstance(node, Call) or node.function in _NEVER_FAILING:
             return []
         operands = ([node.target] if node.target is not None else []) + list(node.args)

@@ -109,7 +109,7 @@ def select_at(result: CompileResult, issue: CompileIssue) -> Select | None:
     """The field selection an "undefined field" issue is about."""
     parsed = result.parsed
     loc = issue.start - result.offset
-    node = next((n for n in parsed.walk() if isinstance(n, Select) and parsed.location(n) == loc), None)
+    node = next((n for n in parsed.nodes_at_location(loc) if isinstance(n, Select)), None)
     return node if isinstance(node, Select) else None
 
 
