@@ -129,15 +129,30 @@ def _issue(phase: Phase, issue: CelIssue, offset: int) -> CompileIssue:
     return CompileIssue(phase, issue.message, cel_message, start, end, issue.severity)
 
 
+# Parsed expressions by text and parser options: a policy's expression is compiled in one
+# environment per view and matched kind (a dozen for a Pod Security policy), all parsing the same
+# text the same way. The AST is read-only once parsed, so the compile results share it.
+_PARSED: LruCache[tuple[str, frozenset[str], bool], ParsedExpr] = LruCache(
+    4096, weigh=lambda key, _: len(key[0]), max_weight=4_000_000
+)
+
+
 def parse_expression(text: str, env: Environment) -> ParsedExpr:
     """Parse with the environment's macros and syntax options (no backtick escapes: Kubernetes
-    does not enable `cel.EnableIdentifierEscapeSyntax`)."""
-    return parse(
+    does not enable `cel.EnableIdentifierEscapeSyntax`); cached by text and options."""
+    macros = _env_macros(env)
+    key = (text, macros, env.features.optional_syntax)
+    hit = _PARSED.get(key)
+    if hit is not None:
+        return hit
+    parsed = parse(
         text,
-        macros=_env_macros(env),
+        macros=macros,
         enable_optional_syntax=env.features.optional_syntax,
         enable_ident_escape_syntax=False,
     )
+    _PARSED.put(key, parsed)
+    return parsed
 
 
 def _compile(text: str, env: Environment, trim: bool) -> CompileResult:
@@ -229,3 +244,4 @@ def compile_expression(text: str, env: Environment, *, trim: bool = False) -> Co
 
 def clear_cache() -> None:
     _CACHE.clear()
+    _PARSED.clear()
