@@ -59,6 +59,7 @@ from vap_lsp.analysis.model.narrowing import (
     Facts,
     Guard,
     Reachability,
+    VariableAsts,
     decide,
     everything_reachable,
     reachability,
@@ -740,15 +741,42 @@ class PolicyContext:
             "the spec.matchResources of every binding of the policy (no request of this kind gets past them)"
         )
 
-    def variable_asts(self, site: ExpressionSite) -> dict[str, ParsedExpr]:
-        """The parsed expression of each variable `site` may read (by name; a later one wins)."""
-        out: dict[str, ParsedExpr] = {}
+    def variable_asts(self, site: ExpressionSite) -> VariableAsts:
+        """The parsed expression of each variable `site` may read (by name; a later one wins),
+        one map per position among the variables, its values evaluated once per class of
+        requests (`narrowing.VariableAsts`)."""
         limit = variable_index(site) if site.kind is ExpressionKind.VARIABLE else 1 << 30
+        return self.derived(("variable-asts", limit), functools.partial(self._variable_asts, limit))
+
+    def _variable_asts(self, limit: int) -> VariableAsts:
         create_time = self.create_time()
+        asts: dict[str, ParsedExpr] = {}
         for s in self.sites:
             if s.kind is ExpressionKind.VARIABLE and s.name is not None and variable_index(s) < limit:
-                out[s.name] = create_time.result(s).parsed
-        return out
+                asts[s.name] = create_time.result(s).parsed
+        shared = self.derived("variable-values", self._shared_variable_values)
+        return VariableAsts(asts, shared)
+
+    def _shared_variable_values(self) -> dict[tuple[Facts, bool, int], Any] | None:
+        """One store of variable values for every map when each name resolves to the same
+        expression in all of them: names are unique and no variable reads itself or a later one
+        (which the server rejects); otherwise each map keeps its own (None)."""
+        variables = [s for s in self.sites if s.kind is ExpressionKind.VARIABLE and s.name is not None]
+        names = [s.name for s in variables]
+        if len(set(names)) != len(names):
+            return None
+        create_time = self.create_time()
+        for i, site in enumerate(variables):
+            later = set(names[i:])
+            for node in create_time.result(site).parsed.walk():
+                if (
+                    isinstance(node, Select)
+                    and node.field in later
+                    and isinstance(node.operand, Ident)
+                    and node.operand.name == "variables"
+                ):
+                    return None
+        return {}
 
     def reachability(self, kind: KindTyping | None, site: ExpressionSite) -> Reachability:
         """Which nodes of `site` can run for `kind`, in its type-check view (`View.reachability`)."""

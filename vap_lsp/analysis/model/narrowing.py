@@ -53,6 +53,7 @@ __all__ = [
     "Guard",
     "NullFlow",
     "Reachability",
+    "VariableAsts",
     "decide",
     "everything_reachable",
     "reachability",
@@ -135,6 +136,27 @@ class Guard:
         return self.text
 
 
+VariableValue = tuple["Value", bool, int, tuple[str, ...]]
+"""What evaluating a variable's expression found: its value, whether it depends on the request,
+how many facts it read and the variables it read (for the guard's text), in reading order."""
+
+
+class VariableAsts(dict[str, ParsedExpr]):
+    """The parsed expression of each variable an expression may read (by name), with the values
+    evaluators found for them (`evaluated`, by class of requests, evaluator kind and expression):
+    a variable is evaluated once per class of requests however many expressions read it. Maps
+    may share one `evaluated` store when every name resolves to the same expression in each of them (the
+    variables of one policy with unique names, none read before its definition)."""
+
+    def __init__(
+        self,
+        asts: Mapping[str, ParsedExpr] | None = None,
+        values: dict[tuple[Facts, bool, int], VariableValue] | None = None,
+    ) -> None:
+        super().__init__(asts or {})
+        self.evaluated: dict[tuple[Facts, bool, int], VariableValue] = values if values is not None else {}
+
+
 @dataclass
 class _Variable:
     parsed: ParsedExpr
@@ -163,12 +185,11 @@ class Reachability:
         if self.parsed is None or not self._guards:
             return None
         found: Guard | None = None
-        for node in self.parsed.walk():
-            if isinstance(node, Expr) and self.parsed.location(node) == location:
-                guard = self._guards.get(node.id)
-                if guard is None:
-                    return None
-                found = found or guard
+        for node in self.parsed.nodes_at_location(location):
+            guard = self._guards.get(node.id)
+            if guard is None:
+                return None
+            found = found or guard
         return found
 
     def guard_at_offset(self, offset: int) -> Guard | None:
@@ -224,6 +245,14 @@ class _Evaluator:
         """How many times a fact was read (a condition of literals alone is no guard)."""
         self.bound_facts: frozenset[str] = frozenset()
         """Comprehension variables bound to a fact (a null root iterated over), whose reads count."""
+        self.shared = variables.evaluated if isinstance(variables, VariableAsts) else None
+        self._recording: list[list[str]] = []
+        """The variables read (in order) while each variable being evaluated is (for `shared`)."""
+        self._cycle = False
+        self._memo: dict[int, tuple[Value, int, tuple[str, ...]]] = {}
+        """What a node outside any comprehension evaluated to (by the node's identity), with the
+        facts and variables it read: the walk asks for a condition's value at every `&&`, `||` and
+        `?:` on its way down, and each would evaluate again what the one above it did."""
 
     def decided(self, node: Expr, env: _Env) -> bool | None:
         """The value of a condition that depends on the request (`x || true` is no guard)."""
@@ -355,28 +384,78 @@ class _Evaluator:
 
     def _variable(self, name: str) -> Value:
         var = self.variables.get(name)
-        if var is None or var.state == 1 or var.parsed.ast is None:
+        if var is None or var.parsed.ast is None:
+            return UNKNOWN
+        if var.state == 1:
+            self._cycle = True
             return UNKNOWN
         if var.state == 0:
-            var.state = 1
-            # A variable's own expression was typed in another compile: no types for has().
-            saved, self.type_of, present = self.type_of, None, self.present
-            self.present = None
-            before = self.facts_read
-            try:
-                var.value = self.eval(var.parsed.ast, {})
-                var.factual = self.facts_read > before
-            finally:
-                self.type_of, self.present = saved, present
-                var.state = 2
+            self._evaluate(var)
         if not isinstance(var.value, _Unknown) and var.factual:
             self.facts_read += 1
-            self.read.setdefault(name, shorten(var.parsed.source, _MAX_GUARD_TEXT))
+            self._note_read(name)
         return var.value
+
+    def _note_read(self, name: str) -> None:
+        self.read.setdefault(name, shorten(self.variables[name].parsed.source, _MAX_GUARD_TEXT))
+        for frame in self._recording:
+            frame.append(name)
+
+    def _evaluate(self, var: _Variable) -> None:
+        """A variable's value, once per evaluator (and once per class of requests with `shared`)."""
+        assert var.parsed.ast is not None
+        key = (self.facts, self.optimistic, id(var.parsed))
+        cached = self.shared.get(key) if self.shared is not None else None
+        if cached is not None:
+            var.value, var.factual, read, names = cached
+            self.facts_read += read
+            for name in names:
+                self._note_read(name)
+            var.state = 2
+            return
+        var.state = 1
+        # A variable's own expression was typed in another compile: no types for has().
+        saved, self.type_of, present = self.type_of, None, self.present
+        self.present = None
+        before, cycle = self.facts_read, self._cycle
+        self._cycle = False
+        frame: list[str] = []
+        self._recording.append(frame)
+        try:
+            var.value = self.eval(var.parsed.ast, {})
+            var.factual = self.facts_read > before
+        finally:
+            self._recording.pop()
+            self.type_of, self.present = saved, present
+            var.state = 2
+        if self.shared is not None and not self._cycle:
+            # A value found inside a cycle depends on where the evaluation started: not shared.
+            self.shared[key] = (var.value, var.factual, self.facts_read - before, tuple(frame))
+        self._cycle = self._cycle or cycle
 
     # --- evaluation ---------------------------------------------------------------------------
 
     def eval(self, node: Expr, env: _Env) -> Value:
+        if env:
+            return self._eval(node, env)
+        hit = self._memo.get(id(node))
+        if hit is not None:
+            value, read, names = hit
+            self.facts_read += read
+            for name in names:
+                self._note_read(name)
+            return value
+        before = self.facts_read
+        frame: list[str] = []
+        self._recording.append(frame)
+        try:
+            value = self._eval(node, env)
+        finally:
+            self._recording.pop()
+        self._memo[id(node)] = (value, self.facts_read - before, tuple(frame))
+        return value
+
+    def _eval(self, node: Expr, env: _Env) -> Value:
         if isinstance(node, Literal):
             value = node.value
             return value if isinstance(value, (str, bool, int, float)) or value is None else UNKNOWN
