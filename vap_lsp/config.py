@@ -7,7 +7,8 @@ Command-line flags (CLI) and client settings (server) override it: `Overrides`.
 
 Keys: `kubernetes-version`, `crds` (files or folders of CRDs), `samples` (globs for "Run
 against samples"), `exclude` (globs), `ignore` (codes), `severity` (code → error, warning,
-information, hint or off), `per-file-ignores` (glob → codes).
+information, hint or off), `per-file-ignores` (glob → codes), `min-severity` (the lowest level
+the command line's report shows for the files under it; the editor shows everything).
 
 This module reads files; turning the result into `AnalysisSettings` is all the adapters do
 with it. The filtering itself is `vap_lsp.analysis.suppress`, applied by the engine.
@@ -46,7 +47,17 @@ _SEVERITY_NAMES = {
 }
 _OFF = ("off", "ignore", "none")
 
-KEYS = ("kubernetes-version", "crds", "samples", "exclude", "ignore", "severity", "per-file-ignores")
+KEYS = (
+    "kubernetes-version",
+    "crds",
+    "samples",
+    "exclude",
+    "ignore",
+    "severity",
+    "per-file-ignores",
+    "min-severity",
+)
+LEVELS = ("error", "warning", "information", "hint")  # `--min-severity`, `min-severity`
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,7 @@ class Config:
     ignore: frozenset[str] = frozenset()
     severity: tuple[tuple[str, Severity], ...] = ()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    min_severity: Severity | None = None  # the CLI report's filter (`check`); None: the format's own
     # Problems that make the file wrong (the CLI exits 2), and mere warnings (unknown codes).
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
@@ -119,6 +131,11 @@ def _level(value: object) -> Severity | str | None:
     """A level as written in `severity` settings: a Severity, "off", or None (not a level)."""
     name = str(value).strip().lower()
     return "off" if name in _OFF else _SEVERITY_NAMES.get(name)
+
+
+def severity_level(name: str) -> Severity | None:
+    """`error`, `warning`, `information` (`info`) or `hint` as a Severity; None for anything else."""
+    return _SEVERITY_NAMES.get(name.strip().lower())
 
 
 def _severity_overrides(
@@ -358,6 +375,13 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
                     continue
                 per_file.append((str(pattern), frozenset(listed)))
 
+    min_severity: Severity | None = None
+    raw_min = raw.get("min-severity")
+    if raw_min is not None:
+        min_severity = severity_level(raw_min) if isinstance(raw_min, str) else None
+        if min_severity is None:
+            errors.append(f"{where}: min-severity: {raw_min!r} is not {', '.join(LEVELS[:-1])} or {LEVELS[-1]}")
+
     mentioned = ignore | set(severity) | {c for _, codes in per_file for c in codes}
     warnings.extend(f"{where}: {problem}" for problem in code_problems(mentioned))
 
@@ -371,6 +395,7 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
         ignore=frozenset(ignore),
         severity=tuple(sorted(severity.items())),
         per_file_ignores=tuple(per_file),
+        min_severity=min_severity,
         errors=tuple(errors),
         warnings=tuple(warnings),
     )
@@ -520,6 +545,7 @@ def split_codes(values: Sequence[str]) -> frozenset[str]:
 __all__ = [
     "CONFIG_FILES",
     "CRD_SOURCE_PREFIX",
+    "LEVELS",
     "Config",
     "ConfigResolver",
     "Overrides",
@@ -532,5 +558,6 @@ __all__ = [
     "load_config",
     "overrides_from_client",
     "parse_severity_overrides",
+    "severity_level",
     "split_codes",
 ]

@@ -46,7 +46,7 @@ def test_check_types_the_policy_from_the_configurations_crds(
 
 
 def test_check_with_no_config_does_not_read_them(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", "policies", "--no-config"]) == 0
+    assert main(["check", "policies", "--no-config", "--show-notes"]) == 0
     assert "[typing-unavailable]" in capsys.readouterr().out
 
 
@@ -57,7 +57,7 @@ def test_crd_on_the_command_line_wins_over_the_configuration(
     renamed = _write(
         repo / "other" / "crd.yaml", HTTPROUTE_CRD.read_text().replace("hostnames:", "hostnamez:")
     )
-    assert main(["check", "policies", "--crd", str(renamed)]) == 0
+    assert main(["check", "policies", "--crd", str(renamed), "--show-notes"]) == 0
     out = capsys.readouterr().out
     assert "[cel-type-check]" not in out
     assert "object.spec.hostnamez is optional in the schema" in out  # typed from --crd's schema

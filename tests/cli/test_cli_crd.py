@@ -38,7 +38,7 @@ def test_check_without_crd_says_the_rule_is_untyped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     policy = _write(tmp_path, "policy.yaml", ROUTE_POLICY)
-    assert main(["check", str(policy)]) == 0
+    assert main(["check", str(policy), "--show-notes"]) == 0
     assert capsys.readouterr().out == (
         f"{policy}:8:9: information: spec.matchConstraints.resourceRules[0]: object is untyped (dyn) for "
         "gateway.networking.k8s.io/v1 httproutes: no schema (not a built-in resource, and no CRD for it "

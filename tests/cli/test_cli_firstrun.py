@@ -80,7 +80,7 @@ def test_a_template_that_breaks_the_yaml_is_skipped_at_the_construct(
         'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: "{{ quoted }}"\n'
         "{{- if .Values.enabled }}\n  b: c\n{{- end }}\n",
     )
-    assert main(["check", str(chart)]) == 0
+    assert main(["check", str(chart), "--show-notes"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{chart}:7:1: information: file is a Helm/Go template ({{{{ ... }}}} at line 7)")
 
@@ -294,7 +294,7 @@ def test_unknown_code_in_an_inline_comment_is_noted_at_the_comment(
         "b.yaml",
         BINDING.replace("[Deny, Warn]\n", "[Deny, Warn]  # vap-lsp: ignore[FieldValueInvalide]\n"),
     )
-    status, out, _ = _run(capsys, "check", str(path))
+    status, out, _ = _run(capsys, "check", "--show-notes", str(path))
     assert status == 1
     assert out.splitlines()[1] == (
         f"{path}:7:54: information: vap-lsp: ignore[FieldValueInvalide]: no diagnostic has this code, "
@@ -510,7 +510,7 @@ def test_mutating_policy_api_off_by_default_is_noted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], api_version: str, kubernetes: str, needs: str
 ) -> None:
     path = _write(tmp_path, "map.yaml", MAP_V1BETA1.replace("v1beta1", api_version))
-    status, out, _ = _run(capsys, "check", "--kubernetes-version", kubernetes, str(path))
+    status, out, _ = _run(capsys, "check", "--show-notes", "--kubernetes-version", kubernetes, str(path))
     assert status == 0
     assert out == (
         f"{path}:1:13: information: MutatingAdmissionPolicy admissionregistration.k8s.io/{api_version} is "

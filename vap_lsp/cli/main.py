@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from vap_lsp import __version__, collector
-from vap_lsp.analysis.diagnostics import Severity
+from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.files import collect_files, read_file, read_stream
 from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.analysis.settings import AnalysisSettings
@@ -28,14 +28,24 @@ from vap_lsp.cli.crd_option import (
     load_config_crds,
     load_external_crds,
 )
-from vap_lsp.cli.report import FORMATTERS, FileReport, statistics, summary_line
+from vap_lsp.cli.report import (
+    FORMATTERS,
+    FileReport,
+    default_min_severity,
+    hidden_line,
+    split_by_severity,
+    statistics,
+    summary_line,
+)
 from vap_lsp.config import (
+    LEVELS,
     Config,
     Overrides,
     code_problems,
     configs_for,
     first_kubernetes_version,
     parse_severity_overrides,
+    severity_level,
     split_codes,
 )
 from vap_lsp.schema.store import available_versions, default_version
@@ -118,7 +128,7 @@ def _run_check(
     # Two passes: index every file (CRDs, policies, bindings), then analyse each with the index.
     workspace = WorkspaceIndex()
     load_external_crds(args.crd, io_errors, workspace)
-    first_pass: list[tuple[Path, AnalysisSettings, bytes, str | None, Any]] = []
+    first_pass: list[tuple[Path, Config, AnalysisSettings, bytes, str | None, Any]] = []
     for path, config, from_stdin in sources:
         if from_stdin:
             data = read_stream(sys.stdin.buffer, "standard input", io_errors)
@@ -131,20 +141,31 @@ def _run_check(
         parsed = parse_text(text) if text is not None else None
         if parsed is not None:  # a kustomize patch is merged into an object elsewhere: not indexed
             workspace.update(str(path), [] if settings.patch else parsed[1], parsed[0].text)
-        first_pass.append((path, settings, data, text, parsed))
+        first_pass.append((path, config, settings, data, text, parsed))
     # The configuration's `crds`, over every checked file's configuration; after `--crd` (set above).
     load_config_crds(configs_for(configs, [entry[0] for entry in first_pass]), io_errors, workspace)
     # Checking single files says nothing about the rest of the repository: cross-file findings
     # ("no policy named ...") only when a folder was given.
     workspace.complete = any(Path(p).is_dir() for p in args.paths if p != STDIN)
 
+    # What the report shows: `--min-severity`/`--show-notes`, else the file's configuration, else
+    # the format's own (text leaves notes out and counts them; the machine formats keep them).
+    given_level = Severity.HINT if args.show_notes else severity_level(args.min_severity or "")
     reports: list[FileReport] = []
-    for path, settings, data, text, parsed in first_pass:
+    hidden: list[Diagnostic] = []
+    levels: list[Severity] = []
+    has_error = False
+    for path, config, settings, data, text, parsed in first_pass:
         if text is None:
             analysis = analyse_bytes(data, settings)
         else:
             analysis = analyse_text(text, settings, workspace=workspace, uri=str(path), parsed=parsed)
-        reports.append(FileReport(str(path), analysis.lines, analysis.diagnostics))
+        has_error = has_error or any(d.severity is Severity.ERROR for d in analysis.diagnostics)
+        level = given_level or config.min_severity or default_min_severity(args.format)
+        shown, left_out = split_by_severity(FileReport(str(path), analysis.lines, analysis.diagnostics), level)
+        reports.append(shown)
+        hidden.extend(left_out)
+        levels.append(level)
 
     report = FORMATTERS[args.format](reports)
     if output is not None:
@@ -159,10 +180,11 @@ def _run_check(
     for message in io_errors:
         print(f"vap-lsp: {message}", file=sys.stderr)
     if args.format == "text" or args.output_file or args.statistics:
-        print(summary_line(reports), file=sys.stderr)
+        print(summary_line(reports, max(levels, default=given_level or Severity.HINT)), file=sys.stderr)
+        if (left_out_line := hidden_line(hidden, level_given=given_level is not None)) is not None:
+            print(left_out_line, file=sys.stderr)
     if io_errors:
         return 2
-    has_error = any(d.severity is Severity.ERROR for r in reports for d in r.diagnostics)
     return 1 if has_error and not args.exit_zero else 0
 
 
@@ -288,7 +310,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument(
-        "--statistics", action="store_true", help="print the number of diagnostics per code (stdout)"
+        "--statistics",
+        action="store_true",
+        help="print the number of diagnostics per code (stdout), of those the report shows",
+    )
+    shown = check.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--min-severity",
+        choices=LEVELS,
+        metavar="LEVEL",
+        help="report diagnostics of LEVEL and above: error, warning, information or hint (default: "
+        "warning for text, with one line counting the notes left out; hint for the other formats)",
+    )
+    shown.add_argument(
+        "--show-notes",
+        action="store_true",
+        help="report notes (information and hint) in the text format too: --min-severity hint",
     )
     check.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even with errors (2 still means bad input)"

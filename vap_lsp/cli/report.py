@@ -40,16 +40,61 @@ def format_text(reports: list[FileReport]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def summary_line(reports: list[FileReport]) -> str:
-    counts = dict.fromkeys(Severity, 0)
-    for report in reports:
-        for d in report.diagnostics:
-            counts[d.severity] += 1
-    files = len(reports)
-    return (
-        f"{files} file{'s' if files != 1 else ''} checked: {counts[Severity.ERROR]} errors, "
-        f"{counts[Severity.WARNING]} warnings, {counts[Severity.INFORMATION] + counts[Severity.HINT]} notes"
-    )
+NOTES = (Severity.INFORMATION, Severity.HINT)  # "notes" in the summary: advice, never a verdict
+
+
+def default_min_severity(output_format: str) -> Severity:
+    """What a format shows unless `--min-severity`, `--show-notes` or the configuration say: the
+    text a person reads leaves notes out (one line counts them); the formats that tools, code
+    scanning and CI read keep everything and let the tool filter."""
+    return Severity.WARNING if output_format == "text" else Severity.HINT
+
+
+def split_by_severity(report: FileReport, level: Severity) -> tuple[FileReport, list[Diagnostic]]:
+    """The report with what is at `level` or above, and what it leaves out."""
+    shown = [d for d in report.diagnostics if d.severity <= level]
+    hidden = [d for d in report.diagnostics if d.severity > level]
+    return FileReport(report.path, report.lines, shown), hidden
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _by_class(diagnostics: list[Diagnostic]) -> tuple[int, int, int]:
+    errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+    warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
+    return errors, warnings, len(diagnostics) - errors - warnings
+
+
+def summary_line(reports: list[FileReport], level: Severity = Severity.HINT) -> str:
+    """`3 files checked: 1 error, 2 warnings`: what the report shows. A class of severities is
+    named when `level` (the most lenient of the files') lets it through, so a hidden class is
+    never counted as `0` here; `hidden_line` counts it."""
+    errors, warnings, notes = _by_class([d for r in reports for d in r.diagnostics])
+    parts = [_count(errors, "error")]
+    if level >= Severity.WARNING:
+        parts.append(_count(warnings, "warning"))
+    if level >= Severity.INFORMATION:
+        parts.append(_count(notes, "note"))
+    return f"{_count(len(reports), 'file')} checked: {', '.join(parts)}"
+
+
+def hidden_line(hidden: list[Diagnostic], *, level_given: bool = False) -> str | None:
+    """`212 notes hidden: 198 cel-type-check-guarded, 14 optional-field — --show-notes`: what a
+    report left out, per code (most frequent first), and the option that shows it (with
+    `--min-severity` on the command line, `--show-notes` would be refused: then that option)."""
+    if not hidden:
+        return None
+    _, warnings, notes = _by_class(hidden)
+    what = ", ".join(p for n, w in ((warnings, "warning"), (notes, "note")) if n for p in [_count(n, w)])
+    codes: dict[str, int] = {}
+    for d in hidden:
+        codes[d.code] = codes.get(d.code, 0) + 1
+    listed = ", ".join(f"{n} {code}" for code, n in sorted(codes.items(), key=lambda item: (-item[1], item[0])))
+    lowest = max(d.severity for d in hidden)
+    option = "--show-notes" if not warnings and not level_given else f"--min-severity {lowest.label}"
+    return f"{what} hidden: {listed} — {option}"
 
 
 def _lsp_range(lines: LineIndex, d: Diagnostic | Related) -> dict[str, Any]:
