@@ -380,7 +380,9 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
     if raw_min is not None:
         min_severity = severity_level(raw_min) if isinstance(raw_min, str) else None
         if min_severity is None:
-            errors.append(f"{where}: min-severity: {raw_min!r} is not {', '.join(LEVELS[:-1])} or {LEVELS[-1]}")
+            errors.append(
+                f"{where}: min-severity: {raw_min!r} is not {', '.join(LEVELS[:-1])} or {LEVELS[-1]}"
+            )
 
     mentioned = ignore | set(severity) | {c for _, codes in per_file for c in codes}
     warnings.extend(f"{where}: {problem}" for problem in code_problems(mentioned))

@@ -194,3 +194,66 @@ def test_namespaces_under_admission_are_known_to_later_objects(
     assert verdicts[("enforced", "no-team", "Deployment")] is False
     assert verdicts[("relaxed", "no-team", "Deployment")] is True
     assert verdicts[("enforced", "with-team", "Deployment")] is True
+
+
+# A library of policies, most of which do not concern a Pod: the verdict must not be buried.
+LIBRARY = "".join(
+    f"""---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {{name: {name}}}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {{apiGroups: ["{group}"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["{resource}"]}}
+  validations:
+  - expression: "object.metadata.name != 'forbidden'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {{name: {name}-b}}
+spec: {{policyName: {name}, validationActions: [Deny]{selector}}}
+"""
+    for name, group, resource, selector in [
+        ("pods-named", "", "pods", ""),
+        ("pods-in-prod", "", "pods", ", matchResources: {namespaceSelector: {matchLabels: {env: prod}}}"),
+        ("deployments", "apps", "deployments", ""),
+        ("services", "", "services", ""),
+        ("configmaps", "", "configmaps", ""),
+    ]
+)
+
+
+def test_run_shows_what_matched_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "library.yaml").write_text(LIBRARY)
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: forbidden, namespace: dev}\n"
+        "spec: {containers: [{name: c, image: 'nginx:1'}]}\n"
+    )
+    argv = [str(tmp_path / "library.yaml"), "--object", str(tmp_path / "pod.yaml")]
+    assert _run(argv) == 1
+    assert capsys.readouterr().out == (
+        "v1 Pod dev/forbidden\n"
+        "  pods-named / binding pods-named-b: matched\n"
+        "    spec.validations[0].expression: false\n"
+        "  not matched: 3 policies, 1 binding (--verbose says why)\n"
+        "  => denied (Invalid, 422): ValidatingAdmissionPolicy 'pods-named' with binding 'pods-named-b' "
+        "denied request: failed expression: object.metadata.name != 'forbidden'\n"
+    )
+    assert _run([*argv, "--verbose"]) == 1
+    listed = capsys.readouterr().out.splitlines()
+    assert (
+        "  pods-in-prod / binding pods-in-prod-b: not matched (binding matchResources: namespaceSelector "
+        "does not match)" in listed
+    )
+    assert "  services: not matched (matchConstraints: no resourceRule matches CREATE v1/pods)" in listed
+    assert not any(line.startswith("  not matched:") for line in listed)
+    # --explain follows the same rule; JSON, read by tools, lists every evaluation.
+    assert _run([*argv, "--explain"]) == 1
+    explained = capsys.readouterr().out
+    assert "services" not in explained and "  not matched: 3 policies, 1 binding" in explained
+    assert _run([*argv, "--format", "json"]) == 1
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert len(result["evaluations"]) == 5

@@ -102,7 +102,9 @@ def test_show_notes_and_min_severity_together_is_a_usage_error(
     assert "not allowed with argument" in capsys.readouterr().err
 
 
-def test_machine_formats_keep_every_note_unless_told(library: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_machine_formats_keep_every_note_unless_told(
+    library: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _, out, _ = _check(capsys, "library.yaml", "--format", "json")
     assert len(json.loads(out)["files"][0]["diagnostics"]) == 32
     _, out, _ = _check(capsys, "library.yaml", "--format", "sarif")
@@ -127,9 +129,7 @@ def test_statistics_count_what_the_report_shows_and_the_hidden_line_the_rest(
     assert err.endswith("31 notes hidden: 30 optional-field, 1 typing-unavailable — --show-notes\n")
     _, out, _ = _check(capsys, "library.yaml", "--statistics", "--show-notes")
     assert out == (
-        "30  optional-field      hint\n"
-        " 1  cel-type-check      warning\n"
-        " 1  typing-unavailable  information\n"
+        "30  optional-field      hint\n 1  cel-type-check      warning\n 1  typing-unavailable  information\n"
     )
 
 
@@ -153,7 +153,7 @@ def test_the_configuration_may_set_min_severity_and_the_flag_wins(
 
 def test_plurals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     one = tmp_path / "one.yaml"
-    one.write_text(LIBRARY.split("    - expression: \"object.spec.template")[0], encoding="utf-8")
+    one.write_text(LIBRARY.split('    - expression: "object.spec.template')[0], encoding="utf-8")
     _, _, err = _check(capsys, str(one))
     assert err == "1 file checked: 0 errors, 1 warning\n1 note hidden: 1 typing-unavailable — --show-notes\n"
     (tmp_path / "two.yaml").write_text(one.read_text(), encoding="utf-8")

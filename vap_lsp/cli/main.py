@@ -162,7 +162,9 @@ def _run_check(
             analysis = analyse_text(text, settings, workspace=workspace, uri=str(path), parsed=parsed)
         has_error = has_error or any(d.severity is Severity.ERROR for d in analysis.diagnostics)
         level = given_level or config.min_severity or default_min_severity(args.format)
-        shown, left_out = split_by_severity(FileReport(str(path), analysis.lines, analysis.diagnostics), level)
+        shown, left_out = split_by_severity(
+            FileReport(str(path), analysis.lines, analysis.diagnostics), level
+        )
         reports.append(shown)
         hidden.extend(left_out)
         levels.append(level)

@@ -91,7 +91,9 @@ def hidden_line(hidden: list[Diagnostic], *, level_given: bool = False) -> str |
     codes: dict[str, int] = {}
     for d in hidden:
         codes[d.code] = codes.get(d.code, 0) + 1
-    listed = ", ".join(f"{n} {code}" for code, n in sorted(codes.items(), key=lambda item: (-item[1], item[0])))
+    listed = ", ".join(
+        f"{n} {code}" for code, n in sorted(codes.items(), key=lambda item: (-item[1], item[0]))
+    )
     lowest = max(d.severity for d in hidden)
     option = "--show-notes" if not warnings and not level_given else f"--min-severity {lowest.label}"
     return f"{what} hidden: {listed} — {option}"

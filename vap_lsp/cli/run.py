@@ -79,6 +79,13 @@ def add_parser(sub: Any) -> None:
         "values and elements, messages, audit annotations, costs, mutations",
     )
     run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also list every policy and binding that did not match each object, and why (by "
+        "default one line counts them; --format json always lists them)",
+    )
+    run.add_argument(
         "--show-defaulted",
         action="store_true",
         help="show each object as validating admission saw it: defaulted and converted as the API "
@@ -166,7 +173,11 @@ def run_command(args: argparse.Namespace) -> int:
             payload = [_with_evaluated(r.to_json(), r, args.show_defaulted) for r in results]
             sys.stdout.write(json.dumps({"results": payload}, indent=2) + "\n")
         else:
-            sys.stdout.write("".join(format_text(r, show_defaulted=args.show_defaulted) for r in results))
+            sys.stdout.write(
+                "".join(
+                    format_text(r, show_defaulted=args.show_defaulted, verbose=args.verbose) for r in results
+                )
+            )
         return 0 if all(r.allowed for r in results) else 1
     from vap_lsp.admission.explain import explain_result
 
@@ -180,7 +191,7 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(
             "".join(
-                format_text(res, show_defaulted=args.show_defaulted, explanations=ex)
+                format_text(res, show_defaulted=args.show_defaulted, explanations=ex, verbose=args.verbose)
                 for res, ex in zip(results, explained, strict=True)
             )
         )
@@ -197,22 +208,40 @@ def _value(v: object) -> str:
     return json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else json.dumps(v)
 
 
+def _not_matched(policies: set[str], bindings: set[tuple[str, str]]) -> str:
+    """`  not matched: 3 policies, 1 binding (--verbose says why)`."""
+    counted = []
+    if policies:
+        counted.append(f"{len(policies)} {'policy' if len(policies) == 1 else 'policies'}")
+    if bindings:
+        counted.append(f"{len(bindings)} binding{'' if len(bindings) == 1 else 's'}")
+    return f"  not matched: {', '.join(counted)} (--verbose says why)"
+
+
 def format_text(
     result: AdmissionResult,
     *,
     show_defaulted: bool = False,
     explanations: list[EvaluationExplanation] | None = None,
+    verbose: bool = False,
 ) -> str:
     """One object's verdict; with `explanations` (`--explain`) their text in place of the
-    expression results."""
+    expression results. The policies and bindings that did not match are counted on one line,
+    listed with why only when `verbose`: with a library of policies they would bury the verdict."""
     o = result.object
     where = f"{o.get('namespace')}/" if o.get("namespace") else ""
     lines = [f"{o.get('apiVersion')} {o.get('kind')} {where}{o.get('name') or '<no name>'}"]
+    considered = result.evaluations if explanations is None else explanations
+    # An evaluation without a binding is a policy that matched nothing before its bindings.
+    policies = {e.policy for e in considered if not e.matched and e.binding is None}
+    bindings = {(e.policy, e.binding) for e in considered if not e.matched and e.binding is not None}
     if explanations is not None:
         from vap_lsp.admission.explain import render_text
 
-        lines.extend(render_text(explanations))
+        lines.extend(render_text([e for e in explanations if verbose or e.matched]))
     for ev in result.evaluations if explanations is None else []:
+        if not (verbose or ev.matched):
+            continue
         who = (
             ev.policy
             + (f" / binding {ev.binding}" if ev.binding else "")
@@ -222,6 +251,8 @@ def format_text(
         for x in ev.expressions:
             shown = f"error: {x.error}" if x.error else _value(x.result)
             lines.append(f"    {x.field}: {shown}")
+    if not verbose and (policies or bindings):
+        lines.append(_not_matched(policies, bindings))
     for note in result.notes:
         lines.append(f"  note: {note}")
     for w in result.warnings:
