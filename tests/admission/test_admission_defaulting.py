@@ -109,7 +109,8 @@ def test_server_fills_in_metadata_before_validating_admission() -> None:
     meta = result.evaluated["metadata"]
     assert len(meta["name"]) == len("web-") + 5 and meta["creationTimestamp"].endswith("Z")
     assert result.evaluated["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
-    # the request keeps no name: it is generated after the admission attributes are built
+    # the result names the request as it was sent (no name); validating admission's own
+    # attributes carry the generated one (test_a_generate_name_pod_reaches_validating_admission_named)
     assert result.object["name"] is None
 
 
@@ -139,6 +140,60 @@ spec: {policyName: m}
     assert result.patched is not None
     assert result.patched["metadata"]["labels"] == {"had-uid": "false"}
     assert "uid" in result.evaluated["metadata"]
+
+
+GENERATED = POD.replace("{name: web, namespace: shop}", "{generateName: web-, namespace: shop}")
+
+
+def test_a_generate_name_pod_reaches_validating_admission_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33: `kubectl create` of a Pod with only `generateName`. The registry names it before
+    validating admission, whose attributes take that name "in case the generated name is
+    populated" (`rest.AdmissionToValidateObjectFunc`, apiserver/pkg/registry/rest/create.go):
+    `request.name` and `object.metadata.name` are set and equal. It was denied with `no such key`."""
+    (tmp_path / "policy.yaml").write_text(
+        policy("has(request.name) && request.name == object.metadata.name && request.name.startsWith('web-')")
+    )
+    (tmp_path / "pod.yaml").write_text(GENERATED)
+    assert _cli([str(tmp_path / "policy.yaml"), "--object", str(tmp_path / "pod.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("v1 Pod shop/web-") and "(generated)\n" in out.splitlines()[0] + "\n"
+    assert out.endswith("  => admitted\n")
+
+
+def test_mutating_admission_runs_before_the_name_is_generated() -> None:
+    """A MutatingAdmissionPolicy runs on the request's attributes (create.go: the name from the
+    URL or the object, empty here) before `Store.Create` generates the name: it sees neither
+    `request.name` nor `object.metadata.name`; validating admission, after, sees both."""
+    map_ = """
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata: {name: m}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{annotations: {'seen': string(has(object.metadata.name))
+        + ',' + string(has(request.name))}}}
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: mb}
+spec: {policyName: m}
+"""
+    check = "object.metadata.annotations['seen'] == 'false,false' && request.name == object.metadata.name"
+    result = run(map_ + "---" + policy(check), GENERATED)
+    assert result.allowed, result.denials
+    assert result.patched is not None and "name" not in result.patched["metadata"]
+    # A name the request gives is the same in both phases.
+    named = run(map_ + "---" + policy("request.name == 'web'"), POD)
+    assert named.allowed and named.patched["metadata"]["annotations"] == {"seen": "true,true"}
 
 
 def test_a_pod_without_containers_is_rejected_by_the_server_not_the_policy() -> None:

@@ -61,7 +61,7 @@ from vap_lsp.defaulting import default_object
 from vap_lsp.defaulting.builtin import minor
 from vap_lsp.defaulting.plugins import ClusterObjects, PluginOutcome, admission_plugins, stored
 from vap_lsp.defaulting.rules import copy_json
-from vap_lsp.defaulting.server import before_mutating, before_validating
+from vap_lsp.defaulting.server import before_mutating, before_validating, validating_name
 from vap_lsp.defaulting.validation import builtin_errors, rejection
 from vap_lsp.golang.jsonenc import marshal
 from vap_lsp.golang.strings import trim_space
@@ -1313,6 +1313,18 @@ def _before_mutating_admission(
     )
 
 
+def _validating_context(ctx: RequestContext, obj: dict[str, Any] | None) -> RequestContext:
+    """The request as validating admission gets it (`AdmissionToValidateObjectFunc`): with the
+    name generated from `generateName` when the request named none. Mutating admission keeps
+    `ctx`: it runs before the name exists. (The function also hands validating admission the
+    mutated object; here the phase receives it as `obj`, and matching still reads the object as
+    written.)"""
+    name = validating_name(ctx.attrs.name, obj)
+    if name == ctx.attrs.name:
+        return ctx
+    return dataclasses.replace(ctx, attrs=dataclasses.replace(ctx.attrs, name=name))
+
+
 def validating_view(
     request: AdmissionRequestInput, prepared: PreparedInputs
 ) -> tuple[AdmissionRequestInput, RequestContext, list[str]]:
@@ -1329,6 +1341,7 @@ def validating_view(
         and not request.sub_resource
     ):
         notes += _registry_fill_in(request.object, request, ctx, prepared)
+        ctx = _validating_context(ctx, request.object)
     return request, ctx, notes
 
 
@@ -1381,7 +1394,7 @@ def _admit(
         out.denials.append(Denial("", "", message, "Invalid", reason_code("Invalid"), message))
         notes.append("rejected by the built-in validation before validating admission")
     else:
-        _validating_phase(ctx, evaluated, out)
+        _validating_phase(_validating_context(ctx, evaluated), evaluated, out)
     return AdmissionResult(
         ctx.identity,
         not out.denials,

@@ -230,7 +230,11 @@ def format_text(
     listed with why only when `verbose`: with a library of policies they would bury the verdict."""
     o = result.object
     where = f"{o.get('namespace')}/" if o.get("namespace") else ""
-    lines = [f"{o.get('apiVersion')} {o.get('kind')} {where}{o.get('name') or '<no name>'}"]
+    name = o.get("name")
+    if not name and result.evaluated is not None:  # created with generateName: the registry named it
+        generated = (result.evaluated.get("metadata") or {}).get("name")
+        name = f"{generated} (generated)" if generated else None
+    lines = [f"{o.get('apiVersion')} {o.get('kind')} {where}{name or '<no name>'}"]
     considered = result.evaluations if explanations is None else explanations
     # An evaluation without a binding is a policy that matched nothing before its bindings.
     policies = {e.policy for e in considered if not e.matched and e.binding is None}

@@ -19,7 +19,11 @@ The order (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`, `upd
    creationTimestamp and generation of the stored object (generation + 1 when the spec
    changed; a DaemonSet's template generation + 1 when its template changed) and the stored
    status: `before_validating`;
-4. validating admission (ValidatingAdmissionPolicies, webhooks) on that object.
+4. validating admission (ValidatingAdmissionPolicies, webhooks) on that object, with request
+   attributes of their own (`rest.AdmissionToValidateObjectFunc`): that object, and its name
+   when the request had none — "in case the generated name is populated" — so a create with
+   only `generateName` reaches validating admission with `request.name` and
+   `object.metadata.name` set, where mutating admission saw neither: `validating_name`.
 
 Not reproduced: values only a live cluster knows (managedFields; a Service's allocated
 addresses and ports are placeholders, said in a note).
@@ -99,6 +103,17 @@ def generated_name(prefix: str, seed: bytes) -> str:
     characters come from the object, so a run is reproducible."""
     suffix = "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in seed[:5])
     return prefix[:58] + suffix
+
+
+def validating_name(request_name: str, obj: object) -> str:
+    """The request name validating admission sees (step 4 above): the request's, else the name
+    the registry filled into the object (`AdmissionToValidateObjectFunc`,
+    staging/src/k8s.io/apiserver/pkg/registry/rest/create.go)."""
+    if request_name or not isinstance(obj, dict):
+        return request_name
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else ""
 
 
 def _dict(v: object) -> JsonDict:
