@@ -90,8 +90,8 @@ def test_kind_types_object(capsys: pytest.CaptureFixture[str]) -> None:
     """Typed from the schema: a misspelt field is a compile error; untyped, `dyn` accepts it."""
     assert main(["cel", "object.spec.replicaz", "--kind", "apps/v1/Deployment"]) == 2
     assert "undefined field 'replicaz'" in capsys.readouterr().err
-    assert _json(capsys, "object.spec.replicas", "--kind", "apps/v1/Deployment", rc=1)["type"] == "int"
-    assert _json(capsys, "object.spec.replicaz", rc=1)["type"] == "dyn"
+    assert _json(capsys, "object.spec.replicas", "--kind", "apps/v1/Deployment", rc=0)["type"] == "int"
+    assert _json(capsys, "object.spec.replicaz", rc=0)["type"] == "dyn"
 
 
 def test_kind_types_the_check_but_the_program_runs_as_admission_runs_it(
@@ -271,7 +271,8 @@ def test_namespace_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     got = _json(capsys, "namespaceObject.metadata.labels", "--namespace-object", ns, "--object", pod, rc=0)
     # CreateNamespaceObject adds the name label, as for `run`.
     assert got["value"] == {"env": "prod", "kubernetes.io/metadata.name": "prod"}
-    assert _json(capsys, "namespaceObject == null", rc=0)["value"] is True
+    # Without an object there is no namespace to bind: not evaluated (not a made-up null).
+    assert "notEvaluated" in _json(capsys, "namespaceObject == null", rc=0)
 
 
 def test_authorizer_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -299,7 +300,7 @@ def test_unreadable_file_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["cel", "true", "--object", str(tmp_path / "missing.yaml")]) == 2
     assert "missing.yaml" in capsys.readouterr().err
     two = _write(tmp_path, "two.yaml", "a: 1\n---\nb: 2\n")
-    assert main(["cel", "true", "--object", two]) == 2
+    assert main(["cel", "true", "--params", two]) == 2
     assert "expected one mapping" in capsys.readouterr().err
 
 
@@ -361,7 +362,7 @@ def test_estimate_of_a_nested_comprehension_over_unbounded_lists(
     = 1,048,575 (the minimum serialized item, `{}` or `""`, plus a comma; schemas.go
     `estimateMaxArrayItemsFromMinSize`)."""
     crd = _groups_crd(tmp_path, "x-kubernetes-list-type: atomic")
-    got = _json(capsys, NESTED, "--kind", "example.com/v1/Team", "--crd", crd, rc=1)  # no object: an error
+    got = _json(capsys, NESTED, "--kind", "example.com/v1/Team", "--crd", crd, rc=0)  # no object: estimated
     # Per member: the loop condition `@not_strictly_false(@result)` (2) and the step
     # `@result && m != ''` (1..2: `!=` compares by the smaller size, '' is 0) = 3..4; the inner
     # `all` adds `g.members` (2) and its result (1): 3 + 1,048,575 × 4 = 4,194,303 at most. Per
@@ -372,11 +373,11 @@ def test_estimate_of_a_nested_comprehension_over_unbounded_lists(
 
 def test_estimate_with_max_items_on_the_crd(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     crd = _groups_crd(tmp_path, "maxItems: 10")
-    got = _json(capsys, NESTED, "--kind", "example.com/v1/Team", "--crd", crd, rc=1)
+    got = _json(capsys, NESTED, "--kind", "example.com/v1/Team", "--crd", crd, rc=0)
     inner = 3 + 10 * 4
     assert got["cost"]["estimate"] == {"min": 4, "max": 4 + 10 * (3 + inner)}
-    assert main(["cel", NESTED, "--kind", "example.com/v1/Team", "--crd", crd]) == 1
-    assert capsys.readouterr().out.endswith("(runtime; estimate 4..464)\n")
+    assert main(["cel", NESTED, "--kind", "example.com/v1/Team", "--crd", crd]) == 0
+    assert capsys.readouterr().out.endswith("cost: estimate 4..464\n")
 
 
 @pytest.mark.parametrize(
@@ -419,13 +420,91 @@ def test_non_finite_doubles_print_as_proto_json_does(capsys: pytest.CaptureFixtu
     assert capsys.readouterr().out.startswith('["Infinity", "é"]\n')
 
 
-@pytest.mark.parametrize(
-    ("text", "found"),
-    [("a: 1\n---\nb: 2\n", "found 2 documents"), ("- 1\n- 2\n", "found a list"), ("3\n", "found a scalar")],
-)
-def test_an_object_file_holds_one_mapping(
+@pytest.mark.parametrize(("text", "found"), [("- 1\n- 2\n", "found a list"), ("3\n", "found a scalar")])
+def test_an_object_is_a_mapping(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, found: str
 ) -> None:
     path = _write(tmp_path, "o.yaml", text)
     assert main(["cel", "object", "--object", path]) == 2
-    assert capsys.readouterr().err == f"vap-lsp: --object {path}: expected one mapping (an object), {found}\n"
+    assert capsys.readouterr().err == f"vap-lsp: --object {path}: expected a mapping (an object), {found}\n"
+
+
+# --- `cel` reads what `run` reads, and evaluates only what was given (issue 33) -------------------
+
+SAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tests" / "samples.yaml"
+
+
+def test_a_file_of_several_objects_gives_its_first_or_the_one_picked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`run --object examples/tests/samples.yaml` admits its five objects; `cel` refused the file."""
+    assert main(["cel", "object.kind + ' ' + object.metadata.name", "--object", str(SAMPLES)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith('"Namespace enforced"\n')
+    assert err == (
+        f"note: --object {SAMPLES} holds 5 objects: evaluated with the first "
+        "(--object-index N picks another)\n"
+    )
+    got = _json(capsys, "object.metadata.name", "--object", str(SAMPLES), "--object-index", "4", rc=0)
+    assert got["value"] == "with-team"
+    assert main(["cel", "true", "--object", str(SAMPLES), "--object-index", "5"]) == 2
+    assert capsys.readouterr().err == f"vap-lsp: --object-index 5: {SAMPLES} holds 5 objects (0 to 4)\n"
+    assert main(["cel", "true", "--object-index", "1"]) == 2
+    assert "give --object" in capsys.readouterr().err
+
+
+def test_a_list_and_an_admission_review_are_read_as_run_reads_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": []}}
+    listed = _write(tmp_path, "list.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}))
+    assert _json(capsys, "object.metadata.name", "--object", listed, rc=0)["value"] == "web"
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "d"}}
+    review = {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "operation": "UPDATE",
+            "userInfo": {"username": "alice"},
+            "object": {**config, "data": {"k": "2"}},
+            "oldObject": {**config, "data": {"k": "1"}},
+        },
+    }
+    path = _write(tmp_path, "review.json", json.dumps(review))
+    expr = (
+        "request.userInfo.username + ' ' + request.operation + ' ' + oldObject.data.k + '>' + object.data.k"
+    )
+    assert _json(capsys, expr, "--object", path, rc=0)["value"] == "alice UPDATE 1>2"
+
+
+def test_without_an_object_an_expression_that_reads_one_is_compiled_and_estimated(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`cel --kind v1/Service 'object.spec.type …'` printed `error: no such key: spec` and exited
+    1 for an expression that compiles, with a note on the cluster IP placeholders of an object
+    nobody gave. Without an object it says so, with the type and the estimate, and exits 0."""
+    assert main(["cel", "object.spec.type == 'ClusterIP'", "--kind", "v1/Service"]) == 0
+    assert capsys.readouterr() == (
+        "not evaluated: it reads object, and no object was given (--object, or --old-object for a DELETE)\n"
+        "type: bool\n"
+        "cost: estimate 4..4\n",
+        "",
+    )
+    got = _json(
+        capsys, "request.operation == 'CREATE' && authorizer.requestResource.check('get').allowed()", rc=0
+    )
+    assert got["value"] is None and got["cost"]["actual"] is None
+    assert got["notEvaluated"].startswith("it reads request, authorizer.requestResource, and no object")
+    # What was given is evaluated: nothing read comes from an object, or the request was given.
+    assert "notEvaluated" not in _json(capsys, "1 + 2", rc=0)
+    # A compile error is still one.
+    assert main(["cel", "object.spec.typo", "--kind", "v1/Service"]) == 2
+    assert "undefined field 'typo'" in capsys.readouterr().err
+
+
+def test_the_playground_sees_the_generated_name_as_validating_admission_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pod = _write(tmp_path, "pod.yaml", POD.replace("{name: web, namespace: prod}", "{generateName: web-}"))
+    expr = "request.name == object.metadata.name && request.name.startsWith('web-')"
+    assert _json(capsys, expr, "--object", pod, rc=0)["value"] is True

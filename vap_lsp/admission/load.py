@@ -49,6 +49,12 @@ def read_text(path: Path) -> str:
     return text
 
 
+def objects(path: Path) -> list[Any]:
+    """Every document of a file as `run` reads an `--object` file: `kind: List` unwrapped (the
+    items may be anything; the caller says what it needs)."""
+    return [item for doc in documents(read_text(path), str(path)) for item in list_items(doc)]
+
+
 def load_policy_inputs(paths: Iterable[str]) -> PolicyInputs:
     """Policies, bindings, params, namespaces and CRDs from files or folders."""
     errors: list[str] = []

@@ -22,6 +22,7 @@ from vap_lsp.admission.engine import prepare, request_value, runtime_environment
 from vap_lsp.analysis.model.cost_budget import PER_CALL_LIMIT
 from vap_lsp.analysis.model.crds import crd_versions
 from vap_lsp.analysis.model.matching import GVK, crd_schema_root, crd_type, object_schema_root, object_type
+from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import compile_expression
 from vap_lsp.cel.cost_estimate import CostEstimate, estimate_cost
 from vap_lsp.cel.environment import ExpressionKind, build_environment
@@ -68,12 +69,15 @@ class PlaygroundResult:
     """The static estimate (None only when the expression does not compile)."""
     notes: list[str] = field(default_factory=list)
     """What binding the inputs assumed (placeholders the server allocates, a kind without schema)."""
+    not_evaluated: str | None = None
+    """Why the expression was compiled and estimated but not evaluated: it reads what only an
+    object under admission gives, and none was given."""
 
     def to_json(self) -> dict[str, Any]:
         """The `--format json` shape of issue #27."""
         error = self.compile_error if self.compile_error is not None else self.error
         estimate = self.cost_estimate
-        return {
+        out: dict[str, Any] = {
             "value": self.value,
             "error": error,
             "type": self.type,
@@ -82,6 +86,9 @@ class PlaygroundResult:
                 "estimate": None if estimate is None else {"min": estimate.min, "max": estimate.max},
             },
         }
+        if self.not_evaluated is not None:
+            out["notEvaluated"] = self.not_evaluated
+        return out
 
 
 def _finite(value: Any) -> Any:
@@ -180,12 +187,32 @@ def _kind_type(inputs: PlaygroundInputs) -> tuple[Type, SchemaRoot | None]:
     return t, object_schema_root(inputs.version, gvk)
 
 
+_FROM_THE_OBJECT = ("object", "oldObject", "request", "namespaceObject", "authorizer.requestResource")
+"""The variables admission derives from the object under admission (and its request)."""
+
+
+def _unbound(checked: CheckedExpr, inputs: PlaygroundInputs) -> list[str]:
+    """The variables `checked` reads that no input gives: without `--object` or `--old-object`,
+    `object`, `oldObject`, `namespaceObject` (unless given), `request` (unless given) and
+    `authorizer.requestResource` would be made up of nothing (a null object, a CREATE of the
+    kind, placeholders the registry would fill in), so their value would say nothing."""
+    if inputs.object is not None or inputs.old_object is not None:
+        return []
+    given = {"request"} if inputs.request is not None else set()
+    if inputs.namespace_object is not None:
+        given.add("namespaceObject")
+    read = {r.name for r in checked.references.values() if r.kind == "variable"}
+    return [name for name in _FROM_THE_OBJECT if name in read and name not in given]
+
+
 def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult:
     """Compile `text` as a policy variable's expression (any result type, as validations see
     `object` and `authorizer`; `object`/`oldObject` typed from the kind for its type and cost
     estimate, as the server's type checker types them, else dyn; `params` declared when params
     are given) and evaluate it against `inputs` as admission runs it: compiled with `object` as
-    dyn, over the objects as validating admission sees them."""
+    dyn, over the objects as validating admission sees them. Only what was given is evaluated:
+    an expression that reads the object under admission, or what admission derives from it,
+    when no object was given is compiled and estimated only (`not_evaluated` says why)."""
     has_params = inputs.params is not None
     if inputs.kind is not None:  # the server types `object` from the kind it is: never another
         for option, obj in (("--object", inputs.object), ("--old-object", inputs.old_object)):
@@ -214,6 +241,14 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
     roots = {"object": schema, "oldObject": schema} if schema is not None else {}
     sizes = SchemaSizes(roots, kubernetes_version=inputs.version)
     estimate = estimate_cost(compiled.checked, sizes, kubernetes_version=inputs.version).cost
+    if unbound := _unbound(compiled.checked, inputs):
+        return PlaygroundResult(
+            compile_error=None,
+            type=type_name,
+            cost_estimate=estimate,
+            not_evaluated=f"it reads {', '.join(unbound)}, and no object was given (--object, "
+            "or --old-object for a DELETE)",
+        )
 
     policy_inputs = PolicyInputs(
         [],

@@ -1,7 +1,8 @@
 """`vap-lsp cel`: a CEL playground with the server's admission environment.
 
 Thin: arguments, files and output; compiling and evaluating is `vap_lsp.admission.playground`.
-Exit codes: 0 a value, 1 an evaluation error, 2 a compile error or bad usage.
+Exit codes: 0 a value (or an expression that compiles but reads an object nobody gave: compiled
+and estimated, not evaluated), 1 an evaluation error, 2 a compile error or bad usage.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ def add_parser(sub: Any) -> None:
         "(objects defaulted as `run` defaults them) and print its value, type, runtime cost and "
         "static cost estimate (min..max, as the API server estimates a CRD rule; lists and strings "
         "without maxItems/maxLength in the kind's schema as large as a 3 MiB request allows). "
-        "Exit codes: 0 a value, 1 an evaluation error, 2 a compile error or bad usage.",
+        "Without an object (--object, --old-object), an expression that reads one is compiled and "
+        "estimated but not evaluated. "
+        "Exit codes: 0 a value (or not evaluated), 1 an evaluation error, 2 a compile error or bad usage.",
     )
     cel.add_argument("expression", metavar="EXPRESSION")
     cel.add_argument(
@@ -34,7 +37,19 @@ def add_parser(sub: Any) -> None:
         help="type object/oldObject as this kind (v1/Pod, apps/v1/Deployment, a CRD's kind with --crd)",
     )
     add_crd_option(cel)
-    cel.add_argument("--object", metavar="FILE", help="the object (defaulted as the server decodes it)")
+    cel.add_argument(
+        "--object",
+        metavar="FILE",
+        help="the object (defaulted as the server decodes it); a file of several objects, as `run` "
+        "reads them, gives its first (or --object-index's); an AdmissionReview gives its request "
+        "and objects",
+    )
+    cel.add_argument(
+        "--object-index",
+        type=int,
+        metavar="N",
+        help="which object of the --object file (0 is the first)",
+    )
     cel.add_argument(
         "--old-object", metavar="FILE", help="the old object (UPDATE with --object, else DELETE)"
     )
@@ -66,10 +81,33 @@ def _one(path: str, option: str) -> dict[str, Any]:
     docs = [d for d in documents(read_text(Path(path)), path) if d is not None]
     if len(docs) != 1:
         raise InputError(f"{option} {path}: expected one mapping (an object), found {len(docs)} documents")
-    if not isinstance(docs[0], dict):
-        found = "a list" if isinstance(docs[0], list) else "a scalar"
-        raise InputError(f"{option} {path}: expected one mapping (an object), found {found}")
-    return docs[0]
+    return _mapping(docs[0], f"{option} {path}")
+
+
+def _mapping(doc: Any, where: str) -> dict[str, Any]:
+    from vap_lsp.admission.load import InputError
+
+    if not isinstance(doc, dict):
+        found = "a list" if isinstance(doc, list) else "a scalar"
+        raise InputError(f"{where}: expected a mapping (an object), found {found}")
+    return doc
+
+
+def _picked(path: str, option: str, index: int | None, notes: list[str]) -> dict[str, Any]:
+    """One object of a file `run` would read as several requests: the `index`th, else the
+    first, with a note saying so."""
+    from vap_lsp.admission.load import InputError, objects
+
+    found = [d for d in objects(Path(path)) if d is not None]
+    if not found:
+        raise InputError(f"{option} {path}: no object in the file")
+    if index is not None and not 0 <= index < len(found):
+        raise InputError(f"--object-index {index}: {path} holds {len(found)} objects (0 to {len(found) - 1})")
+    if index is None and len(found) > 1:
+        which = "--object-index N picks another" if option == "--object" else "give a file of one"
+        notes.append(f"{option} {path} holds {len(found)} objects: evaluated with the first ({which})")
+    where = f"{option} {path}" + (f" (object {index})" if index else "")
+    return _mapping(found[index or 0], where)
 
 
 def _request(path: str) -> dict[str, Any]:
@@ -90,6 +128,7 @@ def cel_command(args: argparse.Namespace) -> int:
         PlaygroundInputs,
         evaluate_expression,
         parse_kind,
+        request_shape_error,
     )
 
     try:
@@ -100,18 +139,34 @@ def cel_command(args: argparse.Namespace) -> int:
     crds = load_external_crds(args.crd, io_errors)
     if io_errors:
         return _fail(io_errors[0])
+    if args.object_index is not None and not args.object:
+        return _fail("--object-index picks one object of an --object file: give --object")
+    notes: list[str] = []
     try:
+        obj = _picked(args.object, "--object", args.object_index, notes) if args.object else None
+        old = _picked(args.old_object, "--old-object", None, notes) if args.old_object else None
+        request = _request(args.request) if args.request else None
+        if obj is not None and obj.get("kind") == "AdmissionReview":  # as `run` reads one
+            if old is not None or request is not None:
+                return _fail("--object is an AdmissionReview: it gives the request and its objects")
+            review = obj.get("request")
+            if not isinstance(review, dict) or (error := request_shape_error(review)) is not None:
+                why = "no request" if not isinstance(review, dict) else error
+                return _fail(f"--object {args.object}: an AdmissionReview with {why}")
+            request = review
+            obj = review.get("object") if isinstance(review.get("object"), dict) else None
+            old = review.get("oldObject") if isinstance(review.get("oldObject"), dict) else None
         inputs = PlaygroundInputs(
             version,
             kind=parse_kind(args.kind) if args.kind else None,
             crds=crds,
-            object=_one(args.object, "--object") if args.object else None,
-            old_object=_one(args.old_object, "--old-object") if args.old_object else None,
+            object=obj,
+            old_object=old,
             params=_one(args.params, "--params") if args.params else None,
             namespace_object=_one(args.namespace_object, "--namespace-object")
             if args.namespace_object
             else None,
-            request=_request(args.request) if args.request else None,
+            request=request,
             authorizer_rules=load_authorizer_rules(Path(args.authorizer_rules))
             if args.authorizer_rules
             else None,
@@ -119,20 +174,27 @@ def cel_command(args: argparse.Namespace) -> int:
         result = evaluate_expression(args.expression, inputs)
     except (InputError, PlaygroundError) as exc:
         return _fail(str(exc))
+    notes += result.notes
     if args.format == "json":
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False))
     elif result.compile_error is not None:
         print(result.compile_error, file=sys.stderr)
     else:
-        if result.error is not None:
+        estimate = result.cost_estimate
+        shown = f"{estimate.min}..{estimate.max}" if estimate is not None else "none"
+        if result.not_evaluated is not None:
+            print(f"not evaluated: {result.not_evaluated}")
+        elif result.error is not None:
             print(f"error: {result.error}")
         else:
             print(json.dumps(result.value, ensure_ascii=False, allow_nan=False))
         print(f"type: {result.type}")
-        estimate = result.cost_estimate
-        shown = f"{estimate.min}..{estimate.max}" if estimate is not None else "none"
-        print(f"cost: {result.cost_actual} (runtime; estimate {shown})")
-        for note in result.notes:
+        if result.not_evaluated is not None:
+            print(f"cost: estimate {shown}")
+        else:
+            print(f"cost: {result.cost_actual} (runtime; estimate {shown})")
+    if result.compile_error is None:
+        for note in notes:
             print(f"note: {note}", file=sys.stderr)
     if result.compile_error is not None:
         return 2
