@@ -513,10 +513,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if not summary.failures else 1
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 _PLAIN_VALUES = (str, int, float, bool, bytes, type(None))
 
 
@@ -530,3 +526,7 @@ def _changed_by_tracing(plain: EvalResult, traced: EvalResult) -> str | None:
     if isinstance(plain.value, _PLAIN_VALUES) and repr(plain.value) != repr(traced.value):
         return f"{plain.value!r} became {traced.value!r}"
     return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -164,7 +164,9 @@ def code_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         "XDG_DATA_HOME": str(tmp_path / "share"),
     }
     # The README's install step, with code-server for `code`.
-    install = readme_block("### VS Code", "sh").splitlines()[1]
+    install = next(
+        line for line in readme_block("### VS Code", "sh").splitlines() if line.startswith("code ")
+    )
     assert install == "code --install-extension vap-lsp-0.1.0.vsix", install
     assert package.name == "vap-lsp-0.1.0.vsix"
     dirs = ["--user-data-dir", str(data), "--extensions-dir", str(extensions)]
