@@ -227,6 +227,28 @@ def find_config_file(start: Path) -> Path | None:
     return None
 
 
+def project_root(path: Path) -> Path | None:
+    """The project a file belongs to when nobody says which (the language server given a file
+    but no workspace folder): the enclosing git repository (a `.git` folder, or a worktree's
+    `.git` file), else the nearest folder with a configuration file or a `pyproject.toml`, as
+    `check .` there would see it. Never the home folder or the filesystem root: a dotfiles
+    repository would make the whole home one project."""
+    folder = (path if path.is_dir() else path.parent).absolute()
+    try:
+        home: Path | None = Path.home().absolute()
+    except RuntimeError:  # no HOME and no passwd entry
+        home = None
+    candidates: list[Path] = []
+    for f in (folder, *folder.parents):
+        if f == home or f == Path(f.anchor):
+            break
+        candidates.append(f)
+    repository = next((f for f in candidates if (f / ".git").exists()), None)
+    if repository is not None:
+        return repository
+    return next((f for f in candidates if any((f / name).is_file() for name in CONFIG_FILES)), None)
+
+
 # pyproject.toml → ((mtime_ns, size), has [tool.vap-lsp]): the server looks the configuration
 # up on every analysis and hover, and re-parsing the TOML each time cost ~2 ms.
 _TOOL_SECTION: dict[Path, tuple[tuple[int, int], bool]] = {}
@@ -560,6 +582,7 @@ __all__ = [
     "load_config",
     "overrides_from_client",
     "parse_severity_overrides",
+    "project_root",
     "severity_level",
     "split_codes",
 ]

@@ -18,6 +18,7 @@ from vap_lsp.config import (
     find_config_file,
     glob_matches,
     load_config,
+    project_root,
 )
 
 # Every line of this binding is wrong in its own way (lines 7, 8, 9, 10).
@@ -263,3 +264,26 @@ def test_configs_for_paths_are_distinct_in_order_and_folders_count_their_own(tmp
     ]
     assert crd_source(configs[0]) != crd_source(configs[1])
     assert configs_for(ConfigResolver(isolated=True), [tmp_path / "a"]) == []
+
+
+def test_the_project_of_a_lone_file_is_its_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the language server takes as the root when the client gives none (issue 33)."""
+    monkeypatch.setattr(Path, "home", lambda: tmp_path / "home")
+    repo = tmp_path / "src" / "repo"
+    (repo / ".git").mkdir(parents=True)
+    _write(repo, "policies/.vap-lsp.yaml", "ignore: [optional-field]\n")  # a folder's own configuration
+    _write(repo, "policies/deep/p.yaml", "")
+    assert project_root(repo / "policies" / "deep" / "p.yaml") == repo  # the repository, not the config
+    worktree = tmp_path / "src" / "worktree"
+    _write(worktree, ".git", "gitdir: /elsewhere/.git/worktrees/w\n")  # a worktree's .git is a file
+    assert project_root(_write(worktree, "p.yaml", "")) == worktree
+    # No repository: the nearest configuration or pyproject.toml, as `check .` there.
+    plain = tmp_path / "src" / "plain"
+    _write(plain, "pyproject.toml", "[project]\nname = 'x'\n")
+    assert project_root(_write(plain, "sub/p.yaml", "")) == plain
+    assert project_root(_write(tmp_path, "src/nothing/p.yaml", "")) is None
+    # A dotfiles repository in the home folder does not make the home one project.
+    (tmp_path / "home" / ".git").mkdir(parents=True)
+    assert project_root(_write(tmp_path, "home/work/p.yaml", "")) is None

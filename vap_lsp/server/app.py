@@ -4,7 +4,6 @@ and the handlers of every feature module (`server.registration`), and serves."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 import sys
@@ -13,7 +12,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from vap_lsp import __version__, collector
-from vap_lsp.server import crd_watch, registration, yaml_features
+from vap_lsp.server import crd_watch, registration, sync, yaml_features
 from vap_lsp.server.context import Context
 from vap_lsp.server.diagnostics import DiagnosticsScheduler
 from vap_lsp.server.preload import import_engine_in_background
@@ -81,12 +80,8 @@ def create_server(startup_analyser: StartupAnalyser | None = None) -> VapLanguag
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_workspace_folders(params: lsp.DidChangeWorkspaceFoldersParams) -> None:
-        # pygls has updated the workspace's folders (and nothing else): the added ones are
-        # scanned, the files of the removed ones leave the index; the CRD setting is relative to
-        # each folder, and their configuration files are watched.
-        await ctx.worker.run(functools.partial(state.scan_workspace, list(params.event.added)))
-        await crd_watch.refresh(ctx)
-        diagnostics.schedule_all()
+        # pygls has updated the workspace's folders (and nothing else).
+        await sync.folders_added(ctx, list(params.event.added))
 
     registration.register(ctx)
     return server

@@ -29,7 +29,7 @@ from vap_lsp.analysis.files import read_text, walk_yaml, walked
 from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.cancel import checkpoint
-from vap_lsp.config import Config, ConfigResolver
+from vap_lsp.config import Config, ConfigResolver, project_root
 from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.lru import LruCache
 from vap_lsp.server.convert import encoding_name
@@ -107,6 +107,10 @@ class ServerState:
         self._reported_config: set[tuple[Path | None, tuple[str, ...]]] = set()
         self._reporting = threading.Lock()
         self.crd_watch = CrdWatchState()
+        # Folders the server took as roots because the client gave none (`project_folder`),
+        # and the loop's tasks scanning them, kept from the garbage collector until they end.
+        self.inferred_folders: set[str] = set()
+        self.folder_scans: set[asyncio.Task[None]] = set()
         self.runs = RunResults()
         # The loop that sends messages (set at initialize): pool threads send through it.
         self.event_loop: asyncio.AbstractEventLoop | None = None
@@ -211,6 +215,25 @@ class ServerState:
         if excluded:
             analysis = dataclasses.replace(analysis, diagnostics=[])
         return analysis
+
+    def project_folder(self, uri: str) -> lsp.WorkspaceFolder | None:
+        """The folder to take as a workspace folder for a document the client opened without
+        giving any (`config.project_root`: its repository), added to the workspace; None when
+        the client gave folders, the document is in one already, or it is in no project."""
+        folders = self.workspace.folders
+        if any(folder not in self.inferred_folders for folder in folders):
+            return None  # the client's folders say what the workspace is
+        path = uris.to_fs_path(uri)
+        if not path or self.scans(Path(path)):  # not a file, or in a folder taken already
+            return None
+        root = project_root(Path(path))
+        folder_uri = uris.from_fs_path(str(root)) if root is not None else None
+        if root is None or folder_uri is None or folder_uri in folders:
+            return None
+        folder = lsp.WorkspaceFolder(uri=folder_uri, name=root.name)
+        self.inferred_folders.add(folder_uri)
+        self.workspace.add_folder(folder)
+        return folder
 
     def scan_workspace(self, added: list[lsp.WorkspaceFolder] | None = None) -> int:
         """Index every YAML file of the workspace folders, or of the folders just `added`
