@@ -3,7 +3,9 @@
 Exit codes of `check`: 0 no error-severity diagnostic (or `--exit-zero`), 1 at least one, 2 usage,
 configuration or I/O error (an unreadable or missing path, a bad `.vap-lsp.yaml`; the readable
 files are still checked and reported). Configuration: `vap_lsp.config`; what it hides and
-re-grades is applied by the engine, so `check` only passes it on.
+re-grades is applied by the engine, so `check` only passes it on. What the report shows is the
+CLI's own choice (`--min-severity`, `--show-notes`, `min-severity`; the text format leaves notes
+out and counts them): it changes neither the analysis nor the exit status.
 """
 
 from __future__ import annotations
