@@ -164,8 +164,8 @@ def test_the_readme_example_is_what_check_prints(
     section = readme[readme.index("## Cost before the cluster counts it") :]
     (tmp_path / "widgets.yaml").write_text(_block(section, "With `widgets.yaml`:"))
     monkeypatch.chdir(tmp_path)
-    main(["check", "widgets.yaml"])
-    assert capsys.readouterr().out == _block(section, "`vap-lsp check widgets.yaml`:")
+    main(["check", "--show-notes", "widgets.yaml"])
+    assert capsys.readouterr().out == _block(section, "`vap-lsp check --show-notes widgets.yaml`")
     # and with maxItems: 64, as the README says: estimated 4 – 16,900, nothing reported
     bounded = (
         (tmp_path / "widgets.yaml")
@@ -173,7 +173,7 @@ def test_the_readme_example_is_what_check_prints(
         .replace("type: array", "type: array\n                  maxItems: 64")
     )
     (tmp_path / "widgets.yaml").write_text(bounded)
-    assert main(["check", "widgets.yaml"]) == 0
+    assert main(["check", "--show-notes", "widgets.yaml"]) == 0
     assert capsys.readouterr().out == ""
     expression = "object.spec.ports.all(p, object.spec.ports.exists_one(q, q == p))"
     main(["cel", expression, "--crd", "widgets.yaml", "--kind", "example.com/v1/Widget", "--format", "json"])

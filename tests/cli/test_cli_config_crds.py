@@ -73,7 +73,8 @@ def test_every_checked_files_configuration_counts(tmp_path: Path, capsys: pytest
     _write(tmp_path / "a" / "policy.yaml", ROUTE_POLICY)
     _write(tmp_path / "b" / "pyproject.toml", '[tool.vap-lsp]\ncrds = ["../a/crds"]\n')
     _write(tmp_path / "b" / "policy.yaml", ROUTE_POLICY)
-    assert main(["check", str(tmp_path / "a" / "policy.yaml"), str(tmp_path / "b" / "policy.yaml")]) == 0
+    argv = ["check", "--show-notes", str(tmp_path / "a" / "policy.yaml"), str(tmp_path / "b" / "policy.yaml")]
+    assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.count("undefined field 'hostnamez' [cel-type-check]") == 2
     assert "typing-unavailable" not in out
