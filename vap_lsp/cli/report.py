@@ -40,9 +40,6 @@ def format_text(reports: list[FileReport]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-NOTES = (Severity.INFORMATION, Severity.HINT)  # "notes" in the summary: advice, never a verdict
-
-
 def default_min_severity(output_format: str) -> Severity:
     """What a format shows unless `--min-severity`, `--show-notes` or the configuration say: the
     text a person reads leaves notes out (one line counts them); the formats that tools, code
