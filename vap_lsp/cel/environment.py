@@ -13,11 +13,13 @@ Mirrors `kubernetes/apiserver`:
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import re
 from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 from vap_lsp.cel import library as lib
@@ -447,6 +449,20 @@ _VALIDATORS_SINCE = Since(compat=29)
 _KEYWORD_FIELDS_SINCE = Since(compat=31, binary=31)
 
 
+@functools.lru_cache(maxsize=64)
+def _type_identifiers(minor: int, stored: bool) -> Mapping[str, Type]:
+    """The type identifiers (`int`, `list`, `net.IP`…) of a Kubernetes version's library: the same
+    for every environment of that version and mode (a policy builds one per variable and view)."""
+    identifiers = {
+        ident: t.type_of(_NAMED.parse(type_text))
+        for ident, type_text, since in lib.TYPE_IDENTIFIERS
+        if _since_available(since, minor, stored)
+    }
+    if _since_available(_OPTIONAL_SINCE, minor, stored):
+        identifiers["optional_type"] = t.type_of(t.optional_of(t.type_param("T")))
+    return MappingProxyType(identifiers)
+
+
 def build_environment(
     kubernetes_version: str,
     kind: ExpressionKind,
@@ -499,13 +515,7 @@ def build_environment(
         struct_types[OBJECT_TYPE_NAME] = PATCH_OBJECT
 
     optional = _since_available(_OPTIONAL_SINCE, minor, stored)
-    type_identifiers = {
-        ident: t.type_of(_NAMED.parse(type_text))
-        for ident, type_text, since in lib.TYPE_IDENTIFIERS
-        if _since_available(since, minor, stored)
-    }
-    if optional:
-        type_identifiers["optional_type"] = t.type_of(t.optional_of(t.type_param("T")))
+    type_identifiers = _type_identifiers(minor, stored)
 
     features = Features(
         optional_syntax=optional,
