@@ -158,6 +158,10 @@ def pipe() -> Any:
 URI = "file:///nowhere/policy.yaml"
 
 
+def frame_bytes(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
 def _edit(uri: str, version: int, start: tuple[int, int], end: tuple[int, int], text: str) -> dict[str, Any]:
     return {
         "textDocument": {"uri": uri, "version": version},
@@ -431,6 +435,26 @@ def test_an_invalid_request_is_answered_with_its_id_or_null(pipe: Pipe, message:
     error = pipe.wait(lambda m: "error" in m)
     assert "id" in error and error["id"] == answer_id
     assert error["error"]["code"] == -32600
+
+
+def test_a_null_body_is_an_invalid_request_and_the_server_goes_on(pipe: Pipe) -> None:
+    """`null` is JSON but no message: the reader took it for the end of the input and the server
+    exited with status 1, saying nothing."""
+    pipe.initialize()
+    pipe.raw(b"Content-Length: 4\r\n\r\nnull")
+    error = pipe.wait(lambda m: "error" in m)
+    assert error["id"] is None and error["error"]["code"] == -32600
+    assert pipe.call("workspace/symbol", {"query": ""})["result"] == []
+
+
+def test_a_body_nested_too_deeply_is_a_parse_error_and_the_server_goes_on(pipe: Pipe) -> None:
+    """100,000 nested arrays: the JSON decoder's RecursionError killed the input thread."""
+    pipe.initialize()
+    pipe.raw(frame_bytes(b"[" * 100_000 + b"]" * 100_000))
+    error = pipe.wait(lambda m: "error" in m)
+    assert error["id"] is None and error["error"]["code"] == -32700
+    assert "nested too deeply" in error["error"]["message"]
+    assert pipe.call("workspace/symbol", {"query": ""})["result"] == []
 
 
 def test_input_is_read_while_every_pool_thread_is_busy(pipe: Pipe) -> None:

@@ -72,6 +72,16 @@ _MARKER = b"content-length:"
 _LENGTH = re.compile(rb"\s*content-length\s*:\s*(\d+)\s*", re.IGNORECASE)
 
 
+def _message(value: Any) -> Any:
+    """A parsed body as the next message: `null` is JSON but no message (None means the end of
+    the input to the reader's caller), so it is an invalid request, answered as one."""
+    return (
+        JsonRpcInvalidRequest("the body is null: not a request, notification or response")
+        if value is None
+        else value
+    )
+
+
 class FrameReader:
     """Messages (parsed JSON) from a byte stream with LSP's base protocol framing."""
 
@@ -217,18 +227,23 @@ class FrameReader:
             if body is None:
                 return None
             try:
-                return json.loads(body)
+                return _message(json.loads(body))
+            except RecursionError:
+                return JsonRpcParseError(f"the body of {len(body)} bytes is nested too deeply to read")
             except ValueError:
                 pass
             # Content-Length was wrong. Characters counted instead of bytes fall short by the
             # bytes past ASCII, which follow: the message ends where its JSON value does (read
             # now: its sender may wait for the answer and send nothing more).
-            found = self._rest_of_value(body)
+            try:
+                found = self._rest_of_value(body)
+            except RecursionError:
+                return JsonRpcParseError(f"the body of {len(body)} bytes is nested too deeply to read")
             if found is not None:
                 log.warning(
                     "a message with a wrong Content-Length (%d) was read to the end of its JSON", length
                 )
-                return found[0]
+                return _message(found[0])
             # Else it ends where the next one starts.
             body, _, _ = self._until_marker(body)
             try:
@@ -236,7 +251,9 @@ class FrameReader:
                 log.warning(
                     "a message with a wrong Content-Length (%d, not %d bytes) was read", length, len(body)
                 )
-                return message
+                return _message(message)
+            except RecursionError:
+                return JsonRpcParseError(f"the body of {len(body)} bytes is nested too deeply to read")
             except ValueError:
                 return JsonRpcParseError(f"the body of {len(body)} bytes is not JSON")
 
