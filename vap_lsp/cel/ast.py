@@ -233,6 +233,7 @@ class ParsedExpr:
     #: generated nodes: the ``(`` of the macro call).  Checker errors use these.
     positions: dict[int, int] = field(default_factory=dict)
     _at_location: dict[int, list[Expr]] | None = field(default=None, repr=False)
+    _parents: dict[int, Expr] | None = field(default=None, repr=False)
 
     def location(self, node: Node) -> int:
         """Offset at which cel-go would report an issue about ``node``."""
@@ -260,6 +261,27 @@ class ParsedExpr:
         """All issues in cel-go's ``Issues.String()`` layout (sorted by position)."""
         issues = sorted(self.errors, key=lambda e: e.start)
         return "\n".join(i.render(self.source, description) for i in issues)
+
+    def path_to(self, node: Expr) -> list[Expr]:
+        """The expressions from the root down to ``node`` as ``children`` links them (empty when
+        ``node`` is not in this AST). The parents are indexed on first use."""
+        parents = self._parents
+        if parents is None:
+            parents = {}
+            stack: list[Expr] = [self.ast] if self.ast is not None else []
+            while stack:
+                current = stack.pop()
+                for child in children(current):
+                    parents[id(child)] = current
+                    stack.append(child)
+            self._parents = parents
+        path = [node]
+        while id(path[-1]) in parents:
+            path.append(parents[id(path[-1])])
+        if path[-1] is not self.ast:
+            return []
+        path.reverse()
+        return path
 
     def walk(self) -> Iterator[Node]:
         """Pre-order over the expanded AST, including map entries and struct fields."""

@@ -71,8 +71,8 @@ def _absent_guard(
     view: View, site: ExpressionSite, path: str, node: Select, operations: frozenset[str]
 ) -> bool:
     """Whether the read `node` of the field `path` cannot run for the view's kind in the requests
-    with `operations` where the field is absent (`has(x.f) && x.f`: `View.absent_reachability`)."""
-    return view.absent_reachability(site, path, operations).guard_of(node) is not None
+    with `operations` where the field is absent (`has(x.f) && x.f`: `View.absent_guarded`)."""
+    return view.absent_guarded(site, path, node, operations)
 
 
 def _walk(node: Expr | None) -> Iterator[Expr]:

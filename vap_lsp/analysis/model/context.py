@@ -27,6 +27,7 @@ checks read them, never recompute them. The context is built once per policy nod
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping
@@ -62,6 +63,7 @@ from vap_lsp.analysis.model.narrowing import (
     VariableAsts,
     decide,
     everything_reachable,
+    guarded,
     reachability,
 )
 from vap_lsp.analysis.model.sites import TRIMMED, ExpressionSite, expression_sites
@@ -78,6 +80,7 @@ from vap_lsp.analysis.model.typing import (
     walk_rules,
 )
 from vap_lsp.analysis.model.workspace import Read, WorkspaceIndex, recording, replay
+from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.ast import Call, Expr, Ident, ParsedExpr, Select
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileIssue, CompileResult, compile_expression
@@ -132,6 +135,26 @@ def _environment(
     )
 
 
+SiteKey = tuple[Hashable, ...]
+
+
+def _site_key(site: ExpressionSite) -> SiteKey:
+    return (site.kind, site.path, site.name, site.text)
+
+
+@dataclass
+class _SiteCache:
+    """A view's results by expression (kind, place, variable name and text): what a policy's next
+    context reuses when only expressions of its own changed (`_Shape`)."""
+
+    results: dict[SiteKey, CompileResult] = field(default_factory=dict)
+    reach: dict[SiteKey, Reachability] = field(default_factory=dict)
+    absent: dict[tuple[SiteKey, int, str, frozenset[str] | None], bool] = field(default_factory=dict)
+
+    def size(self) -> int:
+        return len(self.results) + len(self.reach) + len(self.absent)
+
+
 @dataclass
 class View:
     """The policy's expressions compiled in one view (for one kind, or none)."""
@@ -143,9 +166,13 @@ class View:
     context: PolicyContext
     variables: list[tuple[ExpressionSite, str, Type | None]] = field(default_factory=list)
     """Each named variable's site, name and inferred type in this view (None: does not compile)."""
-    _results: dict[int, tuple[ExpressionSite, CompileResult]] = field(default_factory=dict)
-    _reach: dict[int, tuple[ExpressionSite, Reachability]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _cache: _SiteCache = field(default_factory=_SiteCache)
+
+    def _narrowing_key(self, site: ExpressionSite) -> SiteKey:
+        """A variable's narrowing depends on where the other expressions read it (`_unread`):
+        kept for this context only. Every other expression's depends on itself and the shape."""
+        key = _site_key(site)
+        return (self.context.token, *key) if site.kind is ExpressionKind.VARIABLE else key
 
     @property
     def mode(self) -> Mode:
@@ -175,22 +202,22 @@ class View:
 
     def result(self, site: ExpressionSite) -> CompileResult:
         """The compile result of `site` in this view (cached here and in the compile cache)."""
-        with self._lock:
-            hit = self._results.get(id(site))
-        if hit is not None and hit[0] is site:
-            return hit[1]
+        key = _site_key(site)
+        hit = self._cache.results.get(key)
+        if hit is not None:
+            return hit
+        checkpoint()  # a newer edit's analysis does not wait for this one's expressions
         result = compile_expression(site.text, self.environment(site), trim=site.kind in TRIMMED)
-        with self._lock:
-            self._results[id(site)] = (site, result)
-        return result
+        return self._cache.results.setdefault(key, result)
 
     def reachability(self, site: ExpressionSite) -> Reachability:
         """Which nodes of `site`'s compile result in this view can run for the view's kind
         (`narrowing`); everything, without a kind. Cached."""
-        with self._lock:
-            hit = self._reach.get(id(site))
-        if hit is not None and hit[0] is site:
-            return hit[1]
+        key = self._narrowing_key(site)
+        hit = self._cache.reach.get(key)
+        if hit is not None:
+            return hit
+        checkpoint()
         result = self.result(site)
         if self.kind is None:
             found = everything_reachable(result.parsed)
@@ -213,34 +240,42 @@ class View:
                 unmatched = self.context.conditions_exclude(self.kind)
             if unmatched is not None and result.parsed.ast is not None:
                 found = found.all_guarded(Guard(result.parsed.ast, unmatched))
-        with self._lock:
-            self._reach[id(site)] = (site, found)
-        return found
+        return self._cache.reach.setdefault(key, found)
 
-    def absent_reachability(
-        self, site: ExpressionSite, path: str, operations: frozenset[str] | None = None
-    ) -> Reachability:
-        """Which nodes of `site` can run for the view's kind in the requests where the field
+    def absent_guarded(
+        self, site: ExpressionSite, path: str, node: Expr, operations: frozenset[str] | None = None
+    ) -> bool:
+        """Whether `node` of `site` cannot run for the view's kind in the requests where the field
         `path` (as written: `object.spec.hostNetwork`) is absent, `has()` of it false: a read of
         it ruled out there is guarded (`has(x.f) && x.f`), one that runs fails. `operations`:
-        those where it can be absent (`metadata.name` in a mutating policy: CREATE). Not cached."""
+        those where it can be absent (`metadata.name` in a mutating policy: CREATE). Decided on
+        the way to `node` only (`narrowing.guarded`), once per node, field and operations."""
+        key = (self._narrowing_key(site), node.id, path, operations)
+        hit = self._cache.absent.get(key)
+        if hit is not None:
+            return hit
+        return self._cache.absent.setdefault(key, self._absent_guarded(site, path, node, operations))
+
+    def _absent_guarded(
+        self, site: ExpressionSite, path: str, node: Expr, operations: frozenset[str] | None
+    ) -> bool:
         base = self.reachability(site)
         result = self.result(site)
         if self.kind is None or result.parsed.ast is None:
-            return base
-        ast = result.parsed.ast
-        if base.guard_of(ast) is not None:
-            return base  # the whole site never runs for this kind
+            return base.guard_of(node) is not None
+        if base.guard_of(result.parsed.ast) is not None:
+            return True  # the whole site never runs for this kind
         checked = result.checked
         facts = self.context.site_facts(self.kind, site)
         if operations is not None:
             if not facts.operations & operations:
-                return base.all_guarded(Guard(ast, f"{path} is present in every request of this kind"))
+                return True  # present in every request of this kind
             facts = replace(facts, operations=facts.operations & operations)
-        return reachability(
+        return guarded(
             result.parsed,
             replace(facts, absent=facts.absent | {path}),
             self.context.variable_asts(site),
+            node,
             checked.type_of if checked is not None else None,
             functools.partial(self.context.guaranteed, self.kind, checked) if checked is not None else None,
         )
@@ -375,6 +410,64 @@ def issue_key(site: ExpressionSite, issue: CompileIssue) -> IssueKey:
 SERVER_TYPE_CHECKED = frozenset({ExpressionKind.VALIDATION, ExpressionKind.MESSAGE_EXPRESSION})
 
 
+@dataclass
+class _Shape:
+    """What every context of a policy of one shape computes alike: its shape is the policy without
+    the expressions only they themselves read (validations, messageExpressions,
+    auditAnnotations, mutations), with the Kubernetes version, workspace and CRD generation and
+    the bindings' scopes. An edit inside such an expression makes a new context that takes these
+    over, so only the edited expression is compiled, narrowed and estimated again."""
+
+    facts: dict[GVK, Facts] = field(default_factory=dict)
+    conditions: dict[GVK, tuple[Facts, str | None]] = field(default_factory=dict)
+    present: dict[tuple[GVK, str, tuple[str, ...]], bool] = field(default_factory=dict)
+    views: dict[tuple[ViewName, GVK | None], _SiteCache] = field(default_factory=dict)
+    estimates: dict[tuple[GVK | None, SiteKey], Any] = field(default_factory=dict)
+    variable_values: list[dict[tuple[Facts, bool, int], Any] | None] = field(default_factory=list)
+    """The one store of variable values shared by every map of the shape (`PolicyContext.
+    variable_asts`), once worked out (empty list: not yet; [None]: each map keeps its own)."""
+
+    def site_cache(self, key: tuple[ViewName, GVK | None], bound: int) -> _SiteCache:
+        """A view's site cache; emptied once it holds `bound` entries (old texts of edited
+        expressions pile up over a session)."""
+        cache = self.views.setdefault(key, _SiteCache())
+        if cache.size() > bound:
+            cache.results.clear()
+            cache.reach.clear()
+            cache.absent.clear()
+        return cache
+
+
+_OWN_EXPRESSIONS = {
+    "validations": ("expression", "messageExpression"),
+    "auditAnnotations": ("valueExpression",),
+}
+
+
+def shape_key(spec: Mapping[str, Any]) -> str:
+    """The spec without the expressions no other expression reads (`_Shape`), as canonical JSON."""
+    shape = dict(spec)
+    for field_name, keys in _OWN_EXPRESSIONS.items():
+        items = shape.get(field_name)
+        if isinstance(items, list):
+            shape[field_name] = [
+                {k: v for k, v in item.items() if k not in keys} if isinstance(item, Mapping) else item
+                for item in items
+            ]
+    mutations = shape.get("mutations")
+    if isinstance(mutations, list):
+        shape["mutations"] = [
+            {k: ({**v, "expression": None} if isinstance(v, Mapping) else v) for k, v in m.items()}
+            if isinstance(m, Mapping)
+            else m
+            for m in mutations
+        ]
+    return json.dumps(shape, sort_keys=True, default=str)
+
+
+_TOKENS = itertools.count()
+
+
 class PolicyContext:
     """The policy context of one VAP or MAP (see the module docstring)."""
 
@@ -386,7 +479,10 @@ class PolicyContext:
         version: str,
         workspace: WorkspaceIndex | None,
         binding_scopes: tuple[str, ...] | None = None,
+        shape: _Shape | None = None,
     ) -> None:
+        self.token = next(_TOKENS)
+        """Tells this context's own entries apart in caches it shares (`View._narrowing_key`)."""
         self.root = root
         self.policy = policy
         self.binding_scopes = binding_scopes
@@ -410,12 +506,13 @@ class PolicyContext:
         """`paramKind` when its kind has no schema (`params` is `dyn`), with why."""
         self.params_type: Type = self.params_kind.object_type if self.params_kind is not None else DYN
         self._views: dict[tuple[ViewName, GVK | None], View] = {}
-        self._facts: dict[GVK, Facts] = {}
-        self._past_conditions: dict[GVK, tuple[Facts, str | None]] = {}
+        self._shape = shape if shape is not None else _Shape()
+        self._facts = self._shape.facts
+        self._past_conditions = self._shape.conditions
         self._lock = threading.Lock()
         self._variables: list[VariableTyping] | None = None
         self._derived: dict[Hashable, Any] = {}
-        self._present: dict[tuple[GVK, str, tuple[str, ...]], bool] = {}
+        self._present = self._shape.present
         self.point = Point(policy, matched_operations(spec, policy))
         """Where the policy's expressions run: mutating or validating admission, for the operations
         some request its rules match has (`guarantees.matched_operations`)."""
@@ -430,6 +527,14 @@ class PolicyContext:
         value = compute()
         with self._lock:
             return cast(T, self._derived.setdefault(key, value))
+
+    def shared_estimate(self, gvk: GVK | None, site: ExpressionSite, compute: Callable[[], T]) -> T:
+        """A site's cost estimate for a kind, shared by the contexts of this shape (the caller
+        rebinds it to `site`)."""
+        key = (gvk, _site_key(site))
+        if key in self._shape.estimates:
+            return cast(T, self._shape.estimates[key])
+        return cast(T, self._shape.estimates.setdefault(key, compute()))
 
     # --- what admission guarantees ------------------------------------------------------------
 
@@ -573,6 +678,7 @@ class PolicyContext:
             kind.object_type if kind is not None else DYN,
             self.params_type if typed else DYN,
             self,
+            _cache=self._shape.site_cache(key, 16 * len(self.sites) + 64),
         )
         server = self.server_view(kind) if name == "precise" else None
         for site in self.sites:
@@ -754,8 +860,10 @@ class PolicyContext:
         for s in self.sites:
             if s.kind is ExpressionKind.VARIABLE and s.name is not None and variable_index(s) < limit:
                 asts[s.name] = create_time.result(s).parsed
-        shared = self.derived("variable-values", self._shared_variable_values)
-        return VariableAsts(asts, shared)
+        known = self._shape.variable_values
+        if not known:
+            known.append(self._shared_variable_values())
+        return VariableAsts(asts, known[0])
 
     def _shared_variable_values(self) -> dict[tuple[Facts, bool, int], Any] | None:
         """One store of variable values for every map when each name resolves to the same
@@ -921,12 +1029,22 @@ def policy_context(
     if hit is not None and hit[0] is root:
         replay(hit[2])
         return hit[1]
+    shape_of = (policy, version, id(workspace), generation, scopes, shape_key(spec))
+    shape = _SHAPES.get(shape_of)
+    if shape is None:
+        shape = _Shape()
+        _SHAPES.put(shape_of, shape)
     with recording() as reads:
-        built = PolicyContext(root, policy, spec, version, workspace, scopes)
+        built = PolicyContext(root, policy, spec, version, workspace, scopes, shape)
     _CACHE.put(key, (root, built, frozenset(reads)))
     return built
+
+
+# What the contexts of one policy shape share (`_Shape`): 32 shapes, the policies being edited.
+_SHAPES: LruCache[tuple[Any, ...], _Shape] = LruCache(32)
 
 
 def clear_cache() -> None:
     """Forget every cached model (for benchmarks measuring a cold pass)."""
     _CACHE.clear()
+    _SHAPES.clear()

@@ -26,7 +26,7 @@ a policy matching several kinds is estimated per kind and the worst kind reporte
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from vap_lsp.analysis.model.context import PolicyContext
 from vap_lsp.analysis.model.matching import crd_schema_root, object_schema_root
@@ -231,7 +231,13 @@ def estimate_site(
     does not compile in that kind's precise view. Kept on the model, per kind and site."""
     kind = kind if kind is not None else context.primary
     gvk = kind.gvk if kind is not None else None
-    return context.derived(("cost-estimate", gvk, id(site)), lambda: _estimate(context, site, kind))
+    found = context.derived(
+        ("cost-estimate", gvk, id(site)),
+        lambda: context.shared_estimate(gvk, site, lambda: _estimate(context, site, kind)),
+    )
+    if found is not None and found.site is not site:
+        found = replace(found, site=site)  # the same text in this context's YAML
+    return found
 
 
 def _estimate(

@@ -26,6 +26,7 @@ without `paramRef`), a read of one of its fields that stays reachable fails at a
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -56,6 +57,7 @@ __all__ = [
     "VariableAsts",
     "decide",
     "everything_reachable",
+    "guarded",
     "reachability",
     "replace_nulls",
     "root_reads",
@@ -699,6 +701,76 @@ class _Walker:
             return
         for child in children(node):
             self.walk(child, env, None)
+
+
+def _target_guarded(evaluator: _Evaluator, path: list[Expr]) -> bool:
+    """Whether `_Walker.walk` would rule out the last node of `path` (its ancestors from the root
+    down, as `children` links them): the same decisions, taken only on the way to it."""
+    env: _Env = {}
+    for parent, child in itertools.pairwise(path):
+        if isinstance(parent, Call) and parent.function in ("_&&_", "_||_") and len(parent.args) == 2:
+            stop = parent.function == "_||_"
+            left, right = parent.args
+            if evaluator.decided(left, env) is stop:
+                if child is right:
+                    return True
+            elif child is left and evaluator.decided(right, env) is stop:
+                return True
+        elif isinstance(parent, Call) and parent.function == "_?_:_" and len(parent.args) == 3:
+            cond = evaluator.decided(parent.args[0], env)
+            if cond is not None and child is (parent.args[2] if cond else parent.args[1]):
+                return True
+        elif isinstance(parent, Comprehension) and child in (
+            parent.loop_condition,
+            parent.loop_step,
+            parent.result,
+        ):
+            hidden = {parent.iter_var: UNKNOWN, parent.accu_var: UNKNOWN}
+            if parent.iter_var2 is not None:
+                hidden[parent.iter_var2] = UNKNOWN
+            env = {**env, **hidden}
+    return False
+
+
+def _fails_on_path(path: list[Expr], null_roots: frozenset[str]) -> bool:
+    """Whether the last node of `path` is in `_failing`: some node on the way to it fails at a
+    null root (in the scope of the comprehensions above it)."""
+    env: _Env = {}
+    memo: dict[int, bool] = {}
+    for i, node in enumerate(path):
+        if _fails(node, env, null_roots, memo):
+            return True
+        child = path[i + 1] if i + 1 < len(path) else None
+        if isinstance(node, Comprehension) and child in (node.loop_condition, node.loop_step, node.result):
+            env = {**env, node.iter_var: UNKNOWN, node.accu_var: UNKNOWN}
+            if node.iter_var2 is not None:
+                env = {**env, node.iter_var2: UNKNOWN}
+    return False
+
+
+def guarded(
+    parsed: ParsedExpr,
+    facts: Facts,
+    variables: Mapping[str, ParsedExpr],
+    node: Expr,
+    type_of: TypeOf | None = None,
+    present: Present | None = None,
+) -> bool:
+    """`reachability(parsed, facts, …).guard_of(node) is not None`, deciding only the conditions
+    on the way from the root to `node`: what the optional-field check asks once per read and
+    field (`has(x.f) && x.f` where `f` is absent), which a whole walk per read made quadratic."""
+    path = parsed.path_to(node)
+    if parsed.ast is None or not path:
+        return False
+    for cls in _by_operation(facts, True):
+        if _target_guarded(_Evaluator(cls, variables, type_of, present), path):
+            continue
+        nulls = _null_roots(cls)
+        if not nulls or not _fails_on_path(path, nulls):
+            return False
+        if not _target_guarded(_Evaluator(cls, variables, type_of, present, optimistic=True), path):
+            return False
+    return True
 
 
 def _by_operation(facts: Facts, for_kind: bool) -> list[Facts]:
