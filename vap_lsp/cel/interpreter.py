@@ -809,6 +809,10 @@ class _Planner:
             return not_
         if fn in ("_[_]", "_[?_]") and e.target is None and len(e.args) == 2:
             return self.plan_index(e, optional=fn == "_[?_]")
+        if fn in _OPTIONAL_OR and e.target is not None and len(e.args) == 1:
+            ref = self.refs.get(e.id)
+            if ref is None or not ref.overload_ids or set(ref.overload_ids) <= {_OPTIONAL_OR[fn]}:
+                return self.plan_optional_or(e, value=fn == "orValue")
         if fn == "@in" and len(e.args) == 2 and isinstance(e.args[1], ListExpr):
             fast = self.plan_set_membership(e)
             if fast is not None:
@@ -994,6 +998,30 @@ class _Planner:
             return _index(v, k, ctx)
 
         return index
+
+    def plan_optional_or(self, e: Call, *, value: bool) -> Fn:
+        """`o.or(p)` and `o.orValue(v)` as cel-go's optional library plans them
+        (`cel/library.go` `decorateOptionalOr`: `evalOptionalOr`, `evalOptionalOrValue`): the
+        right side only when `o` has no value. A left side that is not an optional (a field read
+        without `?`) is returned as it is up to cel-go v0.27, Kubernetes 1.36 (`if !ok { return
+        optLHS }`); from v0.28 (Kubernetes 1.37) it is `no such overload`."""
+        assert e.target is not None
+        lhs = self.plan(e.target)
+        rhs = self.plan(e.args[0])
+        lenient = _cel_go_before(self.env.minor, (0, 28))
+
+        def or_(ctx: _Ctx) -> Value:
+            v = lhs(ctx)
+            ctx.charge(1)
+            if type(v) is not Optional:
+                if lenient:
+                    return v
+                raise no_such_overload()
+            if v.has_value:
+                return v.value if value else v
+            return rhs(ctx)
+
+        return or_
 
     def plan_set_membership(self, e: Call) -> Fn | None:
         """OptOptimize's `x in [constants]`: a set lookup of cost 0 (primitive elements only)."""
@@ -1190,6 +1218,17 @@ def _has_field_quiet(v: Value, name: str) -> bool:
         return _has_field(v, name)
     except CelError:
         return False
+
+
+_OPTIONAL_OR = {"or": "optional_or_optional", "orValue": "optional_orValue_value"}
+
+
+def _cel_go_before(minor: int, version: tuple[int, int]) -> bool:
+    """Whether the cel-go of Kubernetes 1.`minor` (`library.CEL_GO_VERSIONS`) is older than
+    `version` (major, minor)."""
+    text = lib.CEL_GO_VERSIONS.get(minor) or lib.CEL_GO_VERSIONS[max(lib.CEL_GO_VERSIONS)]
+    major_, minor_ = (int(x) for x in text.lstrip("v").split(".")[:2])
+    return (major_, minor_) < version
 
 
 def _is_attribute(e: Expr) -> bool:
