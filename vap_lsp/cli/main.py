@@ -397,6 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_impact_parser(sub)
 
+    from vap_lsp.cli.convert import add_parser as add_convert_parser
+
+    add_convert_parser(sub)
+
     from vap_lsp.cli.cel import add_parser as add_cel_parser
 
     add_cel_parser(sub)

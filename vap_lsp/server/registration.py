@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from vap_lsp import collector
-from vap_lsp.server import cel_features, crd_watch, hover_completion, run_features, sync, yaml_features
+from vap_lsp.server import (
+    cel_features,
+    convert_features,
+    crd_watch,
+    hover_completion,
+    run_features,
+    sync,
+    yaml_features,
+)
 
 if TYPE_CHECKING:
     from vap_lsp.server.context import Context
@@ -68,6 +76,13 @@ FEATURES: tuple[Feature, ...] = (
         hover=run_features.value_hover,
         inlay_hints=run_features.value_hints,
     ),
+    # "Convert to ValidatingAdmissionPolicy": its source action and command.
+    Feature(
+        convert_features.register,
+        convert_features.FEATURE_MODULES,
+        code_actions=convert_features.source_actions,
+        code_action_kinds=(lsp.CodeActionKind.Source,),
+    ),
 )
 
 
@@ -79,7 +94,7 @@ def register(ctx: Context) -> None:
     code_actions = [f.code_actions for f in FEATURES if f.code_actions is not None]
     hovers = [f.hover for f in FEATURES if f.hover is not None]
     hints = [f.inlay_hints for f in FEATURES if f.inlay_hints is not None]
-    kinds = [kind for f in FEATURES for kind in f.code_action_kinds]
+    kinds = list(dict.fromkeys(kind for f in FEATURES for kind in f.code_action_kinds))
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=kinds))
     @worker.request

@@ -3,8 +3,10 @@ MutatingAdmissionPolicy results (`isValidatingAdmissionPolicy`/`isMutatingAdmiss
 
 Supported: `policies`, `resources`, `paramResources`, `userinfo` (a `kind: UserInfo` file),
 `variables` (a `kind: Value` file; its `namespaceSelector` list becomes Namespace objects with
-those labels), `results` with `policy`, `kind`, `resources` (names, `ns/name`; all of `kind`
-when absent), `result` (pass, fail, skip, error) and `patchedResources`/`patchedResource`.
+those labels, its `namespaces` are Namespace objects; `read_test_files` also keeps its values
+per policy and resource, for `vap-lsp convert --verify`), `results` with `policy`, `kind`,
+`resources` (names, `ns/name`; all of `kind` when absent), `result` (pass, fail, skip, error)
+and `patchedResources`/`patchedResource`.
 Results for Kyverno's own policies are ignored. Kyverno applies a policy that has no binding;
 the API server never does, so such cases run with a synthesized binding and say so.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +49,24 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def read_kyverno(doc: TestDocument) -> TestSuite:
-    path = doc.path
-    suite = TestSuite(str(path), "kyverno")
-    data = doc.data
-    problems = suite.problems
-    if not isinstance(data, Mapping):
-        problems.append(f"{path}: a test file is a mapping")
-        return suite
+@dataclass
+class KyvernoTestFiles:
+    """What a `kyverno-test.yaml` names besides its results: the policies, resources and params,
+    the requester (`userinfo`), the namespaces (`variables`: `namespaces` and
+    `namespaceSelector`) and the values per policy and resource (`variables`:
+    `policies[].resources[].values`, such as `request.operation`)."""
+
+    policies: list[SourceObject]
+    resources: list[SourceObject]
+    params: list[dict[str, Any]]
+    user: UserInfo
+    namespaces: list[dict[str, Any]]
+    values: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    base: PolicyInputs = field(default_factory=lambda: PolicyInputs([], [], [], [], []))
+
+
+def read_test_files(doc: TestDocument, problems: list[str]) -> KyvernoTestFiles:
+    path, data = doc.path, doc.data
 
     def objects(key: str) -> list[SourceObject]:
         out: list[SourceObject] = []
@@ -65,13 +78,12 @@ def read_kyverno(doc: TestDocument) -> TestSuite:
     resources = objects("resources")
     base = PolicyInputs.from_objects(o.data for o in policy_objects)
     params = [in_default_namespace(o.data, base.crds) for o in objects("paramResources")]
-    suite.policies = tuple(policy_name(p) for p in base.policies)
-    suite.policy_sources = [(o.data, o.path) for o in policy_objects if policy_kind(o.data) is not None]
     user = UserInfo()
     for o in objects("userinfo"):
         if o.kind == "UserInfo":
             user = user_info(o.data.get("userInfo"))
     namespaces = [copy.deepcopy(o.data) for o in resources if o.kind == "Namespace"]
+    values: dict[tuple[str, str], dict[str, Any]] = {}
     for o in objects("variables"):
         for entry in _list(o.data.get("namespaceSelector")):
             if isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
@@ -83,6 +95,35 @@ def read_kyverno(doc: TestDocument) -> TestSuite:
                         "metadata": {"name": entry["name"], "labels": dict(labels or {})},
                     }
                 )
+        for entry in _list(o.data.get("namespaces")):  # Namespace objects (the CLI reads any case of kind)
+            if isinstance(entry, Mapping) and str(entry.get("kind", "")).lower() == "namespace":
+                namespace = copy.deepcopy(dict(entry))
+                namespace["apiVersion"], namespace["kind"] = "v1", "Namespace"
+                namespaces.append(namespace)
+        for policy in _list(o.data.get("policies")):
+            if not isinstance(policy, Mapping):
+                continue
+            for resource in _list(policy.get("resources")):
+                if isinstance(resource, Mapping) and isinstance(resource.get("values"), Mapping):
+                    values[(str(policy.get("name", "")), str(resource.get("name", "")))] = dict(
+                        resource["values"]
+                    )
+    return KyvernoTestFiles(policy_objects, resources, params, user, namespaces, values, base)
+
+
+def read_kyverno(doc: TestDocument) -> TestSuite:
+    path = doc.path
+    suite = TestSuite(str(path), "kyverno")
+    data = doc.data
+    problems = suite.problems
+    if not isinstance(data, Mapping):
+        problems.append(f"{path}: a test file is a mapping")
+        return suite
+    files = read_test_files(doc, problems)
+    policy_objects, resources, base = files.policies, files.resources, files.base
+    params, user, namespaces = files.params, files.user, files.namespaces
+    suite.policies = tuple(policy_name(p) for p in base.policies)
+    suite.policy_sources = [(o.data, o.path) for o in policy_objects if policy_kind(o.data) is not None]
     for i, raw in enumerate(_list(data.get("results"))):
         line = doc.line_of("results", i)
         where = f"{path}:{line}"
@@ -110,7 +151,7 @@ def read_kyverno(doc: TestDocument) -> TestSuite:
                 patched_objects.extend(load_objects(resolve(path, str(rel)), problems))
         kind = raw.get("kind")
         names = [str(n) for n in _list(raw.get("resources"))]
-        targets = _targets(resources, kind, names, where, problems)
+        targets = find_targets(resources, kind, names, where, problems)
         bindings = bindings_of(base, name)
         notes: tuple[str, ...] = ()
         if not bindings:
@@ -155,7 +196,7 @@ def read_kyverno(doc: TestDocument) -> TestSuite:
     return suite
 
 
-def _targets(
+def find_targets(
     resources: list[SourceObject], kind: Any, names: list[str], where: str, problems: list[str]
 ) -> list[SourceObject]:
     of_kind = [o for o in resources if kind is None or o.kind == kind]
@@ -166,7 +207,12 @@ def _targets(
     out: list[SourceObject] = []
     for name in names:
         namespace, _, bare = name.rpartition("/")
-        found = [o for o in of_kind if o.name == bare and (not namespace or o.namespace == namespace)]
+        # A resource written without a namespace is in `default` (as the Kyverno CLI reads it).
+        found = [
+            o
+            for o in of_kind
+            if o.name == bare and (not namespace or (o.namespace or "default") == namespace)
+        ]
         if not found:
             problems.append(f"{where}: no resource {kind} {name}")
         out.extend(found)
