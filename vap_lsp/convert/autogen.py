@@ -154,7 +154,7 @@ def vpol_variants(spec: Mapping[str, Any]) -> list[Variant]:
             groups.setdefault(key, []).append((group, version, resource, kind))
     operations = list(match["resourceRules"][0].get("operations") or [])
     out = []
-    for key in sorted(groups):
+    for key in sorted(groups, key=lambda k: k != "defaults"):  # pod controllers, then CronJobs
         targets = groups[key]
         by_gv: dict[tuple[str, str], set[str]] = {}
         for group, version, resource, _ in targets:

@@ -222,4 +222,5 @@ def reflow(text: str, width: int = 96) -> str:
     lines.append(text[start:])
     if len(lines) == 1:
         return text
-    return "\n".join([lines[0], *("  " + line.lstrip(" ") for line in lines[1:])])
+    lines = [line.strip(" ") for line in lines]  # spaces at a break are outside strings too
+    return "\n".join([lines[0], *("  " + line for line in lines[1:])])

@@ -251,6 +251,11 @@ def _filters(block: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     return "all", [plain] if plain else []
 
 
+def _any(tests: list[str]) -> str:
+    """Alternatives joined with `||`, in parentheses when there are several."""
+    return tests[0] if len(tests) == 1 else "(" + " || ".join(tests) + ")"
+
+
 def _subjects_expression(subjects: list[Any]) -> str:
     """request.userInfo against Kyverno's subjects (User, Group, ServiceAccount)."""
     tests = []
@@ -278,15 +283,11 @@ def _rest_expression(
         else []
     )
     if names and wildcard_names:
-        tests.append(
-            "(" + " || ".join(f"{_NAME}.matches({string_literal(_wildcard_regex(n))})" for n in names) + ")"
-        )
+        tests.append(_any([f"{_NAME}.matches({string_literal(_wildcard_regex(n))})" for n in names]))
     namespaces = [str(n) for n in _list(description.get("namespaces"))]
     if namespaces and any(has_wildcard(n) for n in namespaces):
         tests.append(
-            "("
-            + " || ".join(f"{_NAMESPACE}.matches({string_literal(_wildcard_regex(n))})" for n in namespaces)
-            + ")"
+            _any([f"{_NAMESPACE}.matches({string_literal(_wildcard_regex(n))})" for n in namespaces])
         )
     annotations = _map(description.get("annotations"))
     for key, value in sorted(annotations.items()):
@@ -505,23 +506,15 @@ def convert_match(rule: Mapping[str, Any], version: str, where: str) -> _MatchRe
                 continue
             parts = []
             if kinds:
-                parts.append("(" + " || ".join(_kind_test(k) for k in kinds) + ")")
+                parts.append(_any([_kind_test(k) for k in kinds]))
             if _list(description.get("operations")):
                 parts.append(f"request.operation in {list_literal(_operations(description))}")
             if names:
-                parts.append(
-                    "("
-                    + " || ".join(f"{_NAME}.matches({string_literal(_wildcard_regex(n))})" for n in names)
-                    + ")"
-                )
+                parts.append(_any([f"{_NAME}.matches({string_literal(_wildcard_regex(n))})" for n in names]))
             namespaces = [str(n) for n in _list(description.get("namespaces"))]
             if namespaces:
                 parts.append(
-                    "("
-                    + " || ".join(
-                        f"{_NAMESPACE}.matches({string_literal(_wildcard_regex(n))})" for n in namespaces
-                    )
-                    + ")"
+                    _any([f"{_NAMESPACE}.matches({string_literal(_wildcard_regex(n))})" for n in namespaces])
                 )
             for key, value in sorted(_map(description.get("annotations")).items()):
                 subject = (

@@ -232,6 +232,8 @@ def _request_for(obj: SourceObject, crds: list[dict[str, Any]], notes: list[str]
 
 def _expected_text(assertion: Mapping[str, Any]) -> str:
     violations = assertion.get("violations", "yes")
+    if isinstance(violations, bool):  # YAML 1.1 reads yes/no as booleans
+        violations = "yes" if violations else "no"
     message = assertion.get("message")
     text = f"violations: {violations}"
     return text + (f" matching /{message}/" if isinstance(message, str) else "")

@@ -75,5 +75,5 @@ def convert_document(path: str, text: str, kubernetes_version: str) -> Converted
         else "nothing could be converted: "
         + "; ".join(f"{u.construct}: {u.reason}" for u in run.unconvertible[:2])
     )
-    text_out = _comment(header) + body
+    text_out = _comment(header) + body if body else ""
     return ConvertedDocument(text_out, f"{stem}.vap.yaml", summary)
