@@ -103,8 +103,8 @@ def _unique_file_names(conversions: list[Converted]) -> None:
 def check_outputs(run: Run, kubernetes_version: str) -> None:
     """`vap-lsp check` on every output file, with the CRDs the output needs in the index."""
     from vap_lsp.analysis.engine import analyse_text, parse_text
+    from vap_lsp.analysis.model.workspace import WorkspaceIndex
     from vap_lsp.analysis.settings import AnalysisSettings
-    from vap_lsp.analysis.workspace import WorkspaceIndex
 
     workspace = WorkspaceIndex()
     for name, text in run.crd_texts.items():

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.model.objects import K8sObject
 from vap_lsp.convert import gatekeeper, kyverno
 from vap_lsp.convert.driver import convert_sources
 from vap_lsp.convert.model import Options
