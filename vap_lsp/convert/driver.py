@@ -39,6 +39,8 @@ class Run:
     findings: list[Finding] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """Bad input: unreadable paths, YAML errors, nothing to convert."""
+    notes: list[str] = field(default_factory=list)
+    """About the run as a whole."""
     sources: Sources | None = None
 
 
@@ -66,6 +68,12 @@ def convert_sources(sources: Sources, options: Options) -> Run:
             )
     for config in sources.configs:
         run.unconvertible.extend(gatekeeper.config_exemptions(config))
+    if sources.templates:
+        run.notes.append(
+            "Gatekeeper's exemptions outside templates and constraints are cluster configuration, not "
+            "carried over: the webhook's namespaceSelector (label admission.gatekeeper.sh/ignore), "
+            "--exempt-namespace flags, and Config's excludedNamespaces (listed when a Config is given)"
+        )
     for policy in sources.kyverno:
         run.conversions.append(kyverno.convert_kyverno(policy, options))
     _unique_file_names(run.conversions)

@@ -68,8 +68,9 @@ def text_report(run: Run, verification: Verification | None, *, outdir: str | No
             field = f" [{u.where}]" if u.where else ""
             lines.append(f"  {u.origin.at()}: {u.origin.label()}: {u.construct}{field}: {u.reason}")
     notes = [(c, n) for c in run.conversions for n in c.notes]
-    if notes:
+    if notes or run.notes:
         lines.append("notes:")
+        lines.extend(f"  {note}" for note in run.notes)
         lines.extend(f"  {c.origin.at()}: {c.origin.label()}: {n}" for c, n in notes)
     counts = _check_counts(run)
     summary = ", ".join(f"{counts[s]} {s}" for s in ("error", "warning", "information", "hint") if counts[s])
@@ -118,6 +119,7 @@ def json_report(run: Run, verification: Verification | None) -> str:
         "unconvertible": [u.to_json() for u in run.unconvertible],
         "check": [f.__dict__ for f in run.findings],
         "problems": run.problems,
+        "notes": run.notes,
     }
     if verification is not None:
         out["verification"] = {
