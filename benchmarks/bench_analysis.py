@@ -24,6 +24,7 @@ import itertools
 import json
 import math
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -107,6 +108,7 @@ def main() -> None:
     parser.add_argument("--compare", type=Path, help="a --save of an earlier run")
     parser.add_argument("--no-corpus", action="store_true")
     parser.add_argument("--corpus-only", action="store_true")
+    parser.add_argument("--server", type=int, default=0, metavar="EDITS", help="also time the server")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     analyse_text(stress_set.pss_policy(1), AnalysisSettings())  # load modules and schemas
@@ -143,6 +145,8 @@ def main() -> None:
             for path, (was, now) in sorted(slower.items()):
                 print(f"    {path}: {was * 1000:.0f} → {now * 1000:.0f} ms")
 
+    if args.server:
+        _server_report(args.server)
     if args.corpus_only:
         return
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,6 +171,80 @@ def main() -> None:
             print(
                 f"  {name:<24} wall {wall:6.2f} s ({wall / first[0]:.1f}×), "
                 f"CPU {cpu:6.2f} s ({cpu / first[1]:.1f}× one small policy)"
+            )
+
+
+async def _server(text: str, edits: int, debounce_ms: int | None) -> tuple[float, list[float]]:
+    """Seconds from spawning `vap-lsp serve` to the first diagnostics of `text`, then from each
+    edit inside its first expression (a literal changed) to the diagnostics of that version."""
+    from bench_diagnostics import URI, RawClient
+
+    start = time.perf_counter()
+    client = await RawClient.spawn(sys.executable, "-m", "vap_lsp", "serve")
+    await client.initialize({} if debounce_ms is None else {"debounceMs": debounce_ms}, None)
+    client.open(URI, text)
+
+    async def published(version: int) -> None:
+        while (await client.published.get()).get("version") != version:
+            pass
+
+    await published(1)
+    cold = time.perf_counter() - start
+    line, column = _first_validation(text)
+    latencies = []
+    for version in range(2, edits + 2):
+        at = {"line": line, "character": column}
+        t0 = time.perf_counter()
+        client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": URI, "version": version},
+                "contentChanges": [
+                    {"range": {"start": at, "end": at}, "text": f"{version} == {version} && "}
+                ],
+            },
+        )
+        await published(version)
+        latencies.append(time.perf_counter() - t0)
+    await client.stop()
+    return cold, latencies
+
+
+def _first_validation(text: str) -> tuple[int, int]:
+    """Where the first validation's expression starts (line, UTF-16 column), after its quote or
+    on the line after a block scalar's indicator."""
+    lines = text.split("\n")
+    for i, row in enumerate(lines):
+        found = re.match(r"(\s*-?\s*)expression: ?(.*)$", row)
+        if not found or "validations" not in "\n".join(lines[max(0, i - 40) : i]):
+            continue
+        rest = found.group(2)
+        if rest[:1] in (">", "|"):
+            following = lines[i + 1]
+            return i + 1, len(following) - len(following.lstrip())
+        column = len(row) - len(rest)
+        return i, column + 1 if rest[:1] in ("'", '"') else column
+    raise ValueError("no validation expression")
+
+
+def _server_report(edits: int) -> None:
+    import asyncio
+
+    from bench_diagnostics import generate, pct
+
+    print("the server (stdio), first diagnostics after spawning it and an edit inside an expression:")
+    for name, text in (
+        ("the 1,000-line fixture", generate(1000)),
+        ("../shared/stress/pss-shape.yaml", _shared_stress()),
+        ("pss 16 KB", stress_set.pss_policy(16)),
+    ):
+        if text is None:
+            continue
+        for debounce, label in ((0, "debounceMs 0"), (None, "default pacing")):
+            cold, latencies = asyncio.run(_server(text, edits, debounce))
+            print(
+                f"  {name:<34} {label:<15} first {cold:5.2f} s, edit -> diagnostics p50 "
+                f"{statistics.median(latencies) * 1000:4.0f} ms, p95 {pct(latencies, 95) * 1000:4.0f} ms"
             )
 
 

@@ -250,6 +250,20 @@ class DiagnosticsScheduler:
             self.retire_startup_analyser()
         return analysis, frozenset(reads), elapsed
 
+    async def _own_analysis(self, uri: str, document: _Document, version: int | None, text: str) -> None:
+        """This process's analysis of a version the startup analyser answered for (an edit
+        supersedes it: it stops at its next checkpoint)."""
+        try:
+            own, reads, _ = await self.worker.run(
+                functools.partial(self._timed_analysis, uri, version, text, document.token)
+            )
+        except Cancelled:
+            return
+        current = self.state.workspace.text_documents.get(uri)
+        if self._documents.get(uri) is document and current is not None and current.version == version:
+            self.analyses[uri] = (version, own)
+            document.reads = reads
+
     def retire_startup_analyser(self) -> None:
         """End the helper process (from any thread; a request in flight finishes first): this
         process has its engine, so no document goes to the helper any more, opened or not."""
@@ -318,6 +332,15 @@ class DiagnosticsScheduler:
             if not self._warmed:
                 self._warmed = True
                 self.worker.background(self._warm)
+            if analysis is None:
+                # The helper's answer is published; this process's own analysis of the same text
+                # follows in the background, so its caches (the policy's context, compile results)
+                # are warm for the next edit and features get an analysis of this version.
+                own_run = asyncio.get_running_loop().create_task(
+                    self._own_analysis(uri, document, version, text)
+                )
+                self._running.add(own_run)
+                own_run.add_done_callback(self._running.discard)
         except asyncio.CancelledError:
             raise
         except Cancelled:
