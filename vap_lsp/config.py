@@ -8,7 +8,9 @@ Command-line flags (CLI) and client settings (server) override it: `Overrides`.
 Keys: `kubernetes-version`, `crds` (files or folders of CRDs), `samples` (globs for "Run
 against samples"), `exclude` (globs), `ignore` (codes), `severity` (code → error, warning,
 information, hint or off), `per-file-ignores` (glob → codes), `min-severity` (the lowest level
-the command line's report shows for the files under it; the editor shows everything).
+the command line's report shows for the files under it; the editor shows everything),
+`static-manifests` (folders kube-apiserver loads at start-up: each a path, or `{path, plugin}`
+with `plugin` validating or mutating; `vap_lsp.static_manifests` checks them).
 
 This module reads files; turning the result into `AnalysisSettings` is all the adapters do
 with it. The filtering itself is `vap_lsp.analysis.suppress`, applied by the engine.
@@ -56,8 +58,10 @@ KEYS = (
     "severity",
     "per-file-ignores",
     "min-severity",
+    "static-manifests",
 )
 LEVELS = ("error", "warning", "information", "hint")  # `--min-severity`, `min-severity`
+PLUGINS = ("validating", "mutating")
 
 
 @dataclass(frozen=True)
@@ -75,9 +79,16 @@ class Config:
     severity: tuple[tuple[str, Severity], ...] = ()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     min_severity: Severity | None = None  # the CLI report's filter (`check`); None: the format's own
+    # Static manifests folders (absolute) and the plugin that loads each (None: said by its kinds).
+    static_manifests: tuple[tuple[Path, str | None], ...] = ()
     # Problems that make the file wrong (the CLI exits 2), and mere warnings (unknown codes).
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+
+    def static_folder(self, path: Path) -> tuple[Path, str | None] | None:
+        """The configured static manifests folder `path` (a file) is directly in, with its plugin."""
+        parent = path.absolute().parent.resolve()
+        return next(((f, plugin) for f, plugin in self.static_manifests if f == parent), None)
 
     def is_excluded(self, path: Path) -> bool:
         return any(glob_matches(pattern, self._relative(path)) for pattern in self.exclude)
@@ -405,6 +416,29 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
             errors.append(
                 f"{where}: min-severity: {raw_min!r} is not {', '.join(LEVELS[:-1])} or {LEVELS[-1]}"
             )
+    static: list[tuple[Path, str | None]] = []
+    raw_static = raw.get("static-manifests")
+    if raw_static is not None:
+        entries = [raw_static] if isinstance(raw_static, (str, dict)) else raw_static
+        if not isinstance(entries, list):
+            errors.append(f"{where}: static-manifests: expected a list of folders")
+            entries = []
+        for entry in entries:
+            folder, plugin = (entry, None) if isinstance(entry, str) else (None, None)
+            if isinstance(entry, dict):
+                folder, plugin = entry.get("path"), entry.get("plugin")
+                extra = sorted(set(map(str, entry)) - {"path", "plugin"})
+                if extra:
+                    errors.append(f"{where}: static-manifests: unknown key {extra[0]!r} (path, plugin)")
+            if not isinstance(folder, str) or not folder:
+                errors.append(
+                    f"{where}: static-manifests: expected a folder, or {{path: FOLDER, plugin: ...}}"
+                )
+                continue
+            if plugin is not None and plugin not in PLUGINS:
+                errors.append(f"{where}: static-manifests: {folder}: plugin must be validating or mutating")
+                continue
+            static.append(((root / folder).resolve(), plugin))
 
     mentioned = ignore | set(severity) | {c for _, codes in per_file for c in codes}
     warnings.extend(f"{where}: {problem}" for problem in code_problems(mentioned))
@@ -420,6 +454,7 @@ def _from_mapping(raw: Mapping[str, Any], path: Path | None, root: Path, where: 
         severity=tuple(sorted(severity.items())),
         per_file_ignores=tuple(per_file),
         min_severity=min_severity,
+        static_manifests=tuple(static),
         errors=tuple(errors),
         warnings=tuple(warnings),
     )

@@ -165,6 +165,14 @@ ROUTES: dict[tuple[str, str], Callable[[], set[str]]] = {
     ("vap_lsp/analysis/checks/runtime_shape.py", "CODE"): lambda: _module_constants(
         PACKAGE / "analysis" / "checks" / "runtime_shape.py", "CODE"
     ),
+    # Static manifests: the loader's findings (and the strict decoding codes it words again).
+    ("vap_lsp/static_manifests/loader.py", "code"): lambda: (
+        _module_constants(PACKAGE / "static_manifests" / "loader.py", "CODE_") | {"duplicate-field"}
+    ),
+    ("vap_lsp/static_manifests/admission_config.py", "code"): lambda: (
+        _module_constants(PACKAGE / "static_manifests" / "admission_config.py", "CODE_")
+        | {"static-version", "unknown-field", "duplicate-field", "type-mismatch"}
+    ),
 }
 
 
@@ -247,7 +255,7 @@ def test_the_example_gets_the_code_and_the_fix_does_not(code: str) -> None:
 def test_every_page_has_the_three_parts() -> None:
     for rule in rules().values():
         assert rule.title and rule.server.strip() and rule.example.strip() and rule.fix.strip(), rule.code
-        groups = {"yaml", "decoding", "validation", "cel", "workspace", "advice", "run", "internal"}
+        groups = {"yaml", "decoding", "validation", "cel", "workspace", "advice", "run", "internal", "static"}
         assert rule.group in groups, rule.code
 
 

@@ -189,18 +189,71 @@ def test_metadata_labels_and_annotations() -> None:
     )
 
 
-def test_static_suffix_is_a_warning_from_136() -> None:
+_RESERVED = (
+    'names ending with ".static.k8s.io" are reserved for static manifest-based configurations and '
+    "cannot be managed via the API"
+)
+
+
+def test_static_suffix_is_a_warning_in_136_and_an_error_from_137() -> None:
+    """k8s.io/kubernetes pkg/registry/admissionregistration/validatingadmissionpolicy/strategy.go:
+    `Validate` appends `ValidateStaticSuffix` when ManifestBasedAdmissionControlConfig is on (beta,
+    on by default from 1.37: v1.37.2 kube_features.go), `WarningsOnCreate` warns with
+    `WarningsForStaticSuffix` when it is off (alpha, off by default in 1.36: v1.36.3); 1.35 has
+    neither (v1.35.4 has no static_suffix.go)."""
     obj = copy.deepcopy(VALID_VAP)
     obj["metadata"]["name"] = "p.static.k8s.io"
     assert msgs(VAP, obj, "1.35") == []
-    errs = validate(VAP, "v1", apply_defaults(VAP, "v1", obj), "1.36")
-    assert [(e.message(), e.server_error) for e in errs] == [
-        (
-            'metadata.name: Invalid value: "p.static.k8s.io": names ending with ".static.k8s.io" are reserved '
-            "for static manifest-based configurations and cannot be managed via the API",
-            False,
-        )
-    ]
+    on_136 = validate(VAP, "v1", apply_defaults(VAP, "v1", obj), "1.36")
+    assert [(e.message(), e.server_error) for e in on_136] == [(f"metadata.name: {_RESERVED}", False)]
+    for version in ("1.37", "1.38"):
+        errs = validate(VAP, "v1", apply_defaults(VAP, "v1", obj), version)
+        assert [(e.message(), e.server_error) for e in errs] == [
+            (f'metadata.name: Invalid value: "p.static.k8s.io": {_RESERVED}', True)
+        ]
+
+
+# k8s.io/kubernetes pkg/apis/admissionregistration/validation/static_suffix_test.go
+# TestValidateStaticSuffix (the error, gate on) and TestWarningsForStaticSuffix (the warning).
+STATIC_SUFFIX_CASES = [
+    ("valid name without suffix", "my-webhook", False),
+    ("valid name with similar suffix", "my-webhook.k8s.io", False),
+    ("valid name with partial match", "static.k8s.io.my-webhook", False),
+    ("invalid name with static suffix", "my-webhook.static.k8s.io", True),
+    # ".static.k8s.io" (TestValidateStaticSuffix "invalid name with only static suffix") and ""
+    # ("valid empty name") are no DNS subdomain / no name at all: ObjectMeta validation speaks first.
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "name", "reserved"), STATIC_SUFFIX_CASES, ids=[c[0] for c in STATIC_SUFFIX_CASES]
+)
+@pytest.mark.parametrize("kind", [VAP, VAPB])
+def test_static_suffix_table(case: str, name: str, reserved: bool, kind: PolicyKind) -> None:
+    obj = copy.deepcopy(VALID_VAP if kind is VAP else VALID_VAPB)
+    obj["metadata"]["name"] = name
+    for version, server_error in (("1.36", False), ("1.37", True)):
+        found = [
+            e
+            for e in validate(kind, "v1", apply_defaults(kind, "v1", obj), version)
+            if _RESERVED in e.message()
+        ]
+        assert [e.server_error for e in found] == ([server_error] if reserved else []), (case, version)
+
+
+def test_only_static_suffix_and_empty_name() -> None:
+    """The two TestValidateStaticSuffix cases the object's own validation answers first: a name
+    that is only the suffix is no DNS subdomain (and also reserved); an empty name is required."""
+    obj = copy.deepcopy(VALID_VAP)
+    obj["metadata"]["name"] = ".static.k8s.io"
+    found = msgs(VAP, obj, "1.37")
+    assert found[0].startswith(
+        'metadata.name: Invalid value: ".static.k8s.io": a lowercase RFC 1123 subdomain'
+    )
+    assert found[-1].endswith(_RESERVED)
+    obj["metadata"]["name"] = ""
+    assert msgs(VAP, obj, "1.37")[0] == "metadata.name: Required value: name or generateName is required"
+    assert not any(_RESERVED in m for m in msgs(VAP, obj, "1.37"))
 
 
 # ------------------------------------------------------------------ VAP

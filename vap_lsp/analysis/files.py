@@ -20,6 +20,9 @@ API (every function appends one-line messages, `PATH: what is wrong`, to `errors
   folder (hidden folders skipped, symlinked folders not followed, `.vap-lsp.yaml`
   configuration files left out).
 - `walked(root, path)`: whether `walk_yaml(root)` yields `path`, without walking.
+- `list_folder(folder, errors)`: the entries directly in one folder, sorted by name, each with
+  whether it is a folder itself (a symlink is not, as Go's `os.ReadDir` says): what
+  kube-apiserver lists of a `staticManifestsDir` (`vap_lsp.static_manifests`).
 - `collect_files(paths, errors)`: files named on the command line and those found in folders.
 - `expand_glob(pattern, errors)`: the paths a glob matches, `**` not following symlinked folders,
   capped (`MAX_GLOB_PATHS`, `MAX_GLOB_FOLDERS`).
@@ -176,6 +179,21 @@ def walked(root: Path, path: Path, suffixes: tuple[str, ...] = YAML_SUFFIXES) ->
     if any(os.path.islink(Path(root, *folders[: i + 1])) for i in range(len(folders))):
         return False
     return relative.name.endswith(suffixes) and relative.name not in CONFIG_FILE_NAMES
+
+
+def list_folder(folder: str | Path, errors: list[str]) -> list[tuple[str, bool]] | None:
+    """(name, is a folder without following a symlink) of every entry directly in `folder`,
+    sorted by name as Go's `os.ReadDir` sorts them; None (and a message) if it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            found = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+    except FileNotFoundError:
+        errors.append(_missing(folder))
+        return None
+    except OSError as exc:
+        errors.append(f"{folder}: {exc.strerror or exc}")
+        return None
+    return sorted(found)
 
 
 def collect_files(paths: Sequence[str | Path], errors: list[str]) -> list[Path]:

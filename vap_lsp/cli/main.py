@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -80,6 +80,13 @@ def _check(args: argparse.Namespace) -> int:
     problems.extend(bad)
     if args.paths.count(STDIN) > 1:
         problems.append("standard input (-) can be read once")
+    if not args.paths and not args.static_manifests:
+        problems.append("check: give a PATH or --static-manifests DIR")
+    if args.plugin and not args.static_manifests:
+        problems.append("--plugin needs --static-manifests DIR")
+    for folder in args.static_manifests:
+        if not Path(folder).is_dir():
+            problems.append(f"--static-manifests {folder}: not a folder")
     problems.extend(explicit_config_problems(args))
     output: TextIO | None = None
     if args.output_file and not problems:
@@ -102,7 +109,8 @@ def _run_check(
     severity: Overrides,
     output: TextIO | None,
 ) -> int:
-    from vap_lsp.analysis.engine import analyse_bytes, analyse_text, parse_text  # not for `serve`
+    from vap_lsp.analysis.engine import analyse_bytes, parse_text  # not for `serve`
+    from vap_lsp.static_manifests.api import StaticFolder, analyse_file, declared_folders, family_of
 
     ignore = split_codes(args.ignore)
     _warn(f"--ignore: {p}" for p in code_problems(ignore))
@@ -150,6 +158,26 @@ def _run_check(
     # ("no policy named ...") only when a folder was given.
     workspace.complete = any(Path(p).is_dir() for p in args.paths if p != STDIN)
 
+    # Folders kube-apiserver loads at start-up: given, configured, or named by an
+    # AdmissionConfiguration among the files. Their files are checked as its loader reads them.
+    static: dict[Path, StaticFolder] = {}
+    given_family = family_of(args.plugin)
+    for folder in args.static_manifests:
+        static.setdefault(
+            Path(folder).resolve(), StaticFolder(Path(folder), given_family, "--static-manifests")
+        )
+    for path, config, settings, _, text, _ in first_pass:
+        in_config = config.static_folder(path)
+        if in_config is not None:
+            static.setdefault(
+                in_config[0], StaticFolder(_shown(in_config[0]), family_of(in_config[1]), str(config.path))
+            )
+        for declared in declared_folders(text, path, settings) if text is not None else []:
+            static.setdefault(
+                declared.folder.resolve(),
+                StaticFolder(_shown(declared.folder), declared.family, str(declared.source)),
+            )
+
     # What the report shows: `--min-severity`/`--show-notes`, else the file's configuration, else
     # the format's own (text leaves notes out and counts them; the machine formats keep them).
     given_level = Severity.HINT if args.show_notes else severity_level(args.min_severity or "")
@@ -157,19 +185,29 @@ def _run_check(
     hidden: list[Diagnostic] = []
     levels: list[Severity] = []
     has_error = False
-    for path, config, settings, data, text, parsed in first_pass:
-        if text is None:
-            analysis = analyse_bytes(data, settings)
-        else:
-            analysis = analyse_text(text, settings, workspace=workspace, uri=str(path), parsed=parsed)
-        has_error = has_error or any(d.severity is Severity.ERROR for d in analysis.diagnostics)
+
+    def add(report: FileReport, config: Config) -> None:
+        nonlocal has_error
+        has_error = has_error or any(d.severity is Severity.ERROR for d in report.diagnostics)
         level = given_level or config.min_severity or default_min_severity(args.format)
-        shown, left_out = split_by_severity(
-            FileReport(str(path), analysis.lines, analysis.diagnostics), level
-        )
+        shown, left_out = split_by_severity(report, level)
         reports.append(shown)
         hidden.extend(left_out)
         levels.append(level)
+
+    summaries = [
+        _check_static(entry, configs, overrides, workspace, add, io_errors) for entry in static.values()
+    ]
+    for path, config, settings, data, text, parsed in first_pass:
+        if not path.name.startswith("<") and path.absolute().parent.resolve() in static:
+            continue  # checked with its folder, as kube-apiserver loads it
+        if text is None:
+            analysis = analyse_bytes(data, settings)
+        else:
+            analysis, _ = analyse_file(
+                text, settings, workspace=workspace, uri=str(path), parsed=parsed, path=path
+            )
+        add(FileReport(str(path), analysis.lines, analysis.diagnostics), config)
 
     report = FORMATTERS[args.format](reports)
     if output is not None:
@@ -187,9 +225,50 @@ def _run_check(
         print(summary_line(reports, max(levels, default=given_level or Severity.HINT)), file=sys.stderr)
         if (left_out_line := hidden_line(hidden, level_given=given_level is not None)) is not None:
             print(left_out_line, file=sys.stderr)
+    for line in summaries:
+        print(line, file=sys.stderr)
     if io_errors:
         return 2
     return 1 if has_error and not args.exit_zero else 0
+
+
+def _shown(folder: Path) -> Path:
+    """A folder as the user would write it: relative to the current folder when below it."""
+    try:
+        return folder.relative_to(Path.cwd())
+    except ValueError:
+        return folder
+
+
+def _check_static(
+    entry: Any,
+    configs: Any,
+    overrides: Overrides,
+    workspace: WorkspaceIndex,
+    add: Callable[[FileReport, Config], None],
+    io_errors: list[str],
+) -> str:
+    """One static manifests folder: its files' reports (and one for the folder's own notes) to
+    `add`, its I/O errors, and the summary line kube-apiserver's verdict is said in."""
+    from vap_lsp.static_manifests.loader import check_folder
+    from vap_lsp.text import LineIndex
+
+    folder = entry.folder
+
+    def settings_for(path: Path) -> AnalysisSettings:
+        config: Config = configs.for_path(path)
+        return config.analysis_settings(path, overrides)
+
+    version = settings_for(folder / "_").resolved_version()
+    result = check_folder(
+        folder, version=version, family=entry.family, settings_for=settings_for, crds=workspace.crds()
+    )
+    io_errors.extend(result.io_errors)
+    if result.notes:
+        add(FileReport(str(folder), LineIndex(""), result.notes), configs.for_path(folder / "_"))
+    for f in result.files:
+        add(FileReport(str(f.path), f.lines, f.diagnostics), configs.for_path(f.path))
+    return result.summary()
 
 
 def _test(args: argparse.Namespace) -> int:
@@ -295,10 +374,24 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="report what the API server would reject, per file and line")
     check.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",
         metavar="PATH",
         help="files or folders (recursing into *.yaml, *.yml); - reads standard input "
         "(helm template ... | vap-lsp check -)",
+    )
+    check.add_argument(
+        "--static-manifests",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder kube-apiserver loads policies from at start-up (staticManifestsDir, 1.36+): "
+        "checked as its loader reads it (repeatable)",
+    )
+    check.add_argument(
+        "--plugin",
+        choices=("validating", "mutating"),
+        help="the admission plugin whose staticManifestsDir --static-manifests is (default: said by "
+        "the kinds the folder holds)",
     )
     check.add_argument(
         "--stdin-filename",

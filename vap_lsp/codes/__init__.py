@@ -33,7 +33,7 @@ class Rule:
     fixed: str = ""
     checked: bool = True
     # Where the code comes from, for grouping the index: yaml, decoding, validation, cel,
-    # workspace, advice, run.
+    # workspace, advice, run, static.
     group: str = "validation"
     # False for broken files, which neither comments nor configuration may hide
     # (`vap_lsp.analysis.suppress.UNSUPPRESSIBLE`; a test keeps the two equal).
@@ -127,6 +127,7 @@ _GROUP_TITLES = {
     "workspace": "Across files",
     "advice": "Advice",
     "run": "Run against samples (editor only)",
+    "static": "Static manifests (what kube-apiserver loads at start-up, 1.36+)",
     "internal": "vap-lsp itself",
 }
 

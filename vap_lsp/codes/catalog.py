@@ -1080,6 +1080,238 @@ RULES: tuple[Rule, ...] = (
         fix="Fix the file as the message says.",
         checked=False,
     ),
+    # --- static manifests --------------------------------------------------------------------
+    # Examples are folders kube-apiserver loads (`vap-lsp check --static-manifests DIR`); the
+    # static manifests tests run each one (tests/static_manifests/test_static_rule_examples.py).
+    Rule(
+        code="static-version",
+        title="A Kubernetes version without static manifests (or with its gate off)",
+        severity="error or information",
+        group="static",
+        server="""
+            Static manifests (`staticManifestsDir`) arrive in Kubernetes 1.36 behind the alpha
+            `ManifestBasedAdmissionControlConfig` feature gate, off by default: without
+            `--feature-gates=ManifestBasedAdmissionControlConfig=true` kube-apiserver 1.36 refuses
+            the configuration (`staticManifestsDir: Forbidden`) and does not start. From 1.37 the
+            gate is beta and on. Before 1.36 the admission plugins read no configuration at all:
+            kube-apiserver starts without the policies (an error here). In 1.36 vap-lsp checks as if
+            the gate were on and says so (information).
+        """,
+        example="# vap-lsp check --static-manifests policies/ --kubernetes-version 1.35\n"
+        "# error: Kubernetes 1.35 has no static manifests: ...",
+        fix="Target Kubernetes 1.36 with the feature gate on, or 1.37 and later.",
+        checked=False,
+    ),
+    Rule(
+        code="static-read",
+        title="A file of the folder kube-apiserver cannot read",
+        severity="error",
+        group="static",
+        server="""
+            kube-apiserver reads every `.yaml`, `.yml` and `.json` entry of the folder (any case)
+            that is not a folder itself; one it cannot read (a dangling symbolic link, a link to a
+            folder, no permission) stops the load: `failed to read file "...": ...`.
+        """,
+        example="# policies/old.yaml -> ../gone.yaml (a dangling symbolic link)",
+        fix="Remove the entry or make it a readable file.",
+        checked=False,
+    ),
+    Rule(
+        code="static-split",
+        title="A document separator the loader refuses",
+        severity="error",
+        group="static",
+        server="""
+            The loader cuts each file into documents at every line that starts with `---`; only
+            spaces or a `#` comment may follow on that line. Anything else (`--- |`, `---foo`)
+            stops the load: `failed to split YAML documents in file "...": invalid Yaml document
+            separator: |`.
+        """,
+        example="apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        "--- |\n",
+        fix="Put nothing but a comment after `---`.",
+        checked=False,
+    ),
+    Rule(
+        code="static-decode",
+        title="A document the loader cannot decode",
+        severity="error",
+        group="static",
+        server="""
+            Each document is decoded with a scheme that knows only `admissionregistration.k8s.io`
+            and `List`: a document without `kind` (also one that holds only a comment, or only `---`)
+            is `Object 'Kind' is missing in '...'`, any other kind `no kind "ConfigMap" is
+            registered for version "v1" in scheme "pkg/admission/...validating_loader.go:35"`
+            (the scheme is named after where kube-apiserver creates it). In a `List`, each item is
+            decoded the same way: `failed to decode list item: ...`.
+        """,
+        example="apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        "metadata:\n  name: demo.static.k8s.io\nspec:\n  policyName: demo.static.k8s.io\n"
+        "  validationActions: [Deny]\n---\n# the end\n",
+        fix="Keep only the four policy kinds (and Lists of them) in the folder; no document may be empty "
+        "but for white space.",
+        checked=False,
+    ),
+    Rule(
+        code="static-kind",
+        title="A kind the plugin does not load",
+        severity="error",
+        group="static",
+        server="""
+            The ValidatingAdmissionPolicy plugin loads only `ValidatingAdmissionPolicy` and
+            `ValidatingAdmissionPolicyBinding` of `admissionregistration.k8s.io/v1` (and their
+            typed lists), the MutatingAdmissionPolicy plugin only the mutating pair; anything else
+            it decodes is `unsupported resource type *v1beta1.ValidatingAdmissionPolicy`. Each
+            plugin has its own folder.
+        """,
+        example="apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingAdmissionPolicy\n"
+        "metadata:\n  name: demo.static.k8s.io\n",
+        fix="Use `admissionregistration.k8s.io/v1`; mutating policies go in the mutating plugin's folder.",
+        checked=False,
+    ),
+    Rule(
+        code="static-name",
+        title="A static policy or binding without the reserved name suffix",
+        severity="error",
+        group="static",
+        server="""
+            Every policy and binding loaded from the folder must have a name ending with
+            `.static.k8s.io` (`"deny-privileged" in file "..." must have a name ending with
+            ".static.k8s.io"`); a name made from `generateName` does not count (`resource in file
+            "..." must have a name`). The suffix is reserved: the API refuses such names (1.37+), so
+            a static policy can never clash with one created through the API.
+        """,
+        example="apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        "metadata:\n  name: deny-privileged\n",
+        fix="Rename it `deny-privileged.static.k8s.io`.",
+        checked=False,
+    ),
+    Rule(
+        code="static-duplicate-name",
+        title="Two static policies (or bindings) with one name",
+        severity="error",
+        group="static",
+        server="""
+            Names are unique among the folder's policies, and among its bindings, across files:
+            `duplicate name "x.static.k8s.io" found in file "b.yaml" (previously seen in
+            "a.yaml")`. Files are read in name order.
+        """,
+        example="# a.yaml and b.yaml both define ValidatingAdmissionPolicy x.static.k8s.io",
+        fix="Rename one, or delete the copy.",
+        checked=False,
+    ),
+    Rule(
+        code="static-params",
+        title="Parameters in a static policy or binding",
+        severity="error",
+        group="static",
+        server="""
+            Static policies cannot have parameters: `ValidatingAdmissionPolicy "x.static.k8s.io":
+            spec.paramKind is not supported for static manifests`, `binding "b.static.k8s.io":
+            spec.paramRef is not supported for static manifests`.
+        """,
+        example="apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+        "metadata:\n  name: demo.static.k8s.io\nspec:\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n",
+        fix="Write the values into the expressions (or variables) instead.",
+        checked=False,
+    ),
+    Rule(
+        code="static-policy-name",
+        title="A static binding naming a policy without the suffix",
+        severity="error",
+        group="static",
+        server="""
+            A static binding binds a static policy only: `binding "b.static.k8s.io":
+            spec.policyName "deny" must end with ".static.k8s.io"`.
+        """,
+        example="apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        "metadata:\n  name: demo.static.k8s.io\nspec:\n  policyName: demo\n  validationActions: [Deny]\n",
+        fix="Name the static policy (`demo.static.k8s.io`).",
+        checked=False,
+    ),
+    Rule(
+        code="static-binding-reference",
+        title="A static binding whose policy is not in the folder",
+        severity="error",
+        group="static",
+        server="""
+            Once every file is read, each binding's policy must be among the policies loaded from
+            the same folder: `binding "b.static.k8s.io" references policy "p.static.k8s.io" which
+            does not exist in the manifest directory`. (Through the API a binding may come before
+            its policy; here it may not.)
+        """,
+        example="apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
+        "metadata:\n  name: demo.static.k8s.io\nspec:\n  policyName: missing.static.k8s.io\n"
+        "  validationActions: [Deny]\n",
+        fix="Add the policy to the folder, or correct `spec.policyName`.",
+        checked=False,
+    ),
+    Rule(
+        code="static-not-read",
+        title="Something in the folder kube-apiserver does not read",
+        severity="information",
+        group="static",
+        server="""
+            kube-apiserver reads only the files directly in the folder whose names end in `.yaml`,
+            `.yml` or `.json`: policies in a subfolder, or in `policy.yaml.disabled`, are not loaded.
+        """,
+        example="# policies/extra/deny.yaml (a subfolder)",
+        fix="Move the files up, or leave them out on purpose.",
+        checked=False,
+    ),
+    Rule(
+        code="static-plugin",
+        title="A folder that holds both plugins' kinds",
+        severity="information",
+        group="static",
+        server="""
+            Each admission plugin has its own `staticManifestsDir` and loads only its own kinds; a
+            folder with both validating and mutating kinds fails to load in either. Without
+            `--plugin`, vap-lsp checks it as the plugin whose kinds it holds most.
+        """,
+        example="# policies/ holds a ValidatingAdmissionPolicy and a MutatingAdmissionPolicy",
+        fix="Split the folder in two, one per plugin.",
+        checked=False,
+    ),
+    Rule(
+        code="admission-config",
+        title="An admission plugin configuration kube-apiserver refuses",
+        severity="error",
+        group="static",
+        server="""
+            The ValidatingAdmissionPolicy and MutatingAdmissionPolicy entries of an
+            `AdmissionConfiguration` hold a `ValidatingAdmissionPolicyConfiguration` or a
+            `MutatingAdmissionPolicyConfiguration` of `apiserver.config.k8s.io/v1` (1.36+), each
+            for its own plugin (`unexpected type: *policyconfig.MutatingAdmissionPolicyConfiguration`);
+            another kind is `no kind ... is registered ...`. kube-apiserver does not start.
+        """,
+        example="apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n"
+        "  - name: ValidatingAdmissionPolicy\n    configuration:\n"
+        "      apiVersion: apiserver.config.k8s.io/v1\n      kind: MutatingAdmissionPolicyConfiguration\n"
+        "      staticManifestsDir: /etc/kubernetes/vap\n",
+        fix="Give each plugin its own kind.",
+        checked=False,
+    ),
+    Rule(
+        code="static-manifests-dir",
+        title="A staticManifestsDir kube-apiserver refuses (or that cannot be checked here)",
+        severity="error, warning or information",
+        group="static",
+        server="""
+            `staticManifestsDir` must be an absolute path (`staticManifestsDir: Invalid value:
+            "policies": must be an absolute file path`) of a folder that exists where
+            kube-apiserver runs (`unable to read`, `must be a directory`); otherwise kube-apiserver
+            does not start. vap-lsp checks existence on this machine: a path that is not here is
+            looked for beside the configuration file (its trailing components), and a folder found
+            is checked as the plugin loads it.
+        """,
+        example="apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n"
+        "  - name: ValidatingAdmissionPolicy\n    configuration:\n"
+        "      apiVersion: apiserver.config.k8s.io/v1\n      kind: ValidatingAdmissionPolicyConfiguration\n"
+        "      staticManifestsDir: policies\n",
+        fix="Write the absolute path the folder has on the control-plane nodes.",
+        checked=False,
+    ),
     # --- vap-lsp itself ------------------------------------------------------------------------
     Rule(
         code="internal-error",

@@ -183,6 +183,9 @@ class FieldError:
     # (the server once printed `spec.matchResouces`).
     rendered_path: Path | None = None
     value_style: ValueStyle = ValueStyle.JSON
+    # The server's words when it only warns (a strategy's `WarningsOnCreate`) instead of
+    # returning this error; set together with `server_error=False`.
+    warning: str | None = None
 
     @property
     def field(self) -> str:
@@ -204,6 +207,8 @@ class FieldError:
         return s
 
     def message(self) -> str:
+        if self.warning is not None:
+            return self.warning
         return f"{self.field}: {self.body()}"
 
 

@@ -24,9 +24,13 @@ Version-dependent texts (`k8s_version` "1.N"):
 * ≥1.35: label key/value texts from apimachinery's `content` package (see names.py).
 * ≤1.31: `metadata.annotations: Too long: must have at most 262144 bytes`; ≥1.32
   `may not be more than 262144 bytes`.
-* ≥1.36: names ending in `.static.k8s.io` are reserved (validation/static_suffix.go). The
-  rejection needs the alpha `ManifestBasedAdmissionControlConfig` gate; with the gate off (the
-  default) the server only warns, so it is reported with `server_error=False`.
+* ≥1.36: names ending in `.static.k8s.io` are reserved for static manifests (k8s.io/kubernetes
+  `pkg/apis/admissionregistration/validation/static_suffix.go`), checked by the registry
+  strategies (`pkg/registry/admissionregistration/*/strategy.go`), not by the validation the
+  static manifest loader runs: with the `ManifestBasedAdmissionControlConfig` gate on, `Validate`
+  appends `ValidateStaticSuffix`'s error after all the others; with it off, `WarningsOnCreate`
+  warns (`WarningsForStaticSuffix`). The gate is alpha and off in 1.36 (v1.36.3: a warning),
+  beta and on from 1.37 (v1.37.2, v1.38.0-beta.0: an error).
 """
 
 from __future__ import annotations
@@ -80,6 +84,10 @@ MAX_AUDIT_ANNOTATIONS = 20
 MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH = 5 * 1024
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 STATIC_CONFIG_SUFFIX = ".static.k8s.io"
+RESERVED_NAME_DETAIL = (
+    f'names ending with "{STATIC_CONFIG_SUFFIX}" are reserved for static manifest-based configurations '
+    "and cannot be managed via the API"
+)
 
 _NEWLINES = re.compile(r"[\n\r]+")
 
@@ -170,19 +178,20 @@ def _validate_object_meta(obj: dict[str, Any], ctx: _Ctx) -> list[FieldError]:
                 else f"must have at most {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"
             )
             errs.append(FieldError(ErrorType.TOO_LONG, ("metadata", "annotations"), "", detail, on_key=True))
-    if ctx.minor >= 36 and name.endswith(STATIC_CONFIG_SUFFIX):
-        errs.append(
-            dataclasses.replace(
-                invalid(
-                    ("metadata", "name"),
-                    name,
-                    f'names ending with "{STATIC_CONFIG_SUFFIX}" are reserved for static manifest-based '
-                    "configurations and cannot be managed via the API",
-                ),
-                server_error=False,
-            )
-        )
     return errs
+
+
+def _reserved_name(obj: dict[str, Any], ctx: _Ctx) -> list[FieldError]:
+    """The registry strategies' `ValidateStaticSuffix` (gate on, 1.37+) or `WarningsForStaticSuffix`
+    (gate off, 1.36): see the module docstring."""
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if ctx.minor < 36 or not isinstance(name, str) or not name.endswith(STATIC_CONFIG_SUFFIX):
+        return []
+    error = invalid(("metadata", "name"), name, RESERVED_NAME_DETAIL)
+    if ctx.minor >= 37:
+        return [error]
+    return [dataclasses.replace(error, server_error=False, warning=f"metadata.name: {RESERVED_NAME_DETAIL}")]
 
 
 def _effective_name(obj: dict[str, Any]) -> str:
@@ -818,6 +827,7 @@ def validate(kind: PolicyKind, api_version: str, obj: dict[str, Any], k8s_versio
             errs.extend(_validate_map_spec(spec, ctx))
         else:
             errs.extend(_validate_mapb_spec(spec, ctx))
+    errs.extend(_reserved_name(obj, ctx))
     style = ValueStyle.JSON if ctx.minor >= 34 else ValueStyle.GO_SYNTAX
     out: list[FieldError] = []
     seen: set[str] = set()

@@ -2,7 +2,8 @@
 
 Every mapping document with `apiVersion` and `kind` is an object, policy or not: CRDs,
 ConfigMaps and sample objects matter to later analyses. `kind: List` (and `*List` kinds) are
-unwrapped the way kubectl does, keeping each item's own node so positions stay exact.
+unwrapped the way kubectl does, keeping each item's own node so positions stay exact; an item
+of a typed list without apiVersion and kind is of the list's item kind.
 """
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ def _str_field(node: MappingNode, key: str) -> str | None:
     return None
 
 
-def _objects_in(node: Node | None, document: int, location: Path, depth: int = 0) -> list[K8sObject]:
+def _objects_in(
+    node: Node | None, document: int, location: Path, depth: int = 0, implied: tuple[str, str] | None = None
+) -> list[K8sObject]:
     node = deref(node)
     if not isinstance(node, MappingNode):
         return []
@@ -118,13 +121,19 @@ def _objects_in(node: Node | None, document: int, location: Path, depth: int = 0
     assert isinstance(values, MappingNode)
     api_version = _str_field(values, "apiVersion")
     kind = _str_field(values, "kind")
+    if api_version is None and kind is None and implied is not None:
+        api_version, kind = implied
     if api_version is None or kind is None:
         return []
     items = deref(node.get("items")) if kind.endswith("List") else None
     if isinstance(items, SequenceNode) and depth < 4:
+        # An item of a typed list (`ValidatingAdmissionPolicyList`) written without apiVersion
+        # and kind is of the list's item kind, as apimachinery's `decodeToList` reads it.
+        item_kind = kind.removesuffix("List")
+        implied_item = (api_version, item_kind) if item_kind else None
         found: list[K8sObject] = []
         for i, item in enumerate(items.items):
-            found.extend(_objects_in(item, document, (*location, "items", i), depth + 1))
+            found.extend(_objects_in(item, document, (*location, "items", i), depth + 1, implied_item))
         return found
     return [K8sObject(node, document, location, api_version, kind)]
 

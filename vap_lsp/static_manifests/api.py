@@ -1,0 +1,83 @@
+"""What the command line and the server call: a file's analysis with its AdmissionConfiguration
+findings, and the static manifests folders that apply.
+
+A folder is checked in static mode when it is given with `--static-manifests`, named in the
+configuration's `static-manifests`, or named by an AdmissionConfiguration among the files
+(`admission_config.DeclaredFolder`); `loader.check_folder` does the checking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from vap_lsp.analysis.engine import FileAnalysis, analyse_text, parse_text
+from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.settings import AnalysisSettings
+from vap_lsp.analysis.suppress import apply_code_rules
+from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.policy.rules import parse_minor
+from vap_lsp.static_manifests.admission_config import (
+    DeclaredFolder,
+    check_admission_configs,
+    mentions_admission_config,
+)
+from vap_lsp.static_manifests.decode import Family
+from vap_lsp.yaml.model import YamlFile
+
+
+@dataclass(frozen=True)
+class StaticFolder:
+    """A folder to check as kube-apiserver loads it, with the plugin (None: said by its kinds)
+    and where that was said (`--static-manifests`, a configuration file, an AdmissionConfiguration)."""
+
+    folder: Path
+    family: Family | None
+    origin: str
+
+
+def family_of(plugin: str | None) -> Family | None:
+    return Family(plugin) if plugin else None
+
+
+def analyse_file(
+    text: str,
+    settings: AnalysisSettings | None = None,
+    *,
+    workspace: WorkspaceIndex | None = None,
+    uri: str | None = None,
+    parsed: tuple[YamlFile, list[K8sObject]] | None = None,
+    path: Path | None = None,
+) -> tuple[FileAnalysis, list[DeclaredFolder]]:
+    """`engine.analyse_text`, and for a file that holds an AdmissionConfiguration (or a policy
+    plugin's configuration) its findings and the static manifests folders it names."""
+    settings = settings or AnalysisSettings()
+    analysis = analyse_text(text, settings, workspace=workspace, uri=uri, parsed=parsed)
+    if not mentions_admission_config(text):
+        return analysis, []
+    minor = parse_minor(settings.resolved_version())
+    found, folders = check_admission_configs(analysis.objects, analysis.lines, path, minor)
+    if not found:
+        return analysis, folders
+    codes = {d.code for d in found}
+    added = [
+        d for d in apply_code_rules(found, analysis.yaml, analysis.objects, settings.rules) if d.code in codes
+    ]
+    diagnostics = sorted(
+        analysis.diagnostics + added, key=lambda d: (d.span.start, d.span.end, d.severity, d.message)
+    )
+    return replace(analysis, diagnostics=diagnostics), folders
+
+
+def declared_folders(
+    text: str, path: Path | None, settings: AnalysisSettings | None = None
+) -> list[DeclaredFolder]:
+    """The static manifests folders an AdmissionConfiguration in `text` names (none without one)."""
+    if not mentions_admission_config(text):
+        return []
+    yaml_file, objects = parse_text(text)
+    minor = parse_minor((settings or AnalysisSettings()).resolved_version())
+    return check_admission_configs(objects, yaml_file.lines, path, minor)[1]
+
+
+__all__ = ["StaticFolder", "analyse_file", "declared_folders", "family_of"]
