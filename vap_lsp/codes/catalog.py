@@ -1177,9 +1177,9 @@ RULES: tuple[Rule, ...] = (
         server="""
             Every policy and binding loaded from the folder must have a name ending with
             `.static.k8s.io` (`"deny-privileged" in file "..." must have a name ending with
-            ".static.k8s.io"`); a name made from `generateName` does not count (`resource in file
-            "..." must have a name`). The suffix is reserved: the API refuses such names (1.37+), so
-            a static policy can never clash with one created through the API.
+            ".static.k8s.io"`). Nothing makes a name from `generateName` here: without `name` the
+            validation says `metadata.name: Required value`. The suffix is reserved: the API refuses
+            such names (1.37+), so a static policy can never clash with one created through it.
         """,
         example="apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\n"
         "metadata:\n  name: deny-privileged\n",

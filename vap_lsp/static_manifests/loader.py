@@ -241,9 +241,11 @@ class _FileCheck:
         self.lines = self.yaml_file.lines
         self.by_node = {id(o.node): o for o in objs}
 
-    def error(self, span: Span, code: str, message: str, *, prefixed: bool = True) -> None:
+    def error(
+        self, span: Span, code: str, message: str, *, prefixed: bool = True, field: str | None = None
+    ) -> None:
         text = f"error loading {self.read.path}: {message}" if prefixed else message
-        self.findings.append(Diagnostic(span, Severity.ERROR, code, text))
+        self.findings.append(Diagnostic(span, Severity.ERROR, code, text, field=field))
 
     def run(self) -> None:
         docs = self.read.docs
@@ -418,13 +420,29 @@ def _check_items(checks: Sequence[_FileCheck]) -> tuple[int, int]:
             lines = check.lines
             if item.role is Role.POLICY:
                 policies.add(name)
-            # manifest.ValidateManifestName
-            if not name:
+            # What the REST API does before validating and the loader does not (`rest.BeforeCreate`):
+            # a name from generateName, the namespace of a cluster-scoped object cleared. So the
+            # same validation says more here (`ValidateObjectMeta`).
+            if not name and meta.get("generateName"):
                 check.error(
-                    span_for_path(item.node, ("metadata",), lines, on_key=True),
-                    CODE_NAME,
-                    f"resource in file {go_quote(str(path))} must have a name",
+                    span_for_path(item.node, ("metadata", "generateName"), lines, on_key=True),
+                    "FieldValueRequired",
+                    "metadata.name: Required value: name or generateName is required",
+                    prefixed=False,
+                    field="metadata.name",
                 )
+            if meta.get("namespace"):
+                check.error(
+                    span_for_path(item.node, ("metadata", "namespace"), lines, on_key=True),
+                    "FieldValueForbidden",
+                    "metadata.namespace: Forbidden: not allowed on this type",
+                    prefixed=False,
+                    field="metadata.namespace",
+                )
+            # manifest.ValidateManifestName (an empty name never gets here: the validation before
+            # it requires one, so `resource in file ... must have a name` cannot be reached)
+            if not name:
+                pass
             elif not name.endswith(gates.SUFFIX):
                 check.error(
                     _name_span(item, lines),
