@@ -11,6 +11,7 @@ validation errors, the aggregate `[a, b]` of some of ours.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -64,18 +65,30 @@ def expected(server: str, folder: Path, minor: int = 37) -> str:
     return server.replace("{dir}", str(folder)).replace("{scheme}", scheme_name(minor))
 
 
+_STRICT = "strict decoding error: "
+_NEXT_STRICT = re.compile(r", (?=unknown field |duplicate field )")
+_NEXT_FIELD = re.compile(r", (?=(?:metadata|spec|items)[.\[])")
+
+
 def agrees(server: str, ours: list[str]) -> bool:
-    """Whether kube-apiserver's error `server` is one of `ours`, or the aggregate of several."""
+    """Whether kube-apiserver's error `server` is one of `ours`, or the aggregate of several: the
+    strict decoding errors of a document (`strict decoding error: a, b`, go-yaml's duplicate keys
+    one per line), the field errors of an object's validation (`Kind "name": [a, b]`)."""
     if server in ours:
         return True
-    head, sep, rest = server.partition("yaml: unmarshal errors:\n")
-    if sep and "\n" in rest:  # several duplicate keys: go-yaml lists them in one error
-        return all(f"{head}{sep}  {line.strip()}" in ours for line in rest.splitlines())
+    head, sep, rest = server.partition(_STRICT)
+    if sep:
+        parts: list[str] = []
+        for part in _NEXT_STRICT.split(rest):
+            _, yaml_sep, lines = part.partition("yaml: unmarshal errors:\n")
+            if yaml_sep:
+                parts.extend(f"{yaml_sep}  {line.strip()}" for line in lines.splitlines())
+            else:
+                parts.append(part)
+        return all(f"{head}{sep}{part}" in ours for part in parts)
     head, sep, rest = server.partition(": [")
     if sep and rest.endswith("]"):
-        parts = rest[:-1].split(", spec.") if ", spec." in rest else [rest[:-1]]
-        parts = [parts[0]] + ["spec." + p for p in parts[1:]]
-        return all(f"{head}: {p}" in ours for p in parts)
+        return all(f"{head}: {part}" in ours for part in _NEXT_FIELD.split(rest[:-1]))
     return False
 
 

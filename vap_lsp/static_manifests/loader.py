@@ -264,6 +264,13 @@ class _FileCheck:
         for doc in docs or []:
             self._document(doc)
 
+    def _broken(self, doc: Document) -> bool:
+        return any(
+            problem.span.start < doc.end and yaml_doc.span.end > doc.start
+            for yaml_doc in self.yaml_file.documents
+            for problem in yaml_doc.problems
+        ) or any(doc.start <= p.span.start < doc.end for p in self.yaml_file.problems)
+
     def _root(self, doc: Document) -> Node | None:
         for yaml_doc in self.yaml_file.documents:
             root = yaml_doc.root
@@ -286,6 +293,8 @@ class _FileCheck:
         return self._head(node, doc)
 
     def _document(self, doc: Document) -> None:
+        if self._broken(doc):
+            return  # the YAML itself is broken (`yaml-syntax`): the decoder gets no further either
         root = self._root(doc)
         node = deref(root)
         is_json = doc.text.startswith("{")
@@ -350,8 +359,18 @@ class _FileCheck:
             return
         if decoded.family is not self.family or decoded.role is None:
             self.error(self._kind_span(node, doc), CODE_KIND, f"unsupported resource type {decoded.go_type}")
+            items = deref(node.get("items")) if isinstance(node, MappingNode) else None
+            indices: dict[int, int] = {}
+            if decoded.go_type.endswith("List") and isinstance(items, SequenceNode):
+                indices = {id(deref(item)): i for i, item in enumerate(items.items)}
             for obj in self._objects_below(node):
-                self.objects[id(obj.node)] = _Object(obj, unsupported=True, list_item=list_item, json=json)
+                self.objects[id(obj.node)] = _Object(
+                    obj,
+                    unsupported=True,
+                    list_item=list_item,
+                    json=json,
+                    typed_item=indices.get(id(obj.node)),
+                )
             return
         if decoded.role is Role.TYPED_LIST:
             items = deref(node.get("items")) if isinstance(node, MappingNode) else None
