@@ -46,6 +46,14 @@ def add_parser(sub: Any) -> None:
         metavar="PATH",
         help="audit.k8s.io/v1 Event JSON lines (.gz too); --objects then only adds Namespaces and params",
     )
+    p.add_argument(
+        "--static-manifests",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also the policies kube-apiserver loads from this staticManifestsDir at start-up "
+        "(no snapshot holds them; repeatable)",
+    )
     p.add_argument("--base", metavar="GIT_REF", help="compare with the policies at this git ref")
     p.add_argument(
         "--operation", default="CREATE", type=str.upper, choices=("CREATE", "UPDATE"), help="for snapshots"
@@ -124,6 +132,16 @@ def impact_command(args: argparse.Namespace) -> int:
             return _fail("--jobs must be at least 1")
         if args.max_objects < 0:
             return _fail("--max-objects must be 0 (all) or more")
+        if args.static_manifests:
+            from vap_lsp.static_manifests.api import manifest_files
+
+            listed: list[str] = []
+            for folder in args.static_manifests:
+                problems: list[str] = []
+                listed.extend(str(p) for p in manifest_files(Path(folder), problems))
+                if problems:
+                    return _fail(f"--static-manifests {problems[0]}")
+            args.paths = [*args.paths, *listed]
         try:
             shard = Shard.parse(args.shard) if args.shard else Shard()
             inputs, version = policy_setup(args)

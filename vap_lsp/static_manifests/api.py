@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from vap_lsp.analysis import files
 from vap_lsp.analysis.engine import FileAnalysis, analyse_text, parse_text
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.settings import AnalysisSettings
@@ -23,6 +24,7 @@ from vap_lsp.static_manifests.admission_config import (
     mentions_admission_config,
 )
 from vap_lsp.static_manifests.decode import Family
+from vap_lsp.static_manifests.reader import is_read
 from vap_lsp.yaml.model import YamlFile
 
 
@@ -69,6 +71,12 @@ def analyse_file(
     return replace(analysis, diagnostics=diagnostics), folders
 
 
+def manifest_files(folder: Path, errors: list[str]) -> list[Path]:
+    """The files kube-apiserver reads in a static manifests folder (`reader.is_read`), in its order."""
+    listed = files.list_folder(folder, errors)
+    return [folder / name for name, is_folder in listed or [] if not is_folder and is_read(name)]
+
+
 def declared_folders(
     text: str, path: Path | None, settings: AnalysisSettings | None = None
 ) -> list[DeclaredFolder]:
@@ -80,4 +88,4 @@ def declared_folders(
     return check_admission_configs(objects, yaml_file.lines, path, minor)[1]
 
 
-__all__ = ["StaticFolder", "analyse_file", "declared_folders", "family_of"]
+__all__ = ["StaticFolder", "analyse_file", "declared_folders", "family_of", "manifest_files"]

@@ -157,12 +157,22 @@ def expand_paths(patterns: Iterable[str], root: Path | None = None) -> tuple[lis
 
 
 def list_items(data: Any, depth: int = 0) -> list[Any]:
-    """`kind: List` / `CustomResourceDefinitionList` (kubectl get -o yaml) → its items."""
+    """`kind: List` / `CustomResourceDefinitionList` (kubectl get -o yaml) → its items; an item of
+    a typed list without apiVersion and kind is of the list's item kind (apimachinery's
+    `decodeToList`, as `objects.find_objects` reads it)."""
     if isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and depth < 4:
         items = data.get("items")
         if isinstance(items, list):
-            return [x for item in items for x in list_items(item, depth + 1)]
+            item_kind = str(data.get("kind")).removesuffix("List")
+            implied = {"apiVersion": data.get("apiVersion"), "kind": item_kind} if item_kind else None
+            return [x for item in items for x in list_items(_typed(item, implied), depth + 1)]
     return [data]
+
+
+def _typed(item: Any, implied: dict[str, Any] | None) -> Any:
+    if implied is None or not isinstance(item, dict) or "apiVersion" in item or "kind" in item:
+        return item
+    return {**implied, **item}
 
 
 def is_crd(data: Any) -> bool:
