@@ -162,3 +162,20 @@ def test_the_readmes_ci_recipe_runs_on_the_example(monkeypatch: pytest.MonkeyPat
     monkeypatch.chdir(ROOT)
     for command in commands:
         assert main(command[1:]) == 0, command
+
+
+def test_the_readmes_commands(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """README "Static manifests": the three commands at its top, as written, on the example."""
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## Static manifests")
+    block = readme[
+        readme.index("```sh\n", start) + 6 : readme.index("```", readme.index("```sh\n", start) + 6)
+    ]
+    commands = [shlex.split(line.split("#")[0]) for line in block.splitlines() if line.strip()]
+    assert [c[:2] for c in commands] == [["vap-lsp", "check"]] * 3
+    monkeypatch.chdir(ROOT)
+    for command in commands:
+        assert main(command[1:]) == 0, command
+    assert "checked as kube-apiserver 1.36 loads it" in capsys.readouterr().out

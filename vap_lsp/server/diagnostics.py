@@ -277,6 +277,8 @@ class DiagnosticsScheduler:
         analyser = self.startup_analyser
         if analyser is None:
             return None
+        if self.state.might_be_static(uri, text):
+            return None  # static manifests and AdmissionConfigurations: the server's own engine
         started = self.clock()
         settings, excluded = self.state.document_settings(uri)
         records = (

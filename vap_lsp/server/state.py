@@ -34,6 +34,8 @@ from vap_lsp.features.snapshot import DocumentSnapshot, make_snapshot
 from vap_lsp.lru import LruCache
 from vap_lsp.server.convert import encoding_name
 from vap_lsp.server.settings import ServerSettings, parse_settings
+from vap_lsp.static_manifests.gate import mentions_admission_config
+from vap_lsp.static_manifests.reader import is_read
 from vap_lsp.text import LineIndex
 
 if TYPE_CHECKING:
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
 
     from vap_lsp.analysis.engine import FileAnalysis
     from vap_lsp.features.run_samples import RunValue
+    from vap_lsp.static_manifests.admission_config import DeclaredFolder
+    from vap_lsp.static_manifests.api import StaticFolder
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +132,10 @@ class ServerState:
         )
         # Line indexes of the current texts of 16 documents (one text per document: its latest).
         self._lines: LruCache[str, tuple[str, LineIndex]] = LruCache(16)
+        # Files of the workspace that may hold an AdmissionConfiguration (seen by the scan, a
+        # re-read or an analysis), and the static manifests folders each names, by its text.
+        self.admission_configs: set[str] = set()
+        self._declared: LruCache[tuple[str, str], tuple[DeclaredFolder, ...]] = LruCache(64)
 
     @property
     def workspace(self) -> Workspace:
@@ -207,11 +215,26 @@ class ServerState:
     # Analysis and the index.
 
     def analyse(self, uri: str, text: str) -> FileAnalysis:
-        """Diagnostics of one open document (called in the thread pool)."""
-        from vap_lsp.analysis.engine import analyse_text
+        """Diagnostics of one open document (called in the thread pool): as kube-apiserver loads
+        it when it is in a static manifests folder, else as the API server takes it."""
+        from vap_lsp.static_manifests.api import analyse_file, analyse_static_document
 
         settings, excluded = self.document_settings(uri)
-        analysis = analyse_text(text, settings, workspace=self.index, uri=uri)
+        self._note_admission_config(uri, text)
+        fs_path = uris.to_fs_path(uri)
+        path = Path(fs_path) if fs_path else None
+        folder = self.static_folder_of(uri)
+        if folder is not None and path is not None:
+            analysis = analyse_static_document(
+                text, path, folder, self._settings_of_path, texts=self._open_texts(), crds=self.index.crds()
+            )
+            self.index.update(uri, analysis.objects, text)
+            # Its findings depend on the folder's other policies and bindings (names, references):
+            # a change of any re-runs it (`workspace.recording`).
+            self.index.policies()
+            self.index.bindings()
+        else:
+            analysis, _ = analyse_file(text, settings, workspace=self.index, uri=uri, path=path)
         if excluded:
             analysis = dataclasses.replace(analysis, diagnostics=[])
         return analysis
@@ -234,6 +257,73 @@ class ServerState:
         self.inferred_folders.add(folder_uri)
         self.workspace.add_folder(folder)
         return folder
+
+    # Static manifests: the folders kube-apiserver loads at start-up.
+
+    def _settings_of_path(self, path: Path) -> AnalysisSettings:
+        return self.analysis_settings_for(uris.from_fs_path(str(path)) or str(path))
+
+    def _open_texts(self) -> dict[Path, str]:
+        """The open documents' texts by path."""
+        out: dict[Path, str] = {}
+        for uri, document in list(self.workspace.text_documents.items()):
+            fs_path = uris.to_fs_path(uri)
+            if fs_path:
+                out[Path(fs_path)] = document.source
+        return out
+
+    def _note_admission_config(self, uri: str, text: str) -> None:
+        if mentions_admission_config(text):
+            self.admission_configs.add(uri)
+
+    def might_be_static(self, uri: str, text: str) -> bool:
+        """Cheap, without the engine: whether `uri` may be analysed in static mode or hold an
+        AdmissionConfiguration (the startup analyser, which knows neither, must not answer)."""
+        fs_path = uris.to_fs_path(uri)
+        if not fs_path or mentions_admission_config(text):
+            return bool(fs_path)
+        path = Path(fs_path)
+        if not is_read(path.name):
+            return False
+        return self.config_for(uri)[0].static_folder(path) is not None or bool(self.admission_configs)
+
+    def static_folder_of(self, uri: str) -> StaticFolder | None:
+        """(A pool thread.) The static manifests folder kube-apiserver reads `uri` from: one its
+        configuration's `static-manifests` names, or one an AdmissionConfiguration of the
+        workspace names (`static_manifests.api`); None for any other file."""
+        from vap_lsp.static_manifests.api import StaticFolder, family_of
+
+        fs_path = uris.to_fs_path(uri)
+        if not fs_path or not is_read(Path(fs_path).name):
+            return None
+        path = Path(fs_path)
+        config = self.config_for(uri)[0]
+        configured = config.static_folder(path)
+        if configured is not None:
+            return StaticFolder(configured[0], family_of(configured[1]), str(config.path))
+        parent = path.absolute().parent.resolve()
+        for declared in self._declared_folders():
+            if declared.folder.resolve() == parent:
+                return StaticFolder(declared.folder, declared.family, str(declared.source))
+        return None
+
+    def _declared_folders(self) -> list[DeclaredFolder]:
+        from vap_lsp.static_manifests.api import declared_folders
+
+        found: list[DeclaredFolder] = []
+        for uri in sorted(self.admission_configs):
+            text = self.text_of(uri)
+            if text is None:
+                continue
+            key = (uri, text)
+            cached = self._declared.get(key)
+            if cached is None:
+                fs_path = uris.to_fs_path(uri)
+                settings = self.analysis_settings_for(uri)
+                cached = tuple(declared_folders(text, Path(fs_path) if fs_path else None, settings))
+                self._declared.put(key, cached)
+            found.extend(cached)
+        return found
 
     def scan_workspace(self, added: list[lsp.WorkspaceFolder] | None = None) -> int:
         """Index every YAML file of the workspace folders, or of the folders just `added`
@@ -291,6 +381,7 @@ class ServerState:
                     continue
                 text = read_text(path, errors)
                 if text is not None:
+                    self._note_admission_config(uri, text)
                     self.index.update(uri, parse_text(text)[1], text)
                     count += 1
         return count
@@ -307,6 +398,8 @@ class ServerState:
 
         path = uris.to_fs_path(uri)
         text = read_text(path, []) if path and self.scans(Path(path)) else None
+        if text is not None:
+            self._note_admission_config(uri, text)
         parsed = parse_text(text) if text is not None else None
         if uri in self.workspace.text_documents:
             return

@@ -71,11 +71,6 @@ def is_plugin_config(obj: K8sObject) -> bool:
     return obj.kind in PLUGIN_KINDS and obj.api_version == f"{CONFIG_GROUP}/v1"
 
 
-def mentions_admission_config(text: str) -> bool:
-    """A cheap test on the text, before any parsing: could the file hold one of these kinds?"""
-    return ADMISSION_CONFIGURATION in text or "AdmissionPolicyConfiguration" in text
-
-
 @dataclass(frozen=True)
 class DeclaredFolder:
     """A `staticManifestsDir`, and the folder on this machine that is checked as it."""
@@ -328,5 +323,4 @@ __all__ = [
     "check_admission_configs",
     "is_admission_config",
     "is_plugin_config",
-    "mentions_admission_config",
 ]

@@ -8,6 +8,7 @@ configuration's `static-manifests`, or named by an AdmissionConfiguration among 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -16,14 +17,12 @@ from vap_lsp.analysis.engine import FileAnalysis, analyse_text, parse_text
 from vap_lsp.analysis.objects import K8sObject
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import apply_code_rules
-from vap_lsp.analysis.workspace import WorkspaceIndex
+from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
 from vap_lsp.policy.rules import parse_minor
-from vap_lsp.static_manifests.admission_config import (
-    DeclaredFolder,
-    check_admission_configs,
-    mentions_admission_config,
-)
+from vap_lsp.static_manifests.admission_config import DeclaredFolder, check_admission_configs
 from vap_lsp.static_manifests.decode import Family
+from vap_lsp.static_manifests.gate import mentions_admission_config
+from vap_lsp.static_manifests.loader import check_folder
 from vap_lsp.static_manifests.reader import is_read
 from vap_lsp.yaml.model import YamlFile
 
@@ -71,6 +70,34 @@ def analyse_file(
     return replace(analysis, diagnostics=diagnostics), folders
 
 
+def analyse_static_document(
+    text: str,
+    path: Path,
+    folder: StaticFolder,
+    settings_for: Callable[[Path], AnalysisSettings],
+    *,
+    texts: Mapping[Path, str],
+    crds: Sequence[CRDVersion] = (),
+) -> FileAnalysis:
+    """One document of a static manifests folder, as the editor shows it: its findings as
+    kube-apiserver loads the folder (the other files read from `texts`, open buffers, or from
+    disk), with what is said of the folder itself (the gate, unreadable entries) at its start."""
+    version = settings_for(path).resolved_version()
+    result = check_folder(
+        folder.folder,
+        version=version,
+        family=folder.family,
+        settings_for=settings_for,
+        crds=crds,
+        texts={**texts, path: text},
+        only=path,
+    )
+    own = next((f for f in result.files if f.path == path), None)
+    if own is None or own.analysis is None:  # an empty file: kube-apiserver skips it
+        return analyse_text(text, settings_for(path))
+    return replace(own.analysis, diagnostics=[*result.notes, *own.diagnostics])
+
+
 def manifest_files(folder: Path, errors: list[str]) -> list[Path]:
     """The files kube-apiserver reads in a static manifests folder (`reader.is_read`), in its order."""
     listed = files.list_folder(folder, errors)
@@ -88,4 +115,11 @@ def declared_folders(
     return check_admission_configs(objects, yaml_file.lines, path, minor)[1]
 
 
-__all__ = ["StaticFolder", "analyse_file", "declared_folders", "family_of", "manifest_files"]
+__all__ = [
+    "StaticFolder",
+    "analyse_file",
+    "analyse_static_document",
+    "declared_folders",
+    "family_of",
+    "manifest_files",
+]

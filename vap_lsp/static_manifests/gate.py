@@ -35,6 +35,12 @@ class Gate(enum.Enum):
     BETA_ON = "beta"  # there, on by default
 
 
+def mentions_admission_config(text: str) -> bool:
+    """A cheap test on a file's text, before any parsing (the server asks it before its engine is
+    imported): could it hold an AdmissionConfiguration or a policy plugin's configuration?"""
+    return "AdmissionConfiguration" in text or "AdmissionPolicyConfiguration" in text
+
+
 def gate(minor: int) -> Gate:
     if minor < FIRST_MINOR:
         return Gate.ABSENT

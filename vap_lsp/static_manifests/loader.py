@@ -28,7 +28,7 @@ The objects also get every normal check of the engine, except what only the REST
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,7 @@ class StaticFile:
     path: Path
     lines: LineIndex
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    analysis: FileAnalysis | None = None  # the engine's, whose diagnostics these replace
 
 
 @dataclass
@@ -140,14 +141,22 @@ class _Read:
 
 
 def _read_folder(
-    folder: Path, result: FolderResult, settings_for: Callable[[Path], AnalysisSettings]
+    folder: Path,
+    result: FolderResult,
+    settings_for: Callable[[Path], AnalysisSettings],
+    texts: Mapping[Path, str],
 ) -> list[_Read]:
-    """`manifest.LoadFiles`: the files kube-apiserver reads, in its order."""
+    """`manifest.LoadFiles`: the files kube-apiserver reads, in its order (an open editor's text
+    for a file in `texts`, also one not saved yet)."""
     problems: list[str] = []
     entries = files.list_folder(folder, problems)
     if entries is None:
         result.io_errors.extend(problems)
         return []
+    listed = {name for name, _ in entries}
+    entries = sorted(
+        entries + [(p.name, False) for p in texts if p.parent == folder and p.name not in listed]
+    )
     out: list[_Read] = []
     for name, is_folder in entries:
         path = folder / name
@@ -164,7 +173,7 @@ def _read_folder(
                 )
             continue
         errors: list[str] = []
-        data = files.read_file(path, errors)
+        data = texts[path].encode() if path in texts else files.read_file(path, errors)
         if data is None:
             result.notes.append(
                 _note(
@@ -611,9 +620,15 @@ def check_folder(
     family: Family | None = None,
     settings_for: Callable[[Path], AnalysisSettings] = lambda _: AnalysisSettings(),
     crds: Sequence[CRDVersion] = (),
+    texts: Mapping[Path, str] | None = None,
+    only: Path | None = None,
 ) -> FolderResult:
     """Every file kube-apiserver reads in `folder`, checked as its `family`'s plugin loads it
-    (None: the family whose kinds the folder holds most), with the engine's normal checks."""
+    (None: the family whose kinds the folder holds most), with the engine's normal checks.
+
+    `texts`: files as an editor holds them (instead of the disk). `only`: the one file whose
+    findings are wanted (the others are still read, for what they say about it: names, policies)."""
+    texts = texts or {}
     minor = parse_minor(version)
     counts = _family_counts(folder) if family is None else {}
     chosen = family or (
@@ -634,7 +649,7 @@ def check_folder(
                 code=CODE_PLUGIN,
             )
         )
-    reads = _read_folder(folder, result, settings_for)
+    reads = _read_folder(folder, result, settings_for, texts)
     index = WorkspaceIndex()
     index.set_external_crds("static manifests: CRDs", crds)
     for read in reads:
@@ -648,11 +663,14 @@ def check_folder(
     analyses: list[tuple[_Read, FileAnalysis, _FileCheck | None]] = []
     for read in reads:
         if read.text is None or read.parsed is None:
-            analyses.append((read, analyse_bytes(read.data, read.settings), None))
+            if only is None or read.path == only:
+                analyses.append((read, analyse_bytes(read.data, read.settings), None))
             continue
         check = _FileCheck(read, chosen, minor)
         check.run()
         checks.append(check)
+        if only is not None and read.path != only:
+            continue
         analysis = analyse_text(
             read.text, read.settings, workspace=index, uri=str(read.path), parsed=read.parsed
         )
@@ -674,7 +692,7 @@ def check_folder(
             diagnostics = sorted(
                 kept + added, key=lambda d: (d.span.start, d.span.end, d.severity, d.message)
             )
-        result.files.append(StaticFile(read.path, analysis.lines, diagnostics))
+        result.files.append(StaticFile(read.path, analysis.lines, diagnostics, analysis))
     return result
 
 
