@@ -4,6 +4,12 @@
 Inputs:
   * ``--openapi DIR``: kube-apiserver OpenAPI v3 documents, ``DIR/<major.minor>/api/v1.json`` and
     ``DIR/<major.minor>/apis/<group>/<version>.json`` (1.30 ... 1.35). These are the ground truth.
+  * ``--release DIR`` (optional, repeatable): a ``k8s.io/kubernetes`` release as the Go module proxy
+    serves it (``go mod download -json k8s.io/kubernetes@v1.38.0-beta.0`` prints its ``Dir``,
+    ``.../k8s.io/kubernetes@v1.38.0-beta.0``): its ``api/openapi-spec/v3`` holds the OpenAPI v3
+    documents of that release (the same documents kubectl-validate captured for 1.30-1.35: for 1.35
+    they are byte-identical). The version is read from the folder's name; a pre-release (beta, rc)
+    is marked as such in ``provenance`` and never becomes vap-lsp's default version.
   * ``--kubernetes-validate PATH`` (optional): the ``kubernetes-validate`` wheel (or an unpacked tree
     containing ``kubernetes-json-schema/``). Kubernetes versions the package has but the OpenAPI folder
     lacks (1.36, 1.37) are *derived*: types from the package's ``_definitions.json`` (carrying the
@@ -28,7 +34,7 @@ import json
 import re
 import sys
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +119,36 @@ def convert_schema(node: JSON, *, drop_null_type: bool = False) -> JSON:
         del out["allOf"]
         out["$ref"] = allof[0]["$ref"]
     return out
+
+
+_SPEC_FILE = re.compile(r"(?:api__(v1)|apis__([^_]+(?:_[^_]+)*)__([a-z0-9]+))_openapi\.json")
+_RELEASE_DIR = re.compile(r".*@v(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.]+)?")
+
+
+def release_of(module_dir: Path) -> tuple[str, str]:
+    """(`1.38`, `v1.38.0-beta.0`) of a `k8s.io/kubernetes@v1.38.0-beta.0` module folder."""
+    m = _RELEASE_DIR.fullmatch(module_dir.name)
+    if m is None:
+        raise SystemExit(f"{module_dir}: expected a k8s.io/kubernetes@vX.Y.Z module folder")
+    return f"{m.group(1)}.{m.group(2)}", "v" + module_dir.name.split("@v", 1)[1]
+
+
+def load_release_spec(module_dir: Path) -> tuple[Defs, list[tuple[str, str, JSON]]]:
+    """`load_openapi_version` of a release's `api/openapi-spec/v3` (one file per group-version,
+    `apis__<group>__<version>_openapi.json`; the group and root discovery documents skipped)."""
+    docs: list[tuple[str, str, JSON]] = []
+    for f in sorted((module_dir / "api" / "openapi-spec" / "v3").glob("*_openapi.json")):
+        m = _SPEC_FILE.fullmatch(f.name)
+        if m is None:
+            continue
+        group, version = ("", "v1") if m.group(1) else (m.group(2), m.group(3))
+        docs.append((group, version, json.loads(f.read_text())))
+    docs.sort(key=lambda d: (d[0] != "", d[0], d[1]))
+    raw: Defs = {}
+    for _g, _v, doc in docs:
+        for name, schema in doc.get("components", {}).get("schemas", {}).items():
+            raw.setdefault(name, schema)
+    return {n: convert_schema(s) for n, s in sorted(raw.items())}, docs
 
 
 def load_openapi_version(vdir: Path) -> tuple[Defs, list[tuple[str, str, JSON]]]:
@@ -511,8 +547,9 @@ def _vkey(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split("."))
 
 
-def generate(openapi: Path, out: Path, kv_path: Path | None) -> list[str]:
-    """Generate every version; returns the versions written."""
+def generate(openapi: Path, out: Path, kv_path: Path | None, releases: Sequence[Path] = ()) -> list[str]:
+    """Generate every version; returns the versions written. A release given with `releases`
+    wins over the same version derived from kubernetes-validate."""
     versions = sorted((p.name for p in openapi.iterdir() if re.fullmatch(r"\d+\.\d+", p.name)), key=_vkey)
     if not versions:
         raise SystemExit(f"no <major.minor> folders under {openapi}")
@@ -536,8 +573,9 @@ def generate(openapi: Path, out: Path, kv_path: Path | None) -> list[str]:
         base_defs, base_res = v3[base]
         kv_base = kv.definitions(base)
         prev_kv, prev_res = kv_base, base_res
+        released = {release_of(r)[0] for r in releases}
         for v in kv.versions():
-            if _vkey(v) <= _vkey(base):
+            if _vkey(v) <= _vkey(base) or v in released:
                 continue
             kv_cur = kv.definitions(v)
             defs, stats = derive_types(base_defs, kv_base, kv_cur)
@@ -560,6 +598,19 @@ def generate(openapi: Path, out: Path, kv_path: Path | None) -> list[str]:
             used |= emit_version(out, v, defs, resources, prov)
             written.append(v)
             prev_kv, prev_res = kv_cur, resources
+    for module_dir in sorted(releases, key=lambda r: _vkey(release_of(r)[0])):
+        v, tag = release_of(module_dir)
+        defs, docs = load_release_spec(module_dir)
+        prov = {
+            "source": f"kube-apiserver OpenAPI v3 as released in k8s.io/kubernetes {tag} "
+            "(api/openapi-spec/v3, from the Go module proxy)",
+            "release": tag,
+            "derived": False,
+        }
+        if "-" in tag:
+            prov["prerelease"] = True
+        used |= emit_version(out, v, defs, rest_from_docs(docs), prov)
+        written.append(v)
     for vdir in sorted(out.iterdir()):
         # Versions not regenerated this run (e.g. no --kubernetes-validate) keep their shards.
         if vdir.name not in written and (vdir / "index.json").exists():
@@ -582,8 +633,15 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="kubernetes-validate wheel or unpacked tree, for versions newer than the OpenAPI folder",
     )
+    ap.add_argument(
+        "--release",
+        type=Path,
+        action="append",
+        default=[],
+        help="a k8s.io/kubernetes@vX.Y.Z module folder (go mod download): its api/openapi-spec/v3",
+    )
     args = ap.parse_args(argv)
-    written = generate(args.openapi, args.out, args.kubernetes_validate)
+    written = generate(args.openapi, args.out, args.kubernetes_validate, args.release)
     print("wrote", ", ".join(written))
     return 0
 

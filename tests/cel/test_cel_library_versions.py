@@ -43,6 +43,7 @@ def overload_ids(name: str, minor: int, *, stored: bool, nested: bool = False) -
         ("lists.range", 35, 34),
         ("distinct", 35, 34),
         ("includes", 38, 37),
+        ("isMask", 39, 38),  # CIDR library v1: v0.38.0-beta.0 base.go, IntroducedVersion 1.38
         ("optional.of", 29, 28),
         ("first", 33, 33),  # cel-go 0.23 (1.33): unversioned OptionalTypes, both envs at once
         ("optional.unwrap", 33, 33),
@@ -58,7 +59,7 @@ def test_function_availability(function: str, new_since: int, stored_since: int)
     if stored_since > 28:
         assert not has(function, stored_since - 1, stored=True)
     assert has(function, stored_since, stored=True)
-    assert has(function, 37, stored=True)
+    assert has(function, max(37, stored_since), stored=True)
 
 
 def test_ip_absent_on_130_new_but_present_stored() -> None:
@@ -200,3 +201,16 @@ def test_minor_of(text: str, minor: int) -> None:
 def test_minor_of_rejects_garbage() -> None:
     with pytest.raises(ValueError, match="not a Kubernetes"):
         minor_of("2.0")
+
+
+@pytest.mark.parametrize("minor", range(30, 39))
+def test_what_admission_never_has(minor: int) -> None:
+    """k8s.io/apiserver pkg/cel/environment/base.go, read at v0.30.x through v0.38.0-beta.0: no
+    `ext.Bindings` (`cel.bind`), no image reference library (kubernetes/kubernetes#130834 proposed
+    `image()`, closed unmerged; Kyverno has its own), no `ext.Math`/`ext.Encoders`."""
+    for stored in (False, True):
+        macros = {m.name for m in macros_for(minor, stored=stored)}
+        assert "all" in macros and not macros & {"bind", "cel.bind", "block", "cel.block"}
+        functions = functions_for(minor, stored=stored, patch_types=False)
+        for name in ("image", "parseImageReference", "math.greatest", "base64.encode"):
+            assert name not in functions, (name, minor, stored)

@@ -13,8 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 OPENAPI = ROOT.parent / "shared" / "k8s-openapi"
 SCHEMAS = ROOT / "schemas"
-# 1.36/1.37 are derived from the kubernetes-validate wheel; point this at it to compare them too.
-KV_ENV = "VAP_LSP_KUBERNETES_VALIDATE"
+# 1.36-1.38 come from k8s.io/kubernetes releases (their api/openapi-spec/v3): this lists the
+# module folders, separated by os.pathsep (`go mod download -json k8s.io/kubernetes@v1.36.3` ... `Dir`).
+RELEASES_ENV = "VAP_LSP_KUBERNETES_RELEASES"
 
 
 def _generator() -> ModuleType:
@@ -39,16 +40,16 @@ def _files(d: Path, version: str) -> dict[str, bytes]:
 @pytest.mark.skipif(not OPENAPI.is_dir(), reason=f"shared OpenAPI inputs not found at {OPENAPI}")
 def test_committed_schemas_match_generator(tmp_path: Path) -> None:
     gen = _generator()
-    kv_env = os.environ.get(KV_ENV)
-    kv = Path(kv_env) if kv_env else None
-    written = gen.generate(OPENAPI, tmp_path, kv)
+    listed = os.environ.get(RELEASES_ENV)
+    releases = [Path(p) for p in listed.split(os.pathsep)] if listed else []
+    written = gen.generate(OPENAPI, tmp_path, None, releases)
     assert written[:6] == ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35"]
     for v in written:
         assert _files(tmp_path, v) == _files(SCHEMAS, v), (
             f"schemas/{v} is stale: rerun tools/generate_schemas.py"
         )
-    if kv is None:
-        pytest.skip(f"1.36/1.37 not compared: set {KV_ENV} to the kubernetes-validate 1.37.0 wheel")
+    if not releases:
+        pytest.skip(f"1.36-1.38 not compared: set {RELEASES_ENV} to the k8s.io/kubernetes module folders")
 
 
 @pytest.mark.skipif(not OPENAPI.is_dir(), reason=f"shared OpenAPI inputs not found at {OPENAPI}")

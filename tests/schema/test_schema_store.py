@@ -14,12 +14,13 @@ from vap_lsp.schema import (
     get_schema_set,
     normalize_version,
 )
+from vap_lsp.schema.store import prerelease
 
 AR = "admissionregistration.k8s.io"
 
 
 def test_versions() -> None:
-    assert available_versions() == ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37"]
+    assert available_versions() == ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37", "1.38"]
     assert default_version() == "1.37"
 
 
@@ -117,7 +118,7 @@ def test_mutating_admission_policy_by_version() -> None:
         spec["properties"]
     )
     assert spec["properties"]["failurePolicy"]["type"] == "string"  # no ["string", "null"] left
-    assert ss.provenance["derived"] is True
+    assert ss.provenance["derived"] is False and ss.provenance["release"] == "v1.37.2"
     assert get_schema_set("1.35").provenance["derived"] is False
 
 
@@ -193,3 +194,21 @@ def test_every_ref_and_kind_resolves() -> None:
         for n in names:
             missing = set(refs(ss.definition(n))) - names
             assert not missing, (v, n, missing)
+
+
+@pytest.mark.parametrize(
+    ("version", "served"), [("1.35", False), ("1.36", True), ("1.37", True), ("1.38", True)]
+)
+def test_mutating_admission_policy_v1_is_served_from_136(version: str, served: bool) -> None:
+    """k8s.io/kubernetes pkg/registry/admissionregistration/rest/storage_apiserver.go `v1Storage`:
+    mutatingadmissionpolicies and their bindings from v1.36.3 on (v1.35.4 serves them only as
+    v1alpha1 and v1beta1); the schemas of 1.36-1.38 are those releases' own OpenAPI."""
+    schema_set = get_schema_set(version)
+    for kind in ("MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"):
+        assert (schema_set.definition_for_kind(AR, "v1", kind) is not None) is served
+
+
+def test_the_newest_version_is_a_pre_release_and_not_the_default() -> None:
+    """1.38 is k8s.io/kubernetes v1.38.0-beta.0's OpenAPI: selectable, never the default."""
+    assert prerelease("1.38") == "v1.38.0-beta.0"
+    assert prerelease("1.37") is None and default_version() == "1.37"

@@ -59,6 +59,6 @@ async def test_configuration_problems_are_shown_once(client: LanguageClient) -> 
         (
             lsp.MessageType.Error,
             f"{config}: kubernetes-version: unsupported Kubernetes version '9.99'; available versions: "
-            "1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36, 1.37",
+            "1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36, 1.37, 1.38",
         ),
     ]

@@ -852,7 +852,7 @@ _AUTHZ_NOMINAL = frozenset(
      "error", "errored"}
 )  # fmt: skip
 _NOMINAL = frozenset(
-    {"masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
+    {"masked", "isMask", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
      "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign", "asInteger", "isInteger",
      "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub", "getScheme",
      "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery"}

@@ -95,16 +95,24 @@ def _versions() -> tuple[str, ...]:
 
 
 def available_versions() -> list[str]:
-    """Kubernetes minor versions with schemas, oldest first ("1.30" ... "1.37")."""
+    """Kubernetes minor versions with schemas, oldest first ("1.30" ... "1.38")."""
     return list(_versions())
 
 
+@lru_cache(maxsize=64)
+def prerelease(version: str) -> str | None:
+    """The pre-release a version's schema comes from (`v1.38.0-beta.0`), None for a release."""
+    provenance = get_schema_set(version).provenance
+    return str(provenance["release"]) if provenance.get("prerelease") else None
+
+
 def default_version() -> str:
-    """The newest available version."""
+    """The newest version whose schema comes from a release (a beta is only used when asked for)."""
     versions = _versions()
     if not versions:
         raise RuntimeError(f"no Kubernetes schemas found under {_root()}")
-    return versions[-1]
+    released = [v for v in versions if prerelease(v) is None]
+    return (released or list(versions))[-1]
 
 
 def normalize_version(s: str) -> str:

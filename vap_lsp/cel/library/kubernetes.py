@@ -4,7 +4,8 @@ Each library is gated by the `IntroducedVersion` of its `base.go` option (see `d
 URLs, Regex, Lists v0 always; Authz 1.27; Quantity 1.28; IP and CIDR 1.30; Format 1.31;
 AuthzSelectors 1.31 (also behind the `AuthorizeWithSelectors` gate in 1.31–1.36: alpha/off in
 1.31, beta/on from 1.32 — with default gates the version rule gives the same answer); Semver v1
-1.33 (v0 and the v1 normalize overloads arrive together); Lists v1 (`includes`) 1.37.
+1.33 (v0 and the v1 normalize overloads arrive together); Lists v1 (`includes`) 1.37; CIDR v1
+(`isMask`) 1.38 (1.38.0-beta.0: `library.CIDR(library.CIDRVersion(1))` at 1.38, v0 removed there).
 JSONPatch is declared only for MAP mutation expressions (`compile.go hasPatchTypes`), in every
 binary that has MAP (1.32+), in both environments.
 """
@@ -393,6 +394,12 @@ CIDR_LIB = _library(
         ("cidr_ip", "<net.CIDR>.ip() -> net.IP", "the address part of the CIDR"),
         ("cidr_prefix_length", "<net.CIDR>.prefixLength() -> int", "the prefix length"),
         ("cidr_masked", "<net.CIDR>.masked() -> net.CIDR", "the CIDR with host bits cleared"),
+        (
+            "cidr_is_mask",
+            "<net.CIDR>.isMask() -> bool",
+            "whether no bit after the prefix is set (a subnet, not an interface address)",
+            Since(compat=38),  # CIDR library v1 (v0.38.0-beta.0 base.go, cidr.go cidrLibraryDeclsV1)
+        ),
         ("is_cidr", "isCIDR(string) -> bool", "whether cidr() would accept the string"),
         ("cidr_to_string", "string(net.CIDR) -> string", "the CIDR in canonical form"),
     ],

@@ -92,8 +92,8 @@ def _regex_cost(s: Value, pattern: Value) -> int:
 _ONE = frozenset(
     {
         "serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed",
-        "reason", "error", "errored", "masked", "prefixLength", "family", "isUnspecified", "isLoopback",
-        "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign",
+        "reason", "error", "errored", "masked", "isMask", "prefixLength", "family", "isUnspecified",
+        "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "format.named", "sign",
         "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo",
         "add", "sub", "major", "minor", "patch", "getScheme", "getHostname", "getHost", "getPort",
         "getEscapedPath", "getQuery",

@@ -356,6 +356,7 @@ IMPLS["cidr_contains_cidr"] = _contains_cidr
 IMPLS["cidr_ip"] = lambda c: IP(c.addr)
 IMPLS["cidr_prefix_length"] = lambda c: c.prefix
 IMPLS["cidr_masked"] = lambda c: CIDR(c.network.network_address, c.prefix)
+IMPLS["cidr_is_mask"] = lambda c: c.addr == c.network.network_address  # `Prefix == Prefix.Masked()`
 IMPLS["cidr_to_string"] = lambda c: c.to_cel_string()
 
 # --- semver ---------------------------------------------------------------------------------------
