@@ -31,8 +31,8 @@ from typing import Any
 from vap_lsp.analysis import files
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import parse_text
-from vap_lsp.analysis.objects import K8sObject, object_data
-from vap_lsp.analysis.placement import head_span, span_for_path
+from vap_lsp.analysis.model.objects import K8sObject, object_data
+from vap_lsp.analysis.model.placement import head_span, span_for_path
 from vap_lsp.golang.jsonenc import marshal
 from vap_lsp.golang.strconv import quote as go_quote
 from vap_lsp.static_manifests import gate as gates

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from vap_lsp.analysis import files
 from vap_lsp.analysis.engine import FileAnalysis, analyse_text, parse_text
-from vap_lsp.analysis.objects import K8sObject
+from vap_lsp.analysis.model.crds import CRDVersion
+from vap_lsp.analysis.model.objects import K8sObject
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import apply_code_rules
-from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
 from vap_lsp.policy.rules import parse_minor
 from vap_lsp.static_manifests.admission_config import DeclaredFolder, check_admission_configs
 from vap_lsp.static_manifests.decode import Family

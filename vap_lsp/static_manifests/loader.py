@@ -36,11 +36,12 @@ from typing import Any
 from vap_lsp.analysis import files
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.engine import FileAnalysis, analyse_bytes, analyse_text, parse_text
-from vap_lsp.analysis.objects import K8sObject, object_data
-from vap_lsp.analysis.placement import head_span, span_for_path
+from vap_lsp.analysis.model.crds import CRDVersion
+from vap_lsp.analysis.model.objects import K8sObject, object_data
+from vap_lsp.analysis.model.placement import head_span, span_for_path
+from vap_lsp.analysis.model.workspace import WorkspaceIndex
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import apply_code_rules
-from vap_lsp.analysis.workspace import CRDVersion, WorkspaceIndex
 from vap_lsp.golang.strconv import quote as go_quote
 from vap_lsp.policy.rules import RESERVED_NAME_DETAIL, parse_minor
 from vap_lsp.static_manifests import gate as gates
