@@ -80,6 +80,10 @@ def test_a_folder_that_keeps_kube_apiserver_from_starting(
 def test_the_gate_per_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _good(tmp_path / "vap")
     assert main(["check", "--static-manifests", str(folder), "--kubernetes-version", "1.36"]) == 0
+    summary = "kube-apiserver 1.36 (with --feature-gates=ManifestBasedAdmissionControlConfig=true) loads"
+    assert summary in capsys.readouterr().err
+    args = ["check", "--static-manifests", str(folder), "--kubernetes-version", "1.36", "--show-notes"]
+    assert main(args) == 0
     out = capsys.readouterr().out
     assert f"{folder}:1:1: information: checked as kube-apiserver 1.36 loads it with " in out
     assert main(["check", "--static-manifests", str(folder), "--kubernetes-version", "1.35"]) == 1
@@ -178,4 +182,6 @@ def test_the_readmes_commands(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
     monkeypatch.chdir(ROOT)
     for command in commands:
         assert main(command[1:]) == 0, command
-    assert "checked as kube-apiserver 1.36 loads it" in capsys.readouterr().out
+    assert "kube-apiserver 1.36 (with --feature-gates=ManifestBasedAdmissionControlConfig=true) loads" in (
+        capsys.readouterr().err
+    )

@@ -115,6 +115,8 @@ class FolderResult:
     def summary(self) -> str:
         """One line: whether kube-apiserver of this version would start with this folder."""
         version = f"1.{self.minor}"
+        if gates.gate(self.minor) is gates.Gate.ALPHA_OFF:  # said here too: text reports hide notes
+            version += f" (with --feature-gates={gates.FEATURE_GATE}=true)"
         if gates.gate(self.minor) is gates.Gate.ABSENT:
             return f"kube-apiserver {version} would not load {self.folder}: static manifests arrive in 1.36"
         if self.errors:
