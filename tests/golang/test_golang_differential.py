@@ -1,14 +1,25 @@
 """Differential test: `vap_lsp.golang` agrees with Go's standard library.
 
 The same inputs go through a small Go program (`differential/main.go`, standard library only,
-built here with the `go` on PATH — Debian's `golang-go` in CI, installed by `.ci/run`) and through
-the Python module; the answers must be equal. Inputs are hand-picked edge cases (unicode, lone
-surrogates, invalid escapes, opaque URLs, zone offsets, leap years, huge values) plus seeded
-random strings over an alphabet of the characters that matter.
+built here with the `go` on PATH — Debian's `golang-go` in CI, installed by `.ci/run` when there is
+no `go` — or with the one `VAP_LSP_GO` names) and through the Python module; the answers must be
+equal. Inputs are hand-picked edge cases (unicode, lone surrogates, invalid escapes, opaque URLs,
+zone offsets, leap years, huge values) plus seeded random strings over an alphabet of the
+characters that matter.
 
-Kubernetes is built with a newer Go than some distributions ship. Where Kubernetes' Go behaves
-differently from the Go at hand, the Python module follows Kubernetes and `pinned` says why; such
-a case is compared only on a Go at least as new as the change.
+vap-lsp behaves as the Go each Kubernetes version is built with (`vap_lsp.golang.toolchain`),
+which is seldom exactly the Go at hand. So:
+
+* `net/url` and `net/netip` are modelled per Go release: the Python side answers as the Go here
+  would (`Go(<version here>, <GODEBUG>)`), and the URL tests run once per GODEBUG setting some
+  supported Kubernetes runs with (passed to the program in the GODEBUG variable). Where the Go
+  here answers differently from the Go of the Kubernetes versions with that setting, the cases
+  are counted and named in a warning: a known difference, expected of this Go, not a skip.
+* Elsewhere, where an older Go than Kubernetes' behaves differently and vap-lsp does not model
+  it, `pinned` says from which Go on the case holds, and the case is skipped on an older Go —
+  with a warning that says how many and why.
+
+A Go newer than any supported Kubernetes' may have changed again: a disagreement then says so.
 """
 
 from __future__ import annotations
@@ -17,8 +28,10 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +39,7 @@ from typing import Any
 import pytest
 
 from vap_lsp.golang import fmt, jsonenc, netip, neturl, regexp, strconv, strings, timefmt
+from vap_lsp.golang.toolchain import GODEBUG_CHANGED, KUBERNETES_GO, NEWEST, Go
 
 SOURCE = Path(__file__).resolve().parent / "differential"
 
@@ -33,30 +47,39 @@ SOURCE = Path(__file__).resolve().parent / "differential"
 
 
 class GoOracle:
-    def __init__(self, binary: Path, version: tuple[int, int]) -> None:
+    def __init__(self, binary: Path, version: tuple[int, int, int]) -> None:
         self.binary = binary
         self.version = version
 
-    def ask(self, requests: list[dict[str, str]]) -> list[dict[str, Any]]:
+    @property
+    def name(self) -> str:
+        return "go" + ".".join(map(str, self.version))
+
+    def ask(self, requests: list[dict[str, str]], godebug: str = "") -> list[dict[str, Any]]:
+        """The program's answers; `godebug` is its GODEBUG (the module's defaults are Go 1.19's)."""
         text = "".join(json.dumps(r) + "\n" for r in requests)
+        env = {**os.environ, "GODEBUG": godebug}
         done = subprocess.run(
-            [str(self.binary)], input=text.encode(), capture_output=True, timeout=120, check=True
+            [str(self.binary)], input=text.encode(), capture_output=True, timeout=120, check=True, env=env
         )
         answers = [json.loads(line) for line in done.stdout.decode().split("\n") if line]
         assert len(answers) == len(requests)
         return answers
 
 
-def _go_version(go: str) -> tuple[int, int]:
+def _go_version(go: str) -> tuple[int, int, int]:
     out = subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True, check=True).stdout
-    major, minor = out.strip().removeprefix("go").split(".")[:2]
-    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
+    found = re.match(r"go(\d+)\.(\d+)(?:\.(\d+))?", out.strip())
+    if found is None:
+        pytest.skip(f"{go} names no release ({out.strip()!r}): which Go behaviour to expect is unknown")
+    major, minor, patch = found.groups()
+    return int(major), int(minor), int(patch or 0)
 
 
 @pytest.fixture(scope="session")
 def go(tmp_path_factory: pytest.TempPathFactory) -> GoOracle:
     """The Go program, built once per test session (no network: standard library only)."""
-    exe = shutil.which("go")
+    exe = os.environ.get("VAP_LSP_GO") or shutil.which("go")
     if exe is None:
         pytest.skip("no Go toolchain on PATH (CI installs Debian's golang-go in .ci/run)")
     out = tmp_path_factory.mktemp("go-differential")
@@ -81,6 +104,60 @@ def go(tmp_path_factory: pytest.TempPathFactory) -> GoOracle:
     return GoOracle(out / "differential", _go_version(exe))
 
 
+Pin = Callable[[str, str], tuple[tuple[int, int], str] | None]
+
+
+def compare(
+    go: GoOracle,
+    op: str,
+    inputs: list[str] | list[tuple[str, str]],
+    python: Callable[..., dict[str, Any]],
+    pinned: Pin = lambda i, a: None,
+    godebug: str = "",
+    any_error: bool = False,
+) -> None:
+    """Ask Go and Python the same questions; list every disagreement. A case `pinned` to a Go
+    newer than the one here is skipped, and a warning says how many and why. With `any_error`,
+    Go's error texts are compared as "an error" (`*`)."""
+    pairs = bool(inputs) and not isinstance(inputs[0], str)
+    cases = [(i, "") if isinstance(i, str) else i for i in inputs]
+    answers = go.ask([{"op": op, "in": i, "arg": a} for i, a in cases], godebug)
+    wrong = []
+    skipped: dict[str, int] = {}
+    for (i, a), want in zip(cases, answers, strict=True):
+        pin = pinned(i, a)
+        if pin is not None and go.version[:2] < pin[0]:
+            skipped[pin[1]] = skipped.get(pin[1], 0) + 1
+            continue
+        if any_error and "err" in want:
+            want = {"err": "*"}
+        i = _paired(i)
+        got = python(i, a) if pairs else python(i)
+        if got != want:
+            wrong.append(f"{op}({i!r}, {a!r}):\n   go:     {want}\n   python: {got}")
+    for reason, count in skipped.items():
+        warnings.warn(f"{op}: {count} cases skipped on {go.name}: {reason}", stacklevel=2)
+    assert not wrong, f"{len(wrong)} of {len(cases)} disagree on {go.name}{_newer_note(go)}:\n" + "\n".join(
+        wrong[:20]
+    )
+
+
+def _newer_note(go: GoOracle) -> str:
+    newest = max(KUBERNETES_GO.values(), key=lambda g: g.version)
+    if go.version[:2] > newest.version[:2]:
+        return (
+            f" (newer than any Go a supported Kubernetes is built with, {newest}: a disagreement may be"
+            " a change in Go that vap_lsp.golang does not know yet)"
+        )
+    return ""
+
+
+def _paired(s: str) -> str:
+    """`s` as Go's JSON decoder reads it: a high and a low surrogate next to each other are one
+    character (lone ones stay, for the module under test to handle)."""
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+
+
 # --- inputs -----------------------------------------------------------------------------------
 
 ALPHABET = (
@@ -93,34 +170,6 @@ def random_strings(seed: int, count: int, alphabet: str = ALPHABET, max_len: int
     rnd = random.Random(seed)
     for _ in range(count):
         yield "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, max_len)))
-
-
-def compare(
-    go: GoOracle,
-    op: str,
-    inputs: list[str] | list[tuple[str, str]],
-    python: Callable[..., dict[str, Any]],
-    pinned: Callable[[str, str], tuple[tuple[int, int], str] | None] = lambda i, a: None,
-) -> None:
-    """Ask Go and Python the same questions; list every disagreement."""
-    cases = [(i, "") if isinstance(i, str) else i for i in inputs]
-    answers = go.ask([{"op": op, "in": i, "arg": a} for i, a in cases])
-    wrong = []
-    for (i, a), want in zip(cases, answers, strict=True):
-        pin = pinned(i, a)
-        if pin is not None and go.version < pin[0]:
-            continue
-        i = _paired(i)
-        got = python(i, a) if a else python(i)
-        if got != want:
-            wrong.append(f"{op}({i!r}, {a!r}):\n   go:     {want}\n   python: {got}")
-    assert not wrong, f"{len(wrong)} of {len(cases)} disagree:\n" + "\n".join(wrong[:20])
-
-
-def _paired(s: str) -> str:
-    """`s` as Go's JSON decoder reads it: a high and a low surrogate next to each other are one
-    character (lone ones stay, for the module under test to handle)."""
-    return s.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
 
 
 def _go_string(s: str) -> str:
@@ -335,28 +384,14 @@ def _random_timestamps(seed: int, count: int) -> list[str]:
 
 def _rfc3339_pinned(s: str, _: str) -> tuple[tuple[int, int], str] | None:
     if len(s) >= 6 and s[-6] in "+-" and (s[-5:-3] > "24" or s[-2:] > "60"):
-        return (1, 20), "Go 1.20 rejects zone offsets beyond 24 hours or 60 minutes"
+        return (1, 23), "Go 1.23 rejects zone offsets beyond 24 hours or 60 minutes (time/format.go, Parse)"
     return None
 
 
 def test_rfc3339_is_time_parse(go: GoOracle) -> None:
     """Errors are compared as "an error" (`*`): Go's texts are not shown to users."""
-
-    def python(s: str) -> dict[str, Any]:
-        return _rfc3339(s)
-
     inputs = TIMESTAMPS + _random_timestamps(7, 400)
-    answers = go.ask([{"op": "rfc3339", "in": s} for s in inputs])
-    wrong = []
-    for s, want in zip(inputs, answers, strict=True):
-        pin = _rfc3339_pinned(s, "")
-        if pin is not None and go.version < pin[0]:
-            continue
-        if "err" in want:
-            want = {"err": "*"}
-        if python(s) != want:
-            wrong.append(f"{s!r}: go {want} python {python(s)}")
-    assert not wrong, "\n".join(wrong[:20])
+    compare(go, "rfc3339", inputs, _rfc3339, _rfc3339_pinned, any_error=True)
 
 
 DURATIONS = [
@@ -444,18 +479,7 @@ def _regexp_pinned(pattern: str, _: str) -> tuple[tuple[int, int], str] | None:
 
 def test_regexp_acceptance_and_matching(go: GoOracle) -> None:
     cases = [(p, s) for p in PATTERNS for s in SUBJECTS]
-    answers = go.ask([{"op": "regexp", "in": p, "arg": s} for p, s in cases])
-    wrong = []
-    for (p, s), want in zip(cases, answers, strict=True):
-        pin = _regexp_pinned(p, s)
-        if pin is not None and go.version < pin[0]:
-            continue
-        if "err" in want:
-            want = {"err": "*"}
-        got = _regexp(p, s)
-        if got != want:
-            wrong.append(f"{p!r} on {s!r}: go {want} python {got}")
-    assert not wrong, "\n".join(wrong[:20])
+    compare(go, "regexp", cases, _regexp, _regexp_pinned, any_error=True)
 
 
 # --- net/url ----------------------------------------------------------------------------------
@@ -472,6 +496,12 @@ URLS = [
     "1http://x", "+x:y", "x+y.z-w:rest", ":nothing", "http://[::1]:80:80/", "http://host/%", "http://host/%2",
     "foo://host/p;q", "http://host/a%2fb%2Fc", "http://user:@host", "http://:pw@host", "file:///etc/passwd",
     "http://host/$&'()*+,;=:@", "http://host/~a_b.c-d", "javascript:alert(1)", "http://host?q#f",
+    # the host's IP literal and its colons, as they changed in Go 1.24.8-1.26.2 (vap_lsp.golang.neturl)
+    "http://x[::1]/", "http://x[::1]:80/", "http://[1.2.3.4]/", "http://[::ffff:1.2.3.4]/", "http://[::1]]/",
+    "http://]a[/", "http://a]b[c]/", "http://[::1%25en0]:80/", "http://[fe80::1%25%65n0]/", "http://[::1%25]/",
+    "http://[v1.x]/", "http://[::1x]/", "http://[]/", "http://[%3A%3A1]/", "http://u@[::1]:8/", "http://[0::1.2.3]/",
+    "http://a:1:2/", "http://::1/", "https://a::/", "HTTP://a:1:2/", "foo://a:1:2/", "postgres://a:1,b:2/",
+    "postgresql://a:1:2/", "mongodb://a:1,b:2/", "http://a:/", "http://:80/", "http://a:1:/",
 ]  # fmt: skip
 
 
@@ -493,16 +523,96 @@ def _url(parse: Callable[[str], neturl.URL], s: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def test_parse_request_uri(go: GoOracle) -> None:
+def _godebug_groups() -> dict[tuple[tuple[str, str], ...], list[int]]:
+    """The GODEBUG settings supported Kubernetes versions run with → those minors."""
+    groups: dict[tuple[tuple[str, str], ...], list[int]] = {}
+    for minor, kube_go in sorted(KUBERNETES_GO.items()):
+        groups.setdefault(kube_go.godebug, []).append(minor)
+    return groups
+
+
+GODEBUG_GROUPS = _godebug_groups()
+
+
+def _godebug_env(godebug: tuple[tuple[str, str], ...]) -> str:
+    """GODEBUG for the program: every setting vap-lsp models, "" (the default) where not listed;
+    a Go that does not know a setting ignores it."""
+    values = dict(godebug)
+    return ",".join(f"{name}={values.get(name, '')}" for name in GODEBUG_CHANGED)
+
+
+def _kubernetes(minors: list[int]) -> str:
+    return f"Kubernetes 1.{minors[0]}" + (f"-1.{minors[-1]}" if len(minors) > 1 else "")
+
+
+def _known_differences(
+    go: GoOracle, op: str, inputs: list[str], minors: list[int], python: Callable[[str, Go], Any]
+) -> None:
+    """Warn about the cases the Go here answers otherwise than the Go of `minors` does (known from
+    vap_lsp.golang's model of both; the comparison expected the Go here)."""
+    here = Go(go.version, KUBERNETES_GO[minors[0]].godebug)
+    for minor in minors:
+        theirs = KUBERNETES_GO[minor]
+        if theirs.version == go.version:
+            continue
+        differ = [s for s in inputs if python(_paired(s), here) != python(_paired(s), theirs)]
+        if differ:
+            warnings.warn(
+                f"{op}: {go.name} here, Kubernetes 1.{minor} is built with {theirs}: {len(differ)} of"
+                f" {len(inputs)} cases answer differently there (compared as {go.name} answers): "
+                + _examples(differ),
+                stacklevel=2,
+            )
+
+
+def _examples(inputs: list[str]) -> str:
+    return ", ".join(repr(s) if len(s) <= 40 else f"{s[:30]!r}… ({len(s)} characters)" for s in inputs[:5])
+
+
+@pytest.fixture(params=list(GODEBUG_GROUPS), ids=lambda g: "godebug-" + _kubernetes(GODEBUG_GROUPS[g]))
+def godebug(request: pytest.FixtureRequest) -> tuple[tuple[str, str], ...]:
+    """Each GODEBUG setting a supported Kubernetes runs with (`toolchain.KUBERNETES_GO`)."""
+    value: tuple[tuple[str, str], ...] = request.param
+    return value
+
+
+def _url_test(go: GoOracle, godebug: tuple[tuple[str, str], ...], op: str, inputs: list[str]) -> None:
+    parse = neturl.parse_request_uri if op == "url_request" else neturl.parse
+
+    def python(s: str, as_go: Go) -> dict[str, Any]:
+        result: dict[str, Any] = _go_strings(_url(lambda text: parse(text, as_go), _go_string(s)))
+        return result
+
+    here = Go(go.version, godebug)
+    compare(go, op, inputs, lambda s: python(s, here), godebug=_godebug_env(godebug))
+    _known_differences(go, op, inputs, GODEBUG_GROUPS[godebug], python)
+
+
+def test_parse_request_uri(go: GoOracle, godebug: tuple[tuple[str, str], ...]) -> None:
     url_chars = "ab:/?#[]@%2F5zé \x00+=&;"
     inputs = URLS + [f"http://{s}" for s in random_strings(10, 200, url_chars, 10)]
-    compare(go, "url_request", inputs, lambda s: _go_strings(_url(neturl.parse_request_uri, _go_string(s))))
+    inputs += [f"foo://{s}" for s in random_strings(14, 100, "ab:[]1%25", 8)]
+    _url_test(go, godebug, "url_request", inputs)
 
 
-def test_parse(go: GoOracle) -> None:
+def test_parse(go: GoOracle, godebug: tuple[tuple[str, str], ...]) -> None:
     url_chars = "ab:/?#[]@%2F5zé \x00+=&;"
     inputs = URLS + list(random_strings(11, 300, url_chars, 12))
-    compare(go, "url", inputs, lambda s: _go_strings(_url(neturl.parse, _go_string(s))))
+    _url_test(go, godebug, "url", inputs)
+
+
+def test_query_parameter_limit(go: GoOracle, godebug: tuple[tuple[str, str], ...]) -> None:
+    """`URL.Query` of a query with more `&`-separated parameters than Go's limit (10,000 from
+    go1.24.12/go1.25.6, GODEBUG `urlmaxqueryparams`) is empty: what `getQuery()` returns."""
+    inputs = ["a=1" + "&b=2" * (n - 1) for n in (1, 9_999, 10_000, 10_001, 10_002)]
+    inputs += ["&" * 10_000, "&" * 9_999, "a=%zz" + "&" * 10_000, ";" * 10_001]
+
+    def python(s: str, as_go: Go) -> dict[str, Any]:
+        return {"size": len(neturl.parse_query(s, as_go))}
+
+    here = Go(go.version, godebug)
+    compare(go, "query_size", inputs, lambda s: python(s, here), godebug=_godebug_env(godebug))
+    _known_differences(go, "query_size", inputs, GODEBUG_GROUPS[godebug], python)
 
 
 # --- net/netip --------------------------------------------------------------------------------
@@ -513,31 +623,43 @@ ADDRS = [
     "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7",
     "00000001::", "10000::", "fe80::1%eth0", "fe80::1%", "1:2:3:4:5:6:7::", "::1:2:3:4:5:6:7", "1:", ":1",
     "1:::2", "ABCD:EF::", "2001:db8:0:0:1:0:0:1", "2001:0:0:1:0:0:0:1", "1:0:0:0:1:0:0:0", "::ffff:0.0.0.0",
-    "1.2.3.4%eth0", "::1.2.3", "::256.1.1.1", "1::2.3.4.5:6",
+    "1.2.3.4%eth0", "::1.2.3", "::256.1.1.1", "1::2.3.4.5:6", "::1.2..3%z", "::01.2.3.4", "0001::", "00001::",
 ]  # fmt: skip
 
 
-def _addr(s: str) -> dict[str, Any]:
+def _addr(s: str, as_go: Go) -> dict[str, Any]:
     try:
-        a, zone = netip.parse_addr(s)
+        a, zone = netip.parse_addr(s, as_go)
     except netip.NetipError as exc:
         return {"err": str(exc)}
     text = netip.addr_string(a)
-    return {
-        "string": text + (f"%{zone}" if zone else ""),
-        "zone": zone,
-        "is4in6": text.startswith("::ffff:") and "." in text,
-    }
+    return {"string": text + (f"%{zone}" if zone else ""), "zone": zone, "is4in6": netip.is_4in6(a)}
+
+
+def _netip_differences(go: GoOracle, op: str, inputs: list[str], python: Callable[[str, Go], Any]) -> None:
+    """netip is one behaviour for every supported Kubernetes (vap_lsp.golang.netip); warn where
+    the Go here is modelled otherwise than the newest Kubernetes' Go."""
+    here = Go(go.version)
+    differ = [s for s in inputs if python(s, here) != python(s, NEWEST)]
+    if differ:
+        warnings.warn(
+            f"{op}: {go.name} here parses otherwise than {NEWEST} (every supported Kubernetes' Go parses"
+            f" as it does): {len(differ)} of {len(inputs)} cases (compared as {go.name} answers): "
+            + _examples(differ),
+            stacklevel=2,
+        )
 
 
 def test_parse_addr(go: GoOracle) -> None:
     inputs = ADDRS + list(random_strings(12, 400, "0123456789abcdefABCDEFg:.%", 16))
-    compare(go, "addr", inputs, _addr)
+    here = Go(go.version)
+    compare(go, "addr", inputs, lambda s: _addr(s, here))
+    _netip_differences(go, "addr", inputs, _addr)
 
 
-def _prefix(s: str) -> dict[str, Any]:
+def _prefix(s: str, as_go: Go) -> dict[str, Any]:
     try:
-        a, bits = netip.parse_prefix(s)
+        a, bits = netip.parse_prefix(s, as_go)
     except netip.NetipError as exc:
         return {"err": str(exc)}
     return {"addr": netip.addr_string(a), "bits": bits}
@@ -555,11 +677,14 @@ def _prefix_pinned(s: str, _: str) -> tuple[tuple[int, int], str] | None:
 def test_parse_prefix(go: GoOracle) -> None:
     inputs = [
         f"{a}/{b}"
-        for a in ADDRS[:25]
+        for a in [*ADDRS[:25], "00000001::", "::1.2.3"]
         for b in ("0", "8", "32", "33", "64", "128", "129", "08", "+8", "-1", "", "x")
     ]
     inputs += ["1.2.3.4", "1.2.3.4//8", "/8", "fe80::1%eth0/64", "1.2.3.4/99999999999999999999"]
-    compare(go, "prefix", inputs, _prefix, _prefix_pinned)
+    inputs += ["1.2.3.4/9223372036854775807", "1.2.3.4/9223372036854775808", "::/١٢", "1.2.3.4/ 8"]
+    here = Go(go.version)
+    compare(go, "prefix", inputs, lambda s: _prefix(s, here), _prefix_pinned)
+    _netip_differences(go, "prefix", inputs, _prefix)
 
 
 def test_floats_are_finite_where_json_needs_it() -> None:

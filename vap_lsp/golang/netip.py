@@ -1,15 +1,29 @@
 """Go's `net/netip`: `ParseAddr`, `ParsePrefix` and `Addr.String`, with Go's error texts.
 
-Go's parser differs from Python's `ipaddress`: an IPv6 field may have more than four hex digits
-as long as its value fits 16 bits (`0000001::`), and its messages name the problem."""
+Go's parser differs from Python's `ipaddress` in what it accepts (an IPv4 octet with a leading
+zero is refused, a zone is kept) and its messages name the problem.
+
+Every function takes the `Go` to behave as (`toolchain`), by default the newest Kubernetes'. Go
+1.23 changed `parseIPv6` (`src/net/netip/netip.go`): an IPv6 group has at most four hex digits
+(`each group must have 4 or less digits`; Go 1.22 took `00000001::` for `1::`), and an embedded
+IPv4 address's error names the whole address (Go 1.22: `ParseAddr("::1.2.3"): ParseAddr("1.2.3"):
+IPv4 address too short (at "1.2.3")`). Parsing is the same from go1.23.0 to go1.26.10, and every
+supported Kubernetes' newest patch release is built with a Go from that range (`toolchain`), so
+Kubernetes' `ip()` and `cidr()` behave alike in all of them; only its earliest patch releases
+(1.30.x and 1.31.0 on Go 1.22) parsed as Go 1.22 does, which vap-lsp does not model per patch.
+"""
 
 from __future__ import annotations
 
 import ipaddress
 
-from vap_lsp.golang.strconv import quote
+from vap_lsp.golang.strconv import atoi, quote
+from vap_lsp.golang.toolchain import NEWEST, Go
 
-__all__ = ["Addr", "NetipError", "addr_string", "parse_addr", "parse_prefix"]
+__all__ = ["Addr", "NetipError", "addr_string", "is_4in6", "parse_addr", "parse_prefix"]
+
+_FOUR_DIGIT_GROUPS = {(1, 23): 0}
+"""Go 1.23's `parseIPv6`: at most four digits a group, embedded IPv4 errors about the whole text."""
 
 Addr = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -52,12 +66,14 @@ def _parse_ipv4(s: str) -> bytes:
     return bytes(fields)
 
 
-def _parse_ipv6(s: str) -> tuple[bytes, str]:
+def _parse_ipv6(text: str, go: Go) -> tuple[bytes, str]:
+    s = text
     zone = ""
     if "%" in s:
         s, _, zone = s.partition("%")
         if not zone:
             raise _Fail("zone must be a non-empty string")
+    four_digits = go.has(_FOUR_DIGIT_GROUPS)
     ip = bytearray(16)
     ellipsis = -1
     if s.startswith("::"):
@@ -75,6 +91,8 @@ def _parse_ipv6(s: str) -> tuple[bytes, str]:
                 acc = (acc << 4) + int(c, 16)
             else:
                 break
+            if off > 3 and four_digits:
+                raise _Fail("each group must have 4 or less digits", s)
             if acc > 0xFFFF:
                 raise _Fail("IPv6 field has value >=2^16", s)
             off += 1
@@ -88,6 +106,8 @@ def _parse_ipv6(s: str) -> tuple[bytes, str]:
             try:
                 ip[i : i + 4] = _parse_ipv4(s)
             except _Fail as exc:
+                if four_digits:
+                    raise  # about the whole text (`in`), at the place in the IPv4 part
                 raise _Fail(_message(s, exc), s) from None
             s = ""
             i += 4
@@ -128,20 +148,25 @@ def _message(text: str, exc: _Fail) -> str:
     return msg + (f" (at {quote(exc.at)})" if exc.at else "")
 
 
-def parse_addr(text: str) -> tuple[Addr, str]:
+def parse_addr(text: str, go: Go = NEWEST) -> tuple[Addr, str]:
     """`netip.ParseAddr` → (address, zone); raises NetipError with Go's text."""
     try:
         for c in text:
             if c == ".":
                 return ipaddress.IPv4Address(_parse_ipv4(text)), ""
             if c == ":":
-                raw, zone = _parse_ipv6(text)
+                raw, zone = _parse_ipv6(text, go)
                 return ipaddress.IPv6Address(raw), zone
             if c == "%":
                 raise _Fail("missing IPv6 address")
         raise _Fail("unable to parse IP")
     except _Fail as exc:
         raise NetipError(_message(text, exc)) from None
+
+
+def is_4in6(addr: Addr) -> bool:
+    """`Addr.Is4In6`: an IPv4-mapped IPv6 address (::ffff:0:0/96)."""
+    return isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None
 
 
 def addr_string(addr: Addr) -> str:
@@ -151,25 +176,24 @@ def addr_string(addr: Addr) -> str:
     return str(addr)
 
 
-def parse_prefix(text: str) -> tuple[Addr, int]:
-    """`netip.ParsePrefix` as Go 1.22 and later (Kubernetes' Go) do it: no zone, bits in decimal
-    without sign or leading zero. Raises NetipError with Go's text."""
+def parse_prefix(text: str, go: Go = NEWEST) -> tuple[Addr, int]:
+    """`netip.ParsePrefix` as Go 1.22 and later (every supported Kubernetes' Go) do it: no zone,
+    bits in decimal without sign or leading zero, as `strconv.Atoi` reads them (so bits beyond
+    int64 are `bad bits`, not `out of range`). Raises NetipError with Go's text."""
     i = text.rfind("/")
     head = f"netip.ParsePrefix({quote(text)}): "
     if i < 0:
         raise NetipError(head + "no '/'")
     addr_text, bits_text = text[:i], text[i + 1 :]
     try:
-        addr, zone = parse_addr(addr_text)
+        addr, zone = parse_addr(addr_text, go)
     except NetipError as exc:
         raise NetipError(head + str(exc)) from None
     if zone:
         raise NetipError(head + "IPv6 zones cannot be present in a prefix")
-    if len(bits_text) > 1 and not "1" <= bits_text[0] <= "9":
+    bits = atoi(bits_text)
+    if (len(bits_text) > 1 and not "1" <= bits_text[0] <= "9") or bits is None:
         raise NetipError(head + "bad bits after slash: " + quote(bits_text))
-    if not bits_text or not all("0" <= c <= "9" for c in bits_text.lstrip("+-")) or bits_text[0] in "+-":
-        raise NetipError(head + "bad bits after slash: " + quote(bits_text))
-    bits = int(bits_text)
-    if bits > (32 if addr.version == 4 else 128):
+    if bits < 0 or bits > (32 if addr.version == 4 else 128):
         raise NetipError(head + "prefix length out of range")
     return addr, bits

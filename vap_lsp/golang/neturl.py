@@ -4,13 +4,44 @@ calls (`Hostname`, `Port`, `EscapedPath`, `Query`, `String`).
 Go splits a URL its own way: a rootless path after a scheme is opaque (`mailto:a@b`), the host
 must be followed by a numeric port only, `%` escapes in a host are restricted, and the raw path
 is kept only when it is a valid encoding of the decoded path.
+
+How a host is read changed in patch releases of Go 1.24–1.26, so the same URL is accepted by
+one Kubernetes and rejected by another (which Go each is built with: `toolchain`). Every function
+takes the `Go` to behave as, by default the newest Kubernetes' (`toolchain.NEWEST`). The changes,
+from each release's `src/net/url/url.go` (`parseHost`, `parseQuery`):
+
+* `_IP_LITERAL_CHECKED` (CVE-2025-47912, GO-2025-4010; go1.24.8, go1.25.2): a host with a `[` is an IP literal
+  wherever the `[` is (the text before the last `[` dropped), and what is inside the brackets
+  must be an IPv6 address (`invalid host: ParseAddr(…)`; IPv4 and IPv4-mapped: `invalid IPv6 host`).
+  Before: only a leading `[` opened a literal, and its content was not checked.
+* `_IPV4_MAPPED_OK` (go.dev/issue/75815; go1.24.10, go1.25.4, go1.26.0): an IPv4-mapped address is
+  accepted again and an IPv4 one is `invalid IP-literal`.
+* `_BRACKET_FIRST` (CVE-2026-25679, go.dev/issue/77578; go1.25.8, go1.26.1): a `[` after the first
+  byte of the host is `invalid IP-literal`. Go 1.24 never got it.
+* `_STRICT_COLONS` (go.dev/issue/75223; go1.26.0, GODEBUG `urlstrictcolons`, on for a main module
+  of go 1.26, so Kubernetes 1.36 on): a host's port starts at its first colon, so `http://a:1:2/`
+  and `http://::1/` are `invalid port`; `_STRICT_COLONS_WEB` (go.dev/issue/78077; go1.26.2): for
+  `http`/`https` only (go1.26.0–1.26.1: every scheme but `postgres`/`postgresql`).
+* `_MAX_QUERY_PARAMS` (go1.24.12, go1.25.6, go1.26.0; GODEBUG `urlmaxqueryparams`, on for a main
+  module of go 1.24 on, so Kubernetes 1.33 on): a query of more than 10,000 `&`-separated
+  parameters parses to nothing (`URL.Query` is empty).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from vap_lsp.golang.strconv import quote, quote_bytes
+from vap_lsp.golang import netip
+from vap_lsp.golang.strconv import atoi, quote, quote_bytes
+from vap_lsp.golang.toolchain import NEWEST, Go
+
+_IP_LITERAL_CHECKED = {(1, 24): 8, (1, 25): 2}
+_IPV4_MAPPED_OK = {(1, 24): 10, (1, 25): 4, (1, 26): 0}
+_BRACKET_FIRST = {(1, 25): 8, (1, 26): 1}
+_STRICT_COLONS = {(1, 26): 0}
+_STRICT_COLONS_WEB = {(1, 26): 2}
+_MAX_QUERY_PARAMS = {(1, 24): 12, (1, 25): 6, (1, 26): 0}
+_DEFAULT_MAX_PARAMS = 10_000
 
 __all__ = ["URL", "URLError", "parse", "parse_query", "parse_request_uri"]
 
@@ -153,6 +184,8 @@ class URL:
     raw_query: str = ""
     fragment: str = ""
     raw_fragment: str = ""
+    go: Go = field(default=NEWEST, compare=False, repr=False)
+    """The Go whose `net/url` parsed it (and answers `query()`)."""
 
     def hostname(self) -> str:
         return _split_host_port(self.host)[0]
@@ -181,7 +214,7 @@ class URL:
         return _escape(self.fragment, _FRAGMENT)
 
     def query(self) -> dict[str, list[str]]:
-        return parse_query(self.raw_query)
+        return parse_query(self.raw_query, self.go)
 
     def __str__(self) -> str:
         out = []
@@ -234,29 +267,72 @@ def _get_scheme(raw: str) -> tuple[str, str]:
 _USERINFO_OK = frozenset("-._:~!$&'()*+,;=%@")
 
 
-def _parse_host(host: str) -> str:
-    if host.startswith("["):
-        i = host.rfind("]")
-        if i < 0:
-            raise ValueError("missing ']' in host")
-        colon_port = host[i + 1 :]
-        if not _valid_optional_port(colon_port):
-            raise ValueError(f"invalid port {quote(colon_port)} after host")
-        zone = host[:i].find("%25")
+def _ip_literal(host: str, open_: int, go: Go) -> str:
+    """An IP literal `[…]` (RFC 3986, zones as RFC 6874) from `host`'s `[` at `open_` on."""
+    close = host.rfind("]")
+    if close < 0:
+        raise ValueError("missing ']' in host")
+    colon_port = host[close + 1 :]
+    if not _valid_optional_port(colon_port):
+        raise ValueError(f"invalid port {quote(colon_port)} after host")
+    if not go.has(_IP_LITERAL_CHECKED):
+        zone = host[:close].find("%25")
         if zone >= 0:
-            return _unescape(host[:zone], _HOST) + _unescape(host[zone:i], _ZONE) + _unescape(host[i:], _HOST)
+            return (
+                _unescape(host[:zone], _HOST)
+                + _unescape(host[zone:close], _ZONE)
+                + _unescape(host[close:], _HOST)
+            )
+        return _unescape(host, _HOST)
+    hostname = host[open_ + 1 : close]  # a `]` before the `[` left a `[` in colon_port: refused above
+    zone = hostname.find("%25")
+    if zone >= 0:
+        unescaped = _unescape(hostname[:zone], _HOST) + _unescape(hostname[zone:], _ZONE)
     else:
-        i = host.rfind(":")
-        if i != -1:
-            colon_port = host[i:]
-            if not _valid_optional_port(colon_port):
-                raise ValueError(f"invalid port {quote(colon_port)} after host")
+        unescaped = _unescape(hostname, _HOST)
+    try:
+        addr, _ = netip.parse_addr(unescaped, go)
+    except netip.NetipError as exc:
+        raise ValueError(f"invalid host: {exc}") from None
+    if go.has(_IPV4_MAPPED_OK):
+        if addr.version == 4:
+            raise ValueError("invalid IP-literal")
+    elif addr.version == 4 or netip.is_4in6(addr):
+        raise ValueError("invalid IPv6 host")
+    return "[" + unescaped + "]" + colon_port
+
+
+def _port_colon(scheme: str, host: str, go: Go) -> int:
+    """Where `host`'s `:port` starts: its last colon, or its first where colons are strict."""
+    last = host.rfind(":")
+    if last < 0 or not go.has(_STRICT_COLONS) or go.setting("urlstrictcolons") == "0":
+        return last
+    if go.has(_STRICT_COLONS_WEB):
+        strict = scheme in ("http", "https")
+    else:
+        strict = scheme not in ("postgres", "postgresql")
+    return host.find(":") if strict else last
+
+
+def _parse_host(scheme: str, host: str, go: Go) -> str:
+    """Go's `parseHost`: `host[:port]` of an authority, unescaped."""
+    if go.has(_IP_LITERAL_CHECKED):
+        open_ = host.rfind("[")
+        if open_ > 0 and go.has(_BRACKET_FIRST):
+            raise ValueError("invalid IP-literal")
+        if open_ >= 0:
+            return _ip_literal(host, open_, go)
+    elif host.startswith("["):
+        return _ip_literal(host, 0, go)
+    i = _port_colon(scheme, host, go)
+    if i != -1 and not _valid_optional_port(host[i:]):
+        raise ValueError(f"invalid port {quote(host[i:])} after host")
     return _unescape(host, _HOST)
 
 
-def _parse_authority(authority: str) -> tuple[tuple[str, str | None] | None, str]:
+def _parse_authority(scheme: str, authority: str, go: Go) -> tuple[tuple[str, str | None] | None, str]:
     i = authority.rfind("@")
-    host = _parse_host(authority[i + 1 :] if i >= 0 else authority)
+    host = _parse_host(scheme, authority[i + 1 :] if i >= 0 else authority, go)
     if i < 0:
         return None, host
     userinfo = authority[:i]
@@ -268,12 +344,12 @@ def _parse_authority(authority: str) -> tuple[tuple[str, str | None] | None, str
     return (_unescape(name, _USER_PASSWORD), _unescape(password, _USER_PASSWORD)), host
 
 
-def _parse(raw: str, via_request: bool) -> URL:
+def _parse(raw: str, via_request: bool, go: Go) -> URL:
     if any(c < " " or c == "\x7f" for c in raw):
         raise ValueError("net/url: invalid control character in URL")
     if raw == "" and via_request:
         raise ValueError("empty url")
-    url = URL()
+    url = URL(go=go)
     if raw == "*":
         url.path = "*"
         return url
@@ -295,7 +371,7 @@ def _parse(raw: str, via_request: bool) -> URL:
     if (url.scheme or (not via_request and not rest.startswith("///"))) and rest.startswith("//"):
         authority, slash, tail = rest[2:].partition("/")
         rest = slash + tail
-        url.user, url.host = _parse_authority(authority)
+        url.user, url.host = _parse_authority(url.scheme, authority, go)
     elif url.scheme and rest.startswith("/"):
         url.omit_host = True
     url.path = _unescape(rest, _PATH)
@@ -303,19 +379,19 @@ def _parse(raw: str, via_request: bool) -> URL:
     return url
 
 
-def parse_request_uri(raw: str) -> URL:
+def parse_request_uri(raw: str, go: Go = NEWEST) -> URL:
     """`url.ParseRequestURI`: an absolute URI or an absolute path, no fragment."""
     try:
-        return _parse(raw, True)
+        return _parse(raw, True, go)
     except ValueError as exc:
         raise URLError(f"parse {quote(raw)}: {exc}") from None
 
 
-def parse(raw: str) -> URL:
+def parse(raw: str, go: Go = NEWEST) -> URL:
     """`url.Parse`: any URL reference; `#` starts the fragment."""
     u, hash_, frag = raw.partition("#")
     try:
-        url = _parse(u, False)
+        url = _parse(u, False, go)
     except ValueError as exc:
         raise URLError(f"parse {quote(u)}: {exc}") from None
     if hash_:
@@ -327,9 +403,23 @@ def parse(raw: str) -> URL:
     return url
 
 
-def parse_query(query: str) -> dict[str, list[str]]:
-    """`url.ParseQuery`, errors ignored as `URL.Query` does (pairs with `;` or bad escapes skipped)."""
+def _params_within_max(params: int, go: Go) -> bool:
+    """Go's `urlParamsWithinMax` (`_MAX_QUERY_PARAMS`)."""
+    if not go.has(_MAX_QUERY_PARAMS):
+        return True
+    within_default = params <= _DEFAULT_MAX_PARAMS
+    custom = atoi(go.setting("urlmaxqueryparams"))
+    if custom is None:
+        return within_default
+    return custom == 0 or params < custom
+
+
+def parse_query(query: str, go: Go = NEWEST) -> dict[str, list[str]]:
+    """`url.ParseQuery`, errors ignored as `URL.Query` does (pairs with `;` or bad escapes skipped;
+    nothing at all past the parameter limit)."""
     out: dict[str, list[str]] = {}
+    if not _params_within_max(query.count("&") + 1, go):
+        return out
     while query:
         key, _, query = query.partition("&")
         if ";" in key or not key:

@@ -1,12 +1,22 @@
 """Go's `strconv`: `Quote` (what `%q` prints, and so every `Invalid value: "…"` of the server),
-`ParseInt`/`ParseUint` with base 0 and `ParseFloat` (how go-yaml v2 resolves plain scalars)."""
+`ParseInt`/`ParseUint` with base 0 and `ParseFloat` (how go-yaml v2 resolves plain scalars), `Atoi`
+(prefix lengths, GODEBUG numbers)."""
 
 from __future__ import annotations
 
 import math
 import re
 
-__all__ = ["SHORT_ESCAPES", "parse_bool", "parse_float", "parse_int", "parse_uint", "quote", "quote_bytes"]
+__all__ = [
+    "SHORT_ESCAPES",
+    "atoi",
+    "parse_bool",
+    "parse_float",
+    "parse_int",
+    "parse_uint",
+    "quote",
+    "quote_bytes",
+]
 
 SHORT_ESCAPES = {
     # strconv.Quote's one-letter escapes (cel-go's strings.quote uses the same set).
@@ -119,6 +129,18 @@ def parse_int(s: str, bit_size: int = 64) -> int | None:
     if (not neg and un >= cutoff) or (neg and un > cutoff):
         return None
     return -un if neg else un
+
+
+_DECIMAL_INT = re.compile(r"[+-]?[0-9]+\Z")
+
+
+def atoi(s: str) -> int | None:
+    """`strconv.Atoi` (a 64-bit `int`): an optional sign, then decimal ASCII digits only (no base
+    prefix, no underscores); None where Go returns an error (syntax or range)."""
+    if not _DECIMAL_INT.match(s):
+        return None
+    n = int(s)
+    return n if -(1 << 63) <= n < (1 << 63) else None
 
 
 _DECIMAL_FLOAT = re.compile(r"[+-]?(?:[0-9_]+\.?[0-9_]*|\.[0-9_]+)(?:[eE][+-]?[0-9_]+)?\Z")

@@ -67,7 +67,8 @@ def parse_rfc3339(s: str) -> tuple[int, int] | None:
     Go's layout parser (the fallback after its strict fast path): four-digit year, two-digit
     month, day, minute and second, a one- or two-digit hour, an optional `.` or `,` fraction
     (digits past the ninth dropped), `Z` or `±hh:mm` with hour ≤ 24 and minute ≤ 60 (Go accepts
-    "offsets of 24 hours or 60 minutes"). No range beyond the calendar: year 0000 parses.
+    "offsets of 24 hours or 60 minutes"; the range is Go 1.23's, the Go of every supported
+    Kubernetes' newest patch release, `toolchain`). No range beyond the calendar: year 0000 parses.
     """
     year = _digits(s, 0, 4)
     if year is None or s[4:5] != "-":
