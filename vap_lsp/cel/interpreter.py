@@ -63,6 +63,7 @@ from vap_lsp.cel.runtime.values import (
 from vap_lsp.cel.trace import Frame, Iteration, Trace, TracedError
 from vap_lsp.cel.types import Kind, Type, WrapperType
 from vap_lsp.golang import regexp
+from vap_lsp.golang.toolchain import NEWEST, Go, for_kubernetes
 
 __all__ = [
     "EvalResult",
@@ -403,8 +404,9 @@ class _Candidate:
     unit_cost: bool
 
 
-_CANDIDATES: dict[str, _Candidate | None] = {}
-_CANDIDATES_DEFAULT_COSTS: dict[str, _Candidate | None] = {}  # without the library's cost functions
+_CANDIDATES: dict[tuple[str, Go | None], _Candidate | None] = {}
+"""By overload id, and the Go for an overload that answers as Go does (`k8s.GO_DEPENDENT`)."""
+_CANDIDATES_DEFAULT_COSTS: dict[tuple[str, Go | None], _Candidate | None] = {}  # without the library's costs
 
 
 def _extension_impls() -> Mapping[str, Callable[..., Value]]:
@@ -423,12 +425,17 @@ def library_costs(env: Environment) -> bool:
     return env.minor >= 32
 
 
-def _candidate(overload: Overload, library: bool = True) -> _Candidate | None:
+def _candidate(overload: Overload, library: bool = True, go: Go = NEWEST) -> _Candidate | None:
+    """The overload's implementation; one that answers as Go does (`k8s.GO_DEPENDENT`) as `go` does,
+    the Go the environment's Kubernetes version is built with."""
     cache = _CANDIDATES if library else _CANDIDATES_DEFAULT_COSTS
-    found = cache.get(overload.id, _MISSING)
+    go_dependent = k8s.GO_DEPENDENT.get(overload.id)
+    key = (overload.id, go if go_dependent is not None else None)
+    found = cache.get(key, _MISSING)
     if found is _MISSING:
         impl = (
-            IMPLS.get(overload.id)
+            (go_dependent(go) if go_dependent is not None else None)
+            or IMPLS.get(overload.id)
             or extlib.IMPLS.get(overload.id)
             or k8s.IMPLS.get(overload.id)
             or _extension_impls().get(overload.id)
@@ -444,7 +451,7 @@ def _candidate(overload: Overload, library: bool = True) -> _Candidate | None:
                 is_unit_cost(overload.function, overload.id, library=library),
             )
         )
-        cache[overload.id] = found
+        cache[key] = found
     return found  # type: ignore[return-value]
 
 
@@ -572,6 +579,8 @@ class _Planner:
         self.scopes: list[set[str]] = []
         self.accus: list[set[str]] = []
         self.library_costs = library_costs(env)
+        self.go = for_kubernetes(env.minor)
+        """The Go kube-apiserver of the environment's version is built with (URL parsing)."""
         self.build_errors: list[tuple[int, str]] = []
         """What fails while cel-go builds the program (node id, error), in planning order:
         conversions of constants folded (OptOptimize), constant regexes compiled."""
@@ -841,7 +850,7 @@ class _Planner:
         argc = len(e.args) + (1 if member else 0)
         overloads = [o for o in overloads if o.receiver_style == member and len(o.params) == argc]
         library = self.library_costs
-        candidates = [c for c in (_candidate(o, library) for o in overloads) if c is not None]
+        candidates = [c for c in (_candidate(o, library, self.go) for o in overloads) if c is not None]
         arg_fns = ([self.plan(target)] if target is not None else []) + [self.plan(a) for a in e.args]
         if not candidates:
             missing = CelError(f"no such overload: {function}")

@@ -33,8 +33,10 @@ from vap_lsp.cel.runtime.values import (
 )
 from vap_lsp.golang import netip, neturl, regexp
 from vap_lsp.golang.strconv import quote as go_quote
+from vap_lsp.golang.toolchain import Go
 
 __all__ = [
+    "GO_DEPENDENT",
     "IMPLS",
     "Authorizer",
     "AuthorizerValue",
@@ -48,6 +50,11 @@ __all__ = [
 
 Impl = Callable[..., Value]
 IMPLS: dict[str, Impl] = {}
+GO_DEPENDENT: dict[str, Callable[[Go], Impl]] = {}
+"""Overloads that answer as the Go the Kubernetes version is built with (`vap_lsp.golang.toolchain`):
+given that Go, the implementation. The URL library's: how `net/url` reads a host changed in Go's
+patch releases (`vap_lsp.golang.neturl`). `ip()`/`cidr()` are not here: `net/netip` parses alike in
+the Go of every supported Kubernetes (`vap_lsp.golang.netip`)."""
 
 # --- struct values --------------------------------------------------------------------------------
 
@@ -187,24 +194,32 @@ class URL(LibraryValue):
         return str(self.parsed)
 
 
-def _url(text: str) -> URL:
-    try:
-        neturl.parse_request_uri(text)
-        return URL(neturl.parse(text))
-    except neturl.URLError as exc:
-        raise CelError(f"URL parse error during conversion from string: {exc}") from exc
+def _url(go: Go) -> Impl:
+    """`stringToUrl`: `url.ParseRequestURI` decides, `url.Parse` reads (urls.go)."""
+
+    def string_to_url(text: str) -> URL:
+        try:
+            neturl.parse_request_uri(text, go)
+            return URL(neturl.parse(text, go))
+        except neturl.URLError as exc:
+            raise CelError(f"URL parse error during conversion from string: {exc}") from exc
+
+    return string_to_url
 
 
-def _is_url(text: str) -> bool:
-    try:
-        neturl.parse_request_uri(text)
-    except neturl.URLError:
-        return False
-    return True
+def _is_url(go: Go) -> Impl:
+    def is_url(text: str) -> bool:
+        try:
+            neturl.parse_request_uri(text, go)
+        except neturl.URLError:
+            return False
+        return True
+
+    return is_url
 
 
-IMPLS["string_to_url"] = _url
-IMPLS["is_url_string"] = _is_url
+GO_DEPENDENT["string_to_url"] = _url
+GO_DEPENDENT["is_url_string"] = _is_url
 IMPLS["url_get_scheme"] = lambda u: u.parsed.scheme
 IMPLS["url_get_host"] = lambda u: u.parsed.host
 IMPLS["url_get_hostname"] = lambda u: u.parsed.hostname()
@@ -503,9 +518,9 @@ def _policy_names() -> Any:  # apimachinery validators, shared with the policy r
     return names
 
 
-def _uri_errors(s: str) -> list[str]:
+def _uri_errors(s: str, go: Go) -> list[str]:
     try:
-        neturl.parse_request_uri(s)
+        neturl.parse_request_uri(s, go)
     except neturl.URLError as exc:
         return [str(exc)]
     return []
@@ -545,15 +560,23 @@ def _uuid_errors(s: str) -> list[str]:
     return ["does not match the UUID format"]
 
 
-def _prefixed(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
-    return lambda s: check(_policy_names().mask_trailing_dash(s))
+Check = Callable[[str, Go], list[str]]
+"""A named format's validation of a string, as kube-apiserver built with a Go does it."""
 
 
-_FORMATS: dict[str, tuple[str, Callable[[str], list[str]], int]] = {
-    "dns1123Label": ("DNS1123Label", lambda s: _policy_names().is_dns1123_label(s), 30),
-    "dns1123Subdomain": ("DNS1123Subdomain", lambda s: _policy_names().is_dns1123_subdomain(s), 60),
-    "dns1035Label": ("DNS1035Label", lambda s: _policy_names().is_dns1035_label(s), 30),
-    "qualifiedName": ("QualifiedName", lambda s: _policy_names().is_qualified_name(s, 34), 60),
+def _prefixed(check: Callable[[str], list[str]]) -> Check:
+    return lambda s, go: check(_policy_names().mask_trailing_dash(s))
+
+
+def _any_go(check: Callable[[str], list[str]]) -> Check:
+    return lambda s, go: check(s)
+
+
+_FORMATS: dict[str, tuple[str, Check, int]] = {
+    "dns1123Label": ("DNS1123Label", _any_go(lambda s: _policy_names().is_dns1123_label(s)), 30),
+    "dns1123Subdomain": ("DNS1123Subdomain", _any_go(lambda s: _policy_names().is_dns1123_subdomain(s)), 60),
+    "dns1035Label": ("DNS1035Label", _any_go(lambda s: _policy_names().is_dns1035_label(s)), 30),
+    "qualifiedName": ("QualifiedName", _any_go(lambda s: _policy_names().is_qualified_name(s, 34)), 60),
     "dns1123LabelPrefix": (
         "DNS1123LabelPrefix",
         _prefixed(lambda s: _policy_names().is_dns1123_label(s)),
@@ -569,12 +592,12 @@ _FORMATS: dict[str, tuple[str, Callable[[str], list[str]], int]] = {
         _prefixed(lambda s: _policy_names().is_dns1035_label(s)),
         30,
     ),
-    "labelValue": ("LabelValue", lambda s: _policy_names().is_valid_label_value(s, 34), 40),
+    "labelValue": ("LabelValue", _any_go(lambda s: _policy_names().is_valid_label_value(s, 34)), 40),
     "uri": ("URI", _uri_errors, 1103),
-    "uuid": ("uuid", _uuid_errors, 60),
-    "byte": ("byte", _byte_errors, 84),
-    "date": ("date", _date_errors, 70),
-    "datetime": ("datetime", _datetime_errors, 70),
+    "uuid": ("uuid", _any_go(_uuid_errors), 60),
+    "byte": ("byte", _any_go(_byte_errors), 84),
+    "date": ("date", _any_go(_date_errors), 70),
+    "datetime": ("datetime", _any_go(_datetime_errors), 70),
 }
 
 
@@ -582,7 +605,7 @@ class NamedFormat(LibraryValue):
     __slots__ = ("max_regex_size", "name", "validate")
     cel_type = "kubernetes.NamedFormat"
 
-    def __init__(self, name: str, validate: Callable[[str], list[str]], max_regex_size: int) -> None:
+    def __init__(self, name: str, validate: Check, max_regex_size: int) -> None:
         self.name = name
         self.validate = validate
         self.max_regex_size = max_regex_size
@@ -597,12 +620,15 @@ class NamedFormat(LibraryValue):
 _FORMAT_VALUES = {key: NamedFormat(*spec) for key, spec in _FORMATS.items()}
 
 
-def _format_validate(f: NamedFormat, s: str) -> Optional:
-    errors = f.validate(s)
-    return Optional(list(errors)) if errors else NONE
+def _format_validate(go: Go) -> Impl:
+    def validate(f: NamedFormat, s: str) -> Optional:
+        errors = f.validate(s, go)
+        return Optional(list(errors)) if errors else NONE
+
+    return validate
 
 
-IMPLS["format-validate"] = _format_validate
+GO_DEPENDENT["format-validate"] = _format_validate
 IMPLS["format-named"] = lambda name: Optional(_FORMAT_VALUES[name]) if name in _FORMAT_VALUES else NONE
 for _key, _value in _FORMAT_VALUES.items():
     IMPLS[f"format.{_key}"] = (lambda v: lambda: v)(_value)
