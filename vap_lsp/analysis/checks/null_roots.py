@@ -17,6 +17,7 @@ from vap_lsp.analysis.model.guarantees import (
     CODE_OLD_OBJECT_ON_CREATE,
 )
 from vap_lsp.analysis.model.narrowing import NullFlow
+from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.ast import Ident
 
 __all__ = ["CHECK", "null_roots"]
@@ -41,6 +42,7 @@ def null_roots(context: PolicyContext) -> list[Diagnostic]:
         for site, _ in parsed:
             if not case.sites(site):
                 continue
+            checkpoint()
             holder = flow.unguarded_read(site)
             if holder is None:
                 continue

@@ -28,6 +28,7 @@ from vap_lsp.analysis.model.guarantees import (
 )
 from vap_lsp.analysis.model.narrowing import Reachability
 from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.ast import Expr, Ident, Select, children
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileResult
@@ -43,6 +44,7 @@ def optional_fields(context: PolicyContext) -> Iterator[Diagnostic]:
         subjects = context.root_subjects(context.subject(kind))
         view = context.type_check(kind)
         for site, result in view.results():
+            checkpoint()
             reach = view.reachability(site)
             runs = any(
                 issue.start < 0 or reach.guard_at(issue.start - result.offset) is None

@@ -18,6 +18,7 @@ from vap_lsp.analysis.model.context import IssueKey, PolicyContext, View, issue_
 from vap_lsp.analysis.model.matching import GVK
 from vap_lsp.analysis.model.sites import ExpressionSite
 from vap_lsp.analysis.model.typing import KindTyping, VariableTyping
+from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.ast import Call, Expr, Ident, Select, children
 from vap_lsp.cel.compile import CompileIssue, CompileResult
 from vap_lsp.cel.environment import Environment, ExpressionKind
@@ -54,6 +55,7 @@ def precise_check(context: PolicyContext) -> list[Diagnostic]:
         for site in context.sites:
             if "variables" not in site.text:
                 continue
+            checkpoint()
             result = view.result(site)
             reach = view.reachability(site)
             for issue in result.issues:

@@ -41,6 +41,7 @@ from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
 from vap_lsp.analysis.model.context import PolicyContext, View
 from vap_lsp.analysis.model.sites import ExpressionSite
 from vap_lsp.analysis.model.typing import KindTyping
+from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.ast import (
     Call,
     Comprehension,
@@ -582,6 +583,7 @@ def string_at_admission(context: PolicyContext) -> list[Diagnostic]:
     kinds: list[KindTyping | None] = [k for k in context.kinds if k.has_schema] or [None]
     for kind in kinds:
         for site in context.sites:
+            checkpoint()
             checker.check_site(kind, site)
     out: list[Diagnostic] = []
     typed = len([k for k in kinds if k is not None])

@@ -22,6 +22,7 @@ from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.model.context import SERVER_TYPE_CHECKED, IssueKey, PolicyContext, issue_key
 from vap_lsp.analysis.model.matching import GVK
 from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.ast import Select
 from vap_lsp.cel.compile import CompileIssue, CompileResult
 from vap_lsp.cel.types import DYN, ObjectType, maybe_unwrap_optional
@@ -51,6 +52,7 @@ def _problems(context: PolicyContext) -> dict[IssueKey, _Found]:
     for kind in (k for k in context.kinds if k.has_schema):
         view = context.type_check(kind)
         for site, result in view.results():
+            checkpoint()
             reach = view.reachability(site)
             for issue in result.issues:
                 if issue.phase == "result":

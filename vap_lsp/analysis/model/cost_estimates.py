@@ -32,6 +32,7 @@ from vap_lsp.analysis.model.context import PolicyContext
 from vap_lsp.analysis.model.matching import crd_schema_root, object_schema_root
 from vap_lsp.analysis.model.sites import ExpressionSite
 from vap_lsp.analysis.model.typing import KindTyping
+from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.cost_estimate import (
     ComprehensionCost,
@@ -243,6 +244,7 @@ def estimate_site(
 def _estimate(
     context: PolicyContext, site: ExpressionSite, kind: KindTyping | None
 ) -> ExpressionEstimate | None:
+    checkpoint()
     view = context.view("precise", kind)
     result = view.result(site)
     checked = result.checked
