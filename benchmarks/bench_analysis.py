@@ -12,9 +12,12 @@ over the corpus:
   policy, and a 26-file library of PSS policies with their bindings.
 
 Goals (issue 32): linear, ≤ 50 ms per KB of CEL, 64 KB in ≤ 2 s, the library in ≤ 3× one small
-policy, no corpus file slower than before.
+policy, no corpus file slower than before. `--server EDITS` also times the server: first
+diagnostics after spawning it, and an edit inside the first validation to its diagnostics.
+README ("Long policies") quotes the figures.
 
 Usage: python benchmarks/bench_analysis.py [--repeat 3] [--corpus DIR] [--save FILE] [--compare FILE]
+       [--no-corpus | --corpus-only] [--server EDITS]
 """
 
 from __future__ import annotations
@@ -138,9 +141,12 @@ def main() -> None:
             args.save.write_text(json.dumps(times, indent=0, sort_keys=True), encoding="utf-8")
         if args.compare and args.compare.is_file():
             before = json.loads(args.compare.read_text(encoding="utf-8"))
-            slower = {
-                p: (before[p], t) for p, t in times.items() if p in before and t > before[p] * 1.2 + 0.02
+            flagged = [p for p, t in times.items() if p in before and t > before[p] * 1.2 + 0.02]
+            # A single cold run can meet a collection or the other core's work: measure again.
+            again = {
+                p: _cold((args.corpus / p).read_text(encoding="utf-8", errors="replace"), 5) for p in flagged
             }
+            slower = {p: (before[p], t) for p, t in again.items() if t > before[p] * 1.2 + 0.02}
             print(f"  compared with {args.compare}: {len(slower)} files slower by > 20% and 20 ms")
             for path, (was, now) in sorted(slower.items()):
                 print(f"    {path}: {was * 1000:.0f} → {now * 1000:.0f} ms")
