@@ -651,11 +651,19 @@ def test_a_kind_every_request_of_which_is_excluded_is_still_type_checked_by_the_
       - {{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["*"], resources: [deployments]}}
 """
     text = _vap('validations:\n  - expression: "object.spec.containers.size() < 10"\n', rules=rules)
+    # One note for the expression (the branch the exclusion rules out), the warning inside it.
     assert _found(text, "cel-type-check", "cel-type-check-guarded") == [
-        (".containers", "type checking against apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined "
-         "field 'containers'; unreachable for apps/v1, Kind=Deployment: guarded by "
-         "spec.matchConstraints.excludeResourceRules (every request of this kind is excluded)"),
+        ("object.spec.containers.size() < 10", "unreachable for apps/v1, Kind=Deployment: guarded by "
+         "spec.matchConstraints.excludeResourceRules (every request of this kind is excluded); the API "
+         "server's type checker reports 1 problem here for it (status.typeChecking); none can occur at "
+         "admission"),
     ]  # fmt: skip
+    (note,) = [d for d in analyse_text(text, AnalysisSettings("1.34")).diagnostics if d.related]
+    assert [(text[r.span.start : r.span.end], r.message) for r in note.related] == [
+        (".containers", "type checking against apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined "
+         "field 'containers'"),
+    ]  # fmt: skip
+    assert not note.unnecessary  # a Pod runs it
 
 
 def test_operations_reaching_subtracts_only_certain_exclusions() -> None:

@@ -12,6 +12,7 @@ the branch out.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -48,7 +49,8 @@ CRONJOB = "batch/v1, Kind=CronJob"
 
 
 def _findings(spec_tail: str, head: str = WORKLOADS, *, codes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """(code, message) of every CEL type finding, in order, for `head` + the indented tail."""
+    """(code, message) of every CEL type finding, in order, for `head` + the indented tail; a
+    guarded branch's note as one finding per server warning it folds (`unfold`)."""
     text = head + textwrap.indent(textwrap.dedent(spec_tail), "  ")
     wanted = codes or (
         "cel-type-check",
@@ -57,7 +59,30 @@ def _findings(spec_tail: str, head: str = WORKLOADS, *, codes: tuple[str, ...] =
         "vap-lsp-type-check",
     )
     diagnostics: list[Diagnostic] = analyse_text(text, AnalysisSettings("1.34")).diagnostics
-    return [(d.code, d.message) for d in diagnostics if d.code in wanted]
+    return [found for d in diagnostics if d.code in wanted for found in unfold(d)]
+
+
+_UNREACHABLE = re.compile(r"unreachable for (.+?): guarded by (.+?)(?=; unreachable for |; the API server)")
+
+
+def unfold(d: Diagnostic) -> list[tuple[str, str]]:
+    """A `cel-type-check-guarded` note as the findings it folds, one per server warning in the
+    branch and guard: `<field>: type checking against <kinds>: ERROR: …; unreachable for <kinds>:
+    guarded by <guard>` (what the note's message and related information say together)."""
+    if d.code != "cel-type-check-guarded":
+        return [(d.code, d.message)]
+    field = d.message.split(": ", 1)[0]
+    guards = [(kinds.split("; "), guard) for kinds, guard in _UNREACHABLE.findall(d.message)]
+    out: list[tuple[str, str]] = []
+    for related in d.related:
+        kinds_text, problem = related.message.removeprefix("type checking against ").split(": ERROR: ", 1)
+        kinds = kinds_text.split("; ")
+        for guarded, guard in guards:
+            here = "; ".join(k for k in kinds if k in guarded)
+            if here:
+                finding = f"{field}: type checking against {here}: ERROR: {problem}"
+                out.append((d.code, f"{finding}; unreachable for {here}: guarded by {guard}"))
+    return out
 
 
 def _col(expression: str, needle: str) -> int:
@@ -227,19 +252,20 @@ def test_a_kind_dispatching_variable_has_no_finding_for_any_kind() -> None:
 def test_a_problem_in_the_branch_that_runs_stays_a_warning() -> None:
     # kubescape C-0199: the concatenation does not type-check for the Pod, whose branch runs.
     e = "object.kind != 'Pod' || (object.spec.containers + object.spec.initContainers).all(c, c.name != '')"
+    # The branch's note (where the branch starts) folds both guarded problems.
     assert _findings(_one(e)) == [
         _guarded(
             V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'",
+            "object.kind != 'Pod' || …",
+        ),
+        _guarded(
+            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".initContainers"), "undefined field 'initContainers'",
             "object.kind != 'Pod' || …",
         ),
         _warning(
             V0, POD, _col(e, "+"),
             "found no matching overload for '_+_' applied to '(list(Pod.spec.containers.@idx), "
             "list(Pod.spec.initContainers.@idx))'",
-        ),
-        _guarded(
-            V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".initContainers"), "undefined field 'initContainers'",
-            "object.kind != 'Pod' || …",
         ),
     ]  # fmt: skip
 
@@ -390,8 +416,8 @@ def test_has_of_a_field_always_present_at_admission_is_true() -> None:
     e = "!has(object.spec.template) && object.spec.containers.all(c, c.name != '')"
     found = _findings(_one(e))
     assert [(code, m.split("; unreachable for ")[-1]) for code, m in found if "'containers'" in m] == [
-        ("cel-type-check", _warning(V0, CRONJOB, _col(e, ".containers"), "undefined field 'containers'")[1]),
         ("cel-type-check-guarded", f"{DEPLOYMENT}: guarded by !has(object.spec.template) && …"),
+        ("cel-type-check", _warning(V0, CRONJOB, _col(e, ".containers"), "undefined field 'containers'")[1]),
     ]
     # On DELETE `object` is null: has() is an error there, which decides nothing.
     head = WORKLOADS.replace(
@@ -542,3 +568,47 @@ def test_a_kind_test_no_matched_kind_passes_is_a_warning_beside_the_guarded_prob
             "always does)",
         )
     ]
+
+
+# --- one note per unreachable branch -----------------------------------------------------------
+
+
+def _notes(expression: str) -> list[Diagnostic]:
+    text = WORKLOADS + textwrap.indent(_one(expression), "  ")
+    found = analyse_text(text, AnalysisSettings("1.34")).diagnostics
+    return [d for d in found if d.code == "cel-type-check-guarded"]
+
+
+def test_a_branch_is_one_note_however_many_warnings_it_holds() -> None:
+    # A Pod Security chain: the server warns for every field of the Pod branch, per kind.
+    e = (
+        "object.kind != 'Pod' || (!has(object.spec.securityContext) || "
+        "object.spec.securityContext.runAsNonRoot == true) && object.spec.containers.all(c, c.name != '') "
+        "&& object.spec.hostPID != true"
+    )
+    (note,) = _notes(e)
+    branch = e.split(" || ", 1)[1]
+    text = WORKLOADS + textwrap.indent(_one(e), "  ")
+    assert text[note.span.start : note.span.end] == branch
+    assert note.message.startswith(
+        f"{V0}: unreachable for {DEPLOYMENT}; {CRONJOB}: guarded by object.kind != 'Pod' || …; "
+        "the API server's type checker reports 4 problems here for them"
+    )
+    # The server's four warnings for those kinds, each at its field, folded into the one note.
+    assert sorted(r.message.rsplit(": ", 1)[1] for r in note.related) == [
+        "undefined field 'containers'",
+        "undefined field 'hostPID'",
+        "undefined field 'securityContext'",
+        "undefined field 'securityContext'",
+    ]
+    assert all(
+        f"type checking against {DEPLOYMENT}; {CRONJOB}: ERROR: <input>:1:" in r.message for r in note.related
+    )
+    assert not note.unnecessary  # a Pod runs it: live code, not faded
+
+
+def test_a_branch_no_kind_can_run_is_dead_code() -> None:
+    # No matched kind is a Secret: the branch never runs, whatever the request.
+    (note,) = _notes("object.kind != 'Secret' || object.data.size() > 0")
+    assert note.unnecessary
+    assert f"unreachable for {POD}; {DEPLOYMENT}; {CRONJOB}" in note.message

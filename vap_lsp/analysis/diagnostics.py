@@ -42,3 +42,5 @@ class Diagnostic:
     source: str = "vap-lsp"
     # Places in the same file that explain it (e.g. the definition of the variable it reads).
     related: tuple[Related, ...] = ()
+    # What it covers never runs (LSP DiagnosticTag.Unnecessary: editors fade it as dead code).
+    unnecessary: bool = False

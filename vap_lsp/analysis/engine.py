@@ -214,7 +214,7 @@ def _shift(d: Diagnostic, delta: int) -> Diagnostic:
     # Built directly: `dataclasses.replace` cost a third of placing an unchanged file's results.
     related = tuple(Related(Span(r.span.start + delta, r.span.end + delta), r.message) for r in d.related)
     span = Span(d.span.start + delta, d.span.end + delta)
-    return Diagnostic(span, d.severity, d.code, d.message, d.field, d.source, related)
+    return Diagnostic(span, d.severity, d.code, d.message, d.field, d.source, related, d.unnecessary)
 
 
 def analyse_bytes(

@@ -125,6 +125,7 @@ def format_json(reports: list[FileReport]) -> str:
                         if d.related
                         else {}
                     ),
+                    **({"tags": ["unnecessary"]} if d.unnecessary else {}),
                 }
                 for d in r.diagnostics
             ],
@@ -201,8 +202,11 @@ def format_sarif(reports: list[FileReport]) -> str:
                     }
                     for i, x in enumerate(d.related)
                 ]
-            if d.field:
-                result["properties"] = {"field": d.field}
+            properties: dict[str, Any] = {"field": d.field} if d.field else {}
+            if d.unnecessary:
+                properties["tags"] = ["unnecessary"]
+            if properties:
+                result["properties"] = properties
             results.append(result)
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

@@ -66,4 +66,5 @@ def to_lsp_diagnostic(
         source=d.source,
         data=data,
         related_information=related,
+        tags=[lsp.DiagnosticTag.Unnecessary] if d.unnecessary else None,
     )

@@ -7,8 +7,11 @@ expressions (and every MAP expression, which the server never type-checks) get t
 vap-lsp's own (`cel-type-check-extra`), reported only where a field the schema lacks is read.
 
 Narrowing by guards (`model.narrowing`): a problem in a branch that cannot run for a kind
-(`object.kind != 'Pod' || …` for a Deployment) is still the server's warning, labelled
-`cel-type-check-guarded` (information) with the guard; vap-lsp's own check is silent there.
+(`object.kind != 'Pod' || …` for a Deployment) is still the server's warning, but the branch is
+one thing: one `cel-type-check-guarded` note per unreachable branch (information), naming the
+kinds it cannot run for and the guard, with the server's warnings inside it as related
+information. A branch that runs for no kind at all is dead code: tagged unnecessary (editors fade
+it). vap-lsp's own check is silent there.
 """
 
 from __future__ import annotations
@@ -18,15 +21,17 @@ from dataclasses import dataclass, field
 
 from vap_lsp.analysis.checks.cel_text import issue_span, kinds_text, position_text
 from vap_lsp.analysis.checks.check import policy_check
-from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.analysis.diagnostics import Diagnostic, Related, Severity
 from vap_lsp.analysis.model.context import SERVER_TYPE_CHECKED, IssueKey, PolicyContext, issue_key
 from vap_lsp.analysis.model.matching import GVK
+from vap_lsp.analysis.model.narrowing import Guard, written_span
 from vap_lsp.analysis.model.sites import ExpressionSite
 from vap_lsp.cancel import checkpoint
-from vap_lsp.cel.ast import Select
+from vap_lsp.cel.ast import Expr, Select
 from vap_lsp.cel.compile import CompileIssue, CompileResult
 from vap_lsp.cel.types import DYN, ObjectType, maybe_unwrap_optional
 from vap_lsp.policy.kinds import PolicyKind
+from vap_lsp.yaml.model import Path
 
 __all__ = ["CHECK", "select_at", "selects_from_open_data", "type_check"]
 
@@ -39,8 +44,20 @@ class _Found:
     result: CompileResult
     issue: CompileIssue
     unguarded: list[GVK] = field(default_factory=list)
-    guarded: dict[str, list[GVK]] = field(default_factory=dict)
-    """Guard text → the kinds it makes the problem unreachable for."""
+    guarded: list[tuple[Guard, GVK]] = field(default_factory=list)
+    """The guard that makes the problem unreachable, for each kind it does."""
+
+
+@dataclass
+class _Branch:
+    """A sub-expression a guard rules out for some kinds, and the server's warnings inside it."""
+
+    site: ExpressionSite
+    result: CompileResult
+    node: Expr
+    guards: dict[str, list[GVK]] = field(default_factory=dict)
+    """Guard text → the kinds it rules the branch out for."""
+    problems: list[tuple[CompileIssue, list[GVK]]] = field(default_factory=list)
 
 
 def _problems(context: PolicyContext) -> dict[IssueKey, _Found]:
@@ -65,13 +82,14 @@ def _problems(context: PolicyContext) -> dict[IssueKey, _Found]:
                 if guard is None:
                     entry.unguarded.append(kind.gvk)
                 else:
-                    entry.guarded.setdefault(guard.text, []).append(kind.gvk)
+                    entry.guarded.append((guard, kind.gvk))
     return found
 
 
 def type_check(context: PolicyContext) -> Iterator[Diagnostic]:
     if not context.kinds:
         return
+    branches: dict[tuple[Path, int, int], _Branch] = {}
     for entry in _problems(context).values():
         site, result, issue = entry.site, entry.result, entry.issue
         position = f"ERROR: {position_text(result, issue)}: {issue.message}"
@@ -80,13 +98,7 @@ def type_check(context: PolicyContext) -> Iterator[Diagnostic]:
             if entry.unguarded:
                 text = f"{site.field}: type checking against {kinds_text(entry.unguarded)}: {position}"
                 yield Diagnostic(span, Severity.WARNING, "cel-type-check", text, field=site.field)
-            for guard_text, gvks in entry.guarded.items():
-                where = kinds_text(gvks)
-                text = (
-                    f"{site.field}: type checking against {where}: {position}; "
-                    f"unreachable for {where}: guarded by {guard_text}"
-                )
-                yield Diagnostic(span, Severity.INFORMATION, "cel-type-check-guarded", text, field=site.field)
+            _fold(branches, entry)
             continue
         # Our own check of expressions the server never type-checks. Only a field the schema
         # lacks is a finding: typed overload errors (list(A.@idx) + list(B.@idx)) do not fail on
@@ -105,6 +117,66 @@ def type_check(context: PolicyContext) -> Iterator[Diagnostic]:
             f"API server does not type-check this expression): {position}"
         )
         yield Diagnostic(span, severity, "cel-type-check-extra", text, field=site.field)
+    yield from _branch_notes(context, branches)
+
+
+def _fold(branches: dict[tuple[Path, int, int], _Branch], entry: _Found) -> None:
+    """Each kind's guarded occurrence of a problem, into the branch its guard rules out."""
+    by_branch: dict[tuple[Path, int, int], list[GVK]] = {}
+    for guard, gvk in entry.guarded:
+        node = guard.branch if guard.branch is not None else entry.result.parsed.ast
+        if node is None:
+            continue
+        key = (entry.site.path, node.start, node.end)
+        branch = branches.setdefault(key, _Branch(entry.site, entry.result, node))
+        kinds = branch.guards.setdefault(guard.text, [])
+        if gvk not in kinds:
+            kinds.append(gvk)
+        by_branch.setdefault(key, []).append(gvk)
+    for key, gvks in by_branch.items():
+        branches[key].problems.append((entry.issue, gvks))
+
+
+def _branch_notes(
+    context: PolicyContext, branches: dict[tuple[Path, int, int], _Branch]
+) -> Iterator[Diagnostic]:
+    """One note per unreachable branch, the server's warnings inside it as related information."""
+    typed = [k for k in context.kinds if k.has_schema]
+    for branch in branches.values():
+        site, result, node = branch.site, branch.result, branch.node
+        kinds = [k.gvk for k in typed if any(k.gvk in gvks for gvks in branch.guards.values())]
+        guards = list(branch.guards.items())
+        if len(guards) == 1:
+            why = f"unreachable for {kinds_text(kinds)}: guarded by {guards[0][0]}"
+        else:
+            why = "; ".join(f"unreachable for {kinds_text(gvks)}: guarded by {text}" for text, gvks in guards)
+        count = len(branch.problems)
+        message = (
+            f"{site.field}: {why}; the API server's type checker reports {count} "
+            f"problem{'' if count == 1 else 's'} here for "
+            f"{'it' if len(kinds) == 1 else 'them'} (status.typeChecking); none can occur at admission"
+        )
+        related = tuple(
+            Related(
+                issue_span(site, issue),
+                f"type checking against {kinds_text(gvks)}: "
+                f"ERROR: {position_text(result, issue)}: {issue.message}",
+            )
+            for issue, gvks in branch.problems
+        )
+        # Dead code only when no kind the policy is type-checked against can run it.
+        dead = all(context.type_check(k).reachability(site).guard_of(node) is not None for k in typed)
+        start, end = written_span(result.parsed, node)
+        span = site.node.source_span(start + result.offset, end + result.offset)
+        yield Diagnostic(
+            span,
+            Severity.INFORMATION,
+            "cel-type-check-guarded",
+            message,
+            field=site.field,
+            related=related,
+            unnecessary=dead,
+        )
 
 
 def select_at(result: CompileResult, issue: CompileIssue) -> Select | None:

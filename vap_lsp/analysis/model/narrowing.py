@@ -61,6 +61,7 @@ __all__ = [
     "reachability",
     "replace_nulls",
     "root_reads",
+    "written_span",
 ]
 
 
@@ -133,6 +134,9 @@ class Guard:
 
     condition: Expr
     text: str
+    branch: Expr | None = None
+    """The sub-expression it rules out (the other side of the `||`, the branch not chosen); None:
+    the whole expression."""
 
     def __str__(self) -> str:
         return self.text
@@ -205,7 +209,8 @@ class Reachability:
         """The same expression with every node ruled out by `guard` (a variable never read)."""
         if self.parsed is None or self.parsed.ast is None:
             return self
-        return Reachability(self.parsed, self.facts, {n.id: guard for n in subtree(self.parsed.ast)})
+        whole = guard if guard.branch is not None else replace(guard, branch=self.parsed.ast)
+        return Reachability(self.parsed, self.facts, {n.id: whole for n in subtree(self.parsed.ast)})
 
     @property
     def narrowed(self) -> bool:
@@ -581,8 +586,8 @@ def _contains(items: Value, item: Value) -> Value:
     return UNKNOWN
 
 
-def _text(parsed: ParsedExpr, node: Expr) -> str:
-    """`node` (an operand of `&&`, `||` or `?:`) as written, with the parentheses its span
+def written_span(parsed: ParsedExpr, node: Expr) -> tuple[int, int]:
+    """Where `node` (an operand of `&&`, `||` or `?:`) is written, with the parentheses its span
     leaves out: the closing ones (`!(a == b)`), the opening ones of a first operand in
     parentheses (`((a || b) ? c : d)`), and those around it (`(a || b) && …`)."""
     source, start, end = parsed.source, node.start, node.end
@@ -601,8 +606,15 @@ def _text(parsed: ParsedExpr, node: Expr) -> str:
         text = source[start:end]
     before, after = source[:start].rstrip(), source[end:].lstrip()
     if before.endswith("(") and after.startswith(")"):
-        text = f"({text})"  # an operand in parentheses: `(a || b) && …` is not `a || b && …`
-    return shorten(text, _MAX_GUARD_TEXT)
+        # an operand in parentheses: `(a || b) && …` is not `a || b && …`
+        start, end = len(before) - 1, len(source) - len(after) + 1
+    return start, end
+
+
+def _text(parsed: ParsedExpr, node: Expr) -> str:
+    """`node` as written (`written_span`), shortened for a guard's text."""
+    start, end = written_span(parsed, node)
+    return shorten(parsed.source[start:end], _MAX_GUARD_TEXT)
 
 
 def _fails(node: Expr, env: _Env, null_roots: frozenset[str], memo: dict[int, bool] | None = None) -> bool:
@@ -656,12 +668,12 @@ class _Walker:
         self.evaluator = evaluator
         self.guards: dict[int, Guard] = {}
 
-    def _guard(self, condition: Expr, text: str) -> Guard:
+    def _guard(self, condition: Expr, text: str, branch: Expr) -> Guard:
         read = self.evaluator.read
         names = [n for n in read if f"variables.{n}" in text]
         if names:
             text += " (" + "; ".join(f"variables.{n}: {read[n]}" for n in names) + ")"
-        return Guard(condition, text)
+        return Guard(condition, text, branch)
 
     def walk(self, node: Expr, env: _Env, guard: Guard | None) -> None:
         if guard is not None:
@@ -675,10 +687,10 @@ class _Walker:
             left, right = node.args
             if ev.decided(left, env) is stop:
                 self.walk(left, env, None)
-                self.walk(right, env, self._guard(left, _text(self.parsed, left) + op + "…"))
+                self.walk(right, env, self._guard(left, _text(self.parsed, left) + op + "…", right))
                 return
             if ev.decided(right, env) is stop:
-                self.walk(left, env, self._guard(right, "…" + op + _text(self.parsed, right)))
+                self.walk(left, env, self._guard(right, "…" + op + _text(self.parsed, right), left))
                 self.walk(right, env, None)
                 return
         elif isinstance(node, Call) and node.function == "_?_:_" and len(node.args) == 3:
@@ -686,8 +698,8 @@ class _Walker:
             if cond is not None:
                 text = _text(self.parsed, node.args[0]) + " ? … : …"
                 self.walk(node.args[0], env, None)
-                self.walk(node.args[1], env, None if cond else self._guard(node.args[0], text))
-                self.walk(node.args[2], env, self._guard(node.args[0], text) if cond else None)
+                self.walk(node.args[1], env, None if cond else self._guard(node.args[0], text, node.args[1]))
+                self.walk(node.args[2], env, self._guard(node.args[0], text, node.args[2]) if cond else None)
                 return
         elif isinstance(node, Comprehension):
             self.walk(node.iter_range, env, None)
@@ -894,7 +906,9 @@ def reachability(
         notes = [note for (g, note) in found if note and node_id in g]
         if notes:
             text += f" ({'; '.join(notes)})"
-        out[node_id] = guards[0] if text == guards[0].text else Guard(guards[0].condition, text)
+        out[node_id] = (
+            guards[0] if text == guards[0].text else Guard(guards[0].condition, text, guards[0].branch)
+        )
     return Reachability(parsed, facts, out)
 
 
