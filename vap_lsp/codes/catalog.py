@@ -601,9 +601,12 @@ RULES: tuple[Rule, ...] = (
             (`object.kind`, `object.apiVersion`, `request.kind`, `request.resource`,
             `request.operation`, `has()` of a field the kind lacks or always has, `oldObject`/`params` against
             null, through `!`, `&&`, `||`, `?:`, lists of kinds and variables holding such a test)
-            and reports a problem that lies only in branches unreachable for a kind with this code
-            instead of `cel-type-check`, with the server's text and the guard. A problem that can
-            run for some kinds stays a `cel-type-check` warning naming those kinds.
+            and reports the problems that lie only in branches unreachable for a kind with this code
+            instead of `cel-type-check`: one note per branch, spanning it, naming the kinds it
+            cannot run for and the guard, with each of the server's warnings inside it (its text,
+            at its field) as related information. A branch no matched kind can run is dead code:
+            the note is tagged unnecessary, which editors show faded. A problem that can run for
+            some kinds stays a `cel-type-check` warning naming those kinds.
         """,
         example=_vap(
             _PODS_AND_DEPLOYMENTS
