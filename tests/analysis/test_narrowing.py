@@ -560,14 +560,33 @@ def test_a_kind_test_no_matched_kind_passes_is_a_warning_beside_the_guarded_prob
     head = WORKLOADS + '      - apiGroups: ["*"]\n        apiVersions: ["*"]\n'
     head += '        operations: ["CREATE"]\n        resources: ["*"]\n'
     assert _findings(_one("object.kind == 'Widget'"), head, codes=("kind-never-matched",)) == []
-    assert _findings(_one("request.kind.kind in ['Job', 'ReplicaSet']"), codes=("kind-never-matched",)) == [
+    # Kinds that exist but are not matched: harmless dead code, faded; one no schema has: a typo.
+    codes = ("kind-never-matched", "kind-test-dead")
+    assert _findings(_one("request.kind.kind in ['Job', 'ReplicaSet']"), codes=codes) == [
         (
-            "kind-never-matched",
+            "kind-test-dead",
             f"{V0}: request.kind.kind is never 'Job', 'ReplicaSet': this policy matches CronJob, Deployment, "
             "Pod, so the test has the same value for every request and what it guards never runs (or "
-            "always does)",
+            "always does): dead code, unless the policy should match that kind too",
         )
     ]
+    assert [
+        code for code, _ in _findings(_one("request.kind.kind in ['Job', 'Replicaset']"), codes=codes)
+    ] == ["kind-never-matched"]
+
+
+def test_a_dead_kind_test_is_information_tagged_unnecessary() -> None:
+    # A Deployment-only policy testing for a Pod: the Pod branch never runs.
+    head = WORKLOADS.split('      - apiGroups: [""]')[0] + (
+        '      - apiGroups: ["apps"]\n        apiVersions: ["v1"]\n        operations: ["CREATE"]\n'
+        '        resources: ["deployments"]\n'
+    )
+    text = head + textwrap.indent(_one("object.kind == 'Pod' ? true : object.spec.replicas < 10"), "  ")
+    (dead,) = [
+        d for d in analyse_text(text, AnalysisSettings("1.34")).diagnostics if d.code == "kind-test-dead"
+    ]
+    assert dead.severity is Severity.INFORMATION and dead.unnecessary
+    assert text[dead.span.start : dead.span.end] == "object.kind == 'Pod'"
 
 
 # --- one note per unreachable branch -----------------------------------------------------------

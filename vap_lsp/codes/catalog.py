@@ -867,9 +867,11 @@ RULES: tuple[Rule, ...] = (
             resource, spelt as its schema spells it (`Pod`, not `pod`). A comparison with a kind the
             rules never match has the same value for every request: the branch it guards never
             runs (or always does), and the server's type-check warnings in that branch are only
-            `cel-type-check-guarded` notes. Said only when every resource rule is typed (a `*` or
-            an unknown resource may hold any kind) and none of the compared strings is a matched
-            kind.
+            `cel-type-check-guarded` notes. A warning when some compared string is no kind any
+            schema has (a typo: the guard it was meant to be does nothing); a kind that exists but
+            is not matched is dead code (`kind-test-dead`). Said only when every resource rule is
+            typed (a `*` or an unknown resource may hold any kind) and none of the compared
+            strings is a matched kind.
         """,
         example=_vap(
             _PODS_AND_DEPLOYMENTS
@@ -881,6 +883,29 @@ RULES: tuple[Rule, ...] = (
             _PODS_AND_DEPLOYMENTS
             + "  validations:\n"
             + "    - expression: \"object.kind != 'Pod' || object.spec.containers.all(c, c.image != '')\"\n"
+        ),
+    ),
+    Rule(
+        code="kind-test-dead",
+        title="A kind test for a kind the policy does not match: dead code",
+        severity="information",
+        group="advice",
+        server="""
+            A comparison of `object.kind`, `oldObject.kind` or `request.kind.kind` with a kind
+            that exists (a built-in kind, or a CRD's) but that the rules never match has the same
+            value for every request: what it guards never runs, or always does. Harmless, so
+            information, tagged unnecessary (editors show it faded, as dead code). A kind no schema
+            has is a typo and a warning (`kind-never-matched`). Said only when every resource rule
+            is typed.
+        """,
+        example=_vap(
+            _PODS_AND_DEPLOYMENTS
+            + "  validations:\n"
+            + "    - expression: \"object.kind != 'CronJob' || object.spec.suspend != true\"\n"
+        ),
+        fix="Remove the test and what it guards, or match the kind it is for.",
+        fixed=_vap(
+            _PODS_AND_DEPLOYMENTS + "  validations:\n" + "    - expression: \"object.metadata.name != ''\"\n"
         ),
     ),
     Rule(
