@@ -28,11 +28,13 @@ ALLOWED = {
     ("cli/entry.py", "os.open"): "/dev/null, written over stdout once its reader has left",
     # Written, not read.
     ("cli/main.py", "open"): "--output-file, written",
-    # `vap-lsp impact`: snapshots are streamed (no size limit: a cluster's snapshot is large), each
-    # path checked by `files.unreadable` first (`snapshot_files`, `_read_json`): a FIFO or a
-    # device is refused before it is opened.
-    ("impact/inputs.py", "open"): "a snapshot checked by files.unreadable, streamed",
-    ("impact/inputs.py", "gzip.open"): "the same, gzip-compressed",
+    # `vap-lsp impact`: snapshots and audit logs are streamed (no size limit: a cluster's snapshot
+    # is large), each local path checked by `files.unreadable` first (`locations.expand`,
+    # `Location.open_raw`, `_read_json`): a FIFO or a device is refused before it is opened. URLs
+    # and globs go through fsspec (object storage; local matches keep the local checks).
+    ("impact/locations.py", "open"): "a snapshot or audit log checked by files.unreadable, streamed",
+    ("impact/locations.py", "fs.open"): "a URL through fsspec (s3://, gs://…), streamed",
+    ("impact/locations.py", "fs.glob"): "a glob the user gave as an input: the files it matches",
     ("cli/impact.py", "open"): "a result file checked by files.unreadable",
 }
 

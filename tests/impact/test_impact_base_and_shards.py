@@ -1,5 +1,5 @@
-"""`--base GIT_REF` against a git repository built here, and `--shard K/N` + `--merge` (and
-`--jobs`) equal to one run."""
+"""`--base GIT_REF` against a git repository built here, and `--shard K/N` + `--merge` equal to
+one run (the Dask engine against one process: test_impact_dask.py)."""
 
 from __future__ import annotations
 
@@ -174,34 +174,6 @@ def test_bad_shard_is_bad_input(bad: str, capsys: pytest.CaptureFixture[str]) ->
         == 2
     )
     assert "expected K/N with 1 <= K <= N" in capsys.readouterr().err
-
-
-def test_worker_processes_equal_one_process_over_many_batches(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """221 objects in batches of 10 over 2 worker processes (with a pool, not the in-process
-    path a stream of fewer than two batches takes), against one process."""
-    from tests.impact.test_impact_snapshot import POLICIES, snapshot
-    from vap_lsp.impact import evaluate
-
-    monkeypatch.setattr(evaluate, "BATCH", 10)
-    pools: list[int] = []
-    real_pool = evaluate.multiprocessing.get_context
-
-    def get_context(method: str) -> object:
-        pools.append(1)
-        return real_pool(method)
-
-    monkeypatch.setattr(evaluate.multiprocessing, "get_context", get_context)
-    (tmp_path / "p.yaml").write_text(POLICIES)
-    (tmp_path / "snap.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": snapshot()}))
-    argv = [str(tmp_path / "p.yaml"), "--objects", str(tmp_path / "snap.json")]
-    one = _json_run([*argv, "--jobs", "1"], capsys)
-    assert pools == []
-    two = _json_run([*argv, "--jobs", "2"], capsys)
-    assert pools == [1]  # a pool of workers did the work
-    assert two == one
-    assert one["requests"] == 221
 
 
 def test_merging_a_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from vap_lsp.impact import inputs
+from vap_lsp.impact.locations import Location
 
 POLICIES = """
 apiVersion: admissionregistration.k8s.io/v1
@@ -336,7 +337,7 @@ def test_yaml_timestamps_stay_strings(tmp_path: Path) -> None:
     (tmp_path / "ns.yaml").write_text(
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  creationTimestamp: 2024-05-01T10:00:00Z\n"
     )
-    (obj,) = inputs.iter_objects([tmp_path / "ns.yaml"])
+    (obj,) = inputs.iter_objects([Location(str(tmp_path / "ns.yaml"))])
     assert obj.obj["metadata"]["creationTimestamp"] == "2024-05-01T10:00:00Z"
 
 
@@ -365,7 +366,7 @@ def test_nothing_to_evaluate_is_bad_input(capsys: pytest.CaptureFixture[str]) ->
     from tests.impact.conftest import impact_cli
 
     assert impact_cli([]) == 2
-    assert "give --objects PATH or --audit-log PATH" in capsys.readouterr().err
+    assert "give --objects PATH, --audit-log PATH or --cluster" in capsys.readouterr().err
 
 
 def test_a_fifo_in_a_snapshot_folder_is_reported_not_read(

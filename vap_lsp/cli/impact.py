@@ -36,7 +36,8 @@ def add_parser(sub: Any) -> None:
         action="extend",
         default=[],
         metavar="PATH",
-        help="snapshots: kubectl get -o yaml|json Lists, manifests, folders, .gz",
+        help="snapshots: kubectl get -o yaml|json Lists, manifests, folders, .gz; paths, URLs "
+        "(file://, s3://, gs://, az://…) and globs",
     )
     p.add_argument(
         "--audit-log",
@@ -44,7 +45,21 @@ def add_parser(sub: Any) -> None:
         action="extend",
         default=[],
         metavar="PATH",
-        help="audit.k8s.io/v1 Event JSON lines (.gz too); --objects then only adds Namespaces and params",
+        help="audit.k8s.io/v1 Event JSON lines (.gz too; paths, URLs, globs); --objects then only adds "
+        "Namespaces and params",
+    )
+    p.add_argument(
+        "--cluster",
+        action="store_true",
+        help="read the objects from a live cluster (read-only; kubeconfig context or in-cluster)",
+    )
+    p.add_argument("--context", metavar="NAME", help="with --cluster: the kubeconfig context")
+    p.add_argument("--kubeconfig", metavar="FILE", help="with --cluster: the kubeconfig file")
+    p.add_argument(
+        "--installed",
+        action="store_true",
+        help="with --cluster: compare with the policies and bindings installed in the cluster (or "
+        "evaluate those when no POLICY_PATH is given)",
     )
     p.add_argument(
         "--static-manifests",
@@ -68,7 +83,18 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
-    p.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: CPUs)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes of a local Dask cluster (default: CPUs; 1: this process)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on an existing Dask cluster, tcp://HOST:PORT (default: $DASK_SCHEDULER_ADDRESS)",
+    )
     p.add_argument("--shard", metavar="K/N", help="only the K-th of N shares of the requests")
     p.add_argument(
         "--merge", nargs="+", default=None, metavar="RESULT", help="sum --format json results of shards"
@@ -110,12 +136,33 @@ class _Progress:
             sys.stderr.flush()
 
 
+def _say(text: str) -> None:
+    sys.stderr.write(f"impact: {text}\n")
+    sys.stderr.flush()
+
+
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    if not args.objects and not args.audit_log and not args.cluster:
+        return "nothing to evaluate: give --objects PATH, --audit-log PATH or --cluster"
+    if args.cluster and args.audit_log:
+        return "--cluster reads objects from the cluster: it does not replay --audit-log"
+    if not args.cluster and (args.context or args.kubeconfig or args.installed):
+        return "--context, --kubeconfig and --installed go with --cluster"
+    if args.installed and args.base:
+        return "--installed compares with the cluster's policies: give --base or --installed, not both"
+    if args.jobs is not None and args.jobs < 1:
+        return "--jobs must be at least 1"
+    if args.max_objects < 0:
+        return "--max-objects must be 0 (all) or more"
+    return None
+
+
 def impact_command(args: argparse.Namespace) -> int:
     from vap_lsp.admission.api import UserInfo
     from vap_lsp.admission.load import InputError
     from vap_lsp.impact.base import BaseError, base_inputs
-    from vap_lsp.impact.driver import ImpactOptions, SnapshotError, impact
-    from vap_lsp.impact.evaluate import default_jobs
+    from vap_lsp.impact.driver import EngineError, ImpactOptions, LiveOptions, SnapshotError, impact
+    from vap_lsp.impact.live import ClusterError
     from vap_lsp.impact.render import RENDERERS
     from vap_lsp.impact.report import Impact, MergeError, merge
     from vap_lsp.impact.sources import Shard
@@ -126,12 +173,8 @@ def impact_command(args: argparse.Namespace) -> int:
         except (MergeError, OSError, ValueError) as exc:
             return _fail(str(exc))
     else:
-        if not args.objects and not args.audit_log:
-            return _fail("nothing to evaluate: give --objects PATH or --audit-log PATH")
-        if args.jobs is not None and args.jobs < 1:
-            return _fail("--jobs must be at least 1")
-        if args.max_objects < 0:
-            return _fail("--max-objects must be 0 (all) or more")
+        if problem := _usage_problem(args):
+            return _fail(problem)
         if args.static_manifests:
             from vap_lsp.static_manifests.api import manifest_files
 
@@ -160,14 +203,17 @@ def impact_command(args: argparse.Namespace) -> int:
             base=base,
             operation=args.operation,
             user=UserInfo(username=args.user, groups=tuple(args.group)),
-            jobs=args.jobs or default_jobs(),
+            jobs=args.jobs,
+            scheduler=args.scheduler,
+            live=LiveOptions(args.kubeconfig, args.context, args.installed) if args.cluster else None,
             shard=shard,
             progress=progress,
+            say=_say,
             limit=args.max_objects,
         )
         try:
             result = impact(options)
-        except SnapshotError as exc:
+        except (SnapshotError, EngineError, ClusterError) as exc:
             return _fail(str(exc))
         finally:
             if progress is not None:

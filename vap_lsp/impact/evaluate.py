@@ -1,17 +1,15 @@
 """Admitting a stream of requests against a policy set (and its base) and counting the outcome
-per binding; in this process or across worker processes.
+per binding, batch by batch: in this process (`run`), or on Dask workers (`impact.scale` calls
+`evaluate` with the set `prepared_for` the run).
 
 Each policy set is prepared once per process (`admission.api.prepare`: compiled, bindings
-indexed); the producer streams requests in batches, at most a few batches per worker in
-flight, so memory stays flat however long the stream.
+indexed); requests come in batches, so memory stays flat however long the stream.
 """
 
 from __future__ import annotations
 
-import itertools
-import multiprocessing
 import os
-from collections import deque
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,8 +18,6 @@ from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, Failur
 from vap_lsp.impact.report import DEFAULT_LIMIT, RANK, Bounded, Impact
 
 if TYPE_CHECKING:
-    from multiprocessing.pool import AsyncResult
-
     from vap_lsp.admission.engine import PreparedInputs
 
 BATCH = 200
@@ -245,22 +241,27 @@ def _compare(
             changes["changedMessages"].add({**ident, "before": was, "after": now})
 
 
-# --- processes ---------------------------------------------------------------------------------------
+# --- preparing once per process ---------------------------------------------------------------------
 
-_WORKER: _Prepared | None = None
-
-
-def _init_worker(setup: ImpactSetup) -> None:
-    global _WORKER
-    _WORKER = _prepare(setup)
+_PREPARED: dict[str, _Prepared] = {}
+_PREPARED_LOCK = threading.Lock()
+KEEP_PREPARED = 2
+"""Policy sets kept prepared per process (a long-lived Dask worker serves run after run)."""
 
 
-def _work(batch: list[WorkItem]) -> Impact:
-    assert _WORKER is not None
-    return evaluate(_WORKER, batch)
+def prepared_for(key: str, setup: ImpactSetup) -> _Prepared:
+    """`setup` prepared once in this process (once per Dask worker, whatever its threads), known
+    by the run's `key`; the oldest are dropped beyond KEEP_PREPARED."""
+    with _PREPARED_LOCK:
+        hit = _PREPARED.get(key)
+        if hit is None:
+            hit = _PREPARED[key] = _prepare(setup)
+            while len(_PREPARED) > KEEP_PREPARED:
+                del _PREPARED[next(iter(_PREPARED))]
+        return hit
 
 
-def _batches(items: Iterable[WorkItem], size: int) -> Iterator[list[WorkItem]]:
+def batches(items: Iterable[WorkItem], size: int) -> Iterator[list[WorkItem]]:
     batch: list[WorkItem] = []
     for item in items:
         batch.append(item)
@@ -278,47 +279,27 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def new_impact(setup: ImpactSetup) -> Impact:
+    """An empty result of this run (with the lists of changes when there is a base)."""
+    total = Impact(setup.version, setup.mode, setup.operation, limit=setup.limit)
+    if setup.base is not None:
+        total.compare_with_base()
+    return total
+
+
 def run(
     setup: ImpactSetup,
     items: Iterable[WorkItem],
     *,
-    jobs: int = 1,
     progress: Callable[[int], None] | None = None,
 ) -> Impact:
-    """The impact of every item: in this process with `jobs` 1 (or when the stream holds less
-    than two batches: starting workers would cost more), else over `jobs` worker processes
-    (results summed in input order, so equal to a run in one process)."""
-    total = Impact(setup.version, setup.mode, setup.operation, limit=setup.limit)
-    if setup.base is not None:
-        total.compare_with_base()
+    """The impact of every item, in this process: batch by batch (progress after each)."""
+    total = new_impact(setup)
+    prep = _prepare(setup)
     done = 0
-
-    def count(n: int) -> None:
-        nonlocal done
-        done += n
+    for batch in batches(items, BATCH):
+        total.add(evaluate(prep, batch))
+        done += len(batch)
         if progress is not None:
             progress(done)
-
-    batches = _batches(items, BATCH)
-    first = list(itertools.islice(batches, 2)) if jobs > 1 else []
-    if jobs <= 1 or len(first) < 2:
-        prep = _prepare(setup)
-        for batch in itertools.chain(first, batches):
-            total.add(evaluate(prep, batch))
-            count(len(batch))
-        return total
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(setup,)) as pool:
-        pending: deque[tuple[int, AsyncResult[Impact]]] = deque()
-        for batch in itertools.chain(first, batches):
-            pending.append((len(batch), pool.apply_async(_work, (batch,))))
-            while len(pending) >= 3 * jobs:
-                n, res = pending.popleft()
-                total.add(res.get())
-                count(n)
-        while pending:
-            n, res = pending.popleft()
-            total.add(res.get())
-            count(n)
     return total

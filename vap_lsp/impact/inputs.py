@@ -16,12 +16,11 @@ import io
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any
 
 import yaml
 
-from vap_lsp.analysis.files import unreadable, walk_yaml
+from vap_lsp.impact.locations import Location, LocationError, expand
 
 SNAPSHOT_SUFFIXES = (".yaml", ".yml", ".json", ".yaml.gz", ".yml.gz", ".json.gz")
 # Below this size a file is parsed whole (faster); above it, a List's items are streamed.
@@ -41,52 +40,30 @@ class SourceObject:
     obj: dict[str, Any]
 
 
-def snapshot_files(paths: Sequence[str], errors: list[str]) -> list[Path]:
-    """Files given, and below folders: YAML and JSON manifests, plain or gzip-compressed."""
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            files.extend(walk_yaml(path, errors, suffixes=SNAPSHOT_SUFFIXES))
-            continue
-        problem = unreadable(raw)  # a FIFO or a device is never opened
-        if problem is None:
-            files.append(path)
-        else:
-            errors.append(problem)
-    return files
+def snapshot_files(paths: Sequence[str], errors: list[str]) -> list[Location]:
+    """Files given (paths, URLs, globs), and below folders: YAML and JSON manifests, plain or
+    gzip-compressed."""
+    return expand(paths, errors, SNAPSHOT_SUFFIXES)
 
 
-def open_binary(path: Path) -> IO[bytes]:
-    """The file's bytes, gunzipped when it starts with the gzip magic (whatever its name)."""
-    with open(path, "rb") as raw:
-        gzipped = raw.read(2) == b"\x1f\x8b"
-    if gzipped:
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb")
-
-
-def _text_stream(path: Path) -> tuple[IO[str], int]:
-    binary = open_binary(path)
-    size = path.stat().st_size if not isinstance(binary, gzip.GzipFile) else -1
+def _text_stream(path: Location) -> tuple[IO[str], int]:
+    binary = path.open_binary()
+    size = path.size() if not isinstance(binary, gzip.GzipFile) else -1
     return io.TextIOWrapper(binary, encoding="utf-8", errors="replace"), size
 
 
-def iter_objects(paths: Sequence[Path]) -> Iterator[SourceObject]:
+def iter_objects(paths: Sequence[Location]) -> Iterator[SourceObject]:
     """Every Kubernetes object of the files, Lists unwrapped; raises SnapshotError on a file
     that is not YAML or JSON (objects before the error were already yielded)."""
     for path in paths:
         yield from _file_objects(path)
 
 
-def _file_objects(path: Path) -> Iterator[SourceObject]:
-    problem = unreadable(path)  # found in a folder: a FIFO there must not block the run
-    if problem is not None:
-        raise SnapshotError(problem)
+def _file_objects(path: Location) -> Iterator[SourceObject]:
     try:
         stream, size = _text_stream(path)
-    except OSError as exc:
-        raise SnapshotError(f"{path}: {exc.strerror or exc}") from exc
+    except LocationError as exc:
+        raise SnapshotError(str(exc)) from exc
     with stream:
         try:
             first = _first_char(stream)

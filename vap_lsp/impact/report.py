@@ -9,6 +9,7 @@ rest, so a run, its shards merged and a parallel run keep the very same rows.
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ RANK = {"notMatched": 0, "admitted": 1, "audited": 2, "warned": 3, "denied": 4, 
 FAILED = ("denied", "warned", "audited", "errors")
 CHANGES = ("newlyDenied", "newlyAdmitted", "changedMessages")
 FORMAT_VERSION = 1
+MAX_NOTES = 100
 DEFAULT_LIMIT = 1000
 """Objects listed per binding and per kind of change (0: all)."""
 
@@ -105,6 +107,9 @@ class Impact:
     shards: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     limit: int = DEFAULT_LIMIT
+    cluster: dict[str, Any] | None = None
+    """`--cluster`: the server, the context and each list read (resource, resourceVersion,
+    objects)."""
 
     def binding(self, policy: str, binding: str, actions: list[str]) -> BindingImpact:
         key = (policy, binding)
@@ -127,8 +132,14 @@ class Impact:
             row[verdict] += 1
 
     def note(self, text: str) -> None:
-        if text not in self.notes and len(self.notes) < 100:
-            self.notes.append(text)
+        """Kept in sorted order, the first MAX_NOTES: whatever order batches are summed in (a
+        Dask cluster sums them as they finish), the same notes are kept."""
+        if text in self.notes:
+            return
+        if len(self.notes) >= MAX_NOTES and text > self.notes[-1]:
+            return
+        bisect.insort(self.notes, text)
+        del self.notes[MAX_NOTES:]
 
     def count_failure(self, policy: str, fld: str, message: str) -> None:
         key = (policy, fld)
@@ -178,6 +189,8 @@ class Impact:
             for k, rows in other.changes.items():
                 self.changes.setdefault(k, Bounded(self.limit)).extend(rows)
         self.shards.extend(s for s in other.shards if s not in self.shards)
+        if self.cluster is None:
+            self.cluster = other.cluster
         for text in other.notes:
             self.note(text)
 
@@ -202,6 +215,8 @@ class Impact:
         out["limit"] = self.limit
         if self.shards:
             out["shards"] = sorted(self.shards)
+        if self.cluster is not None:
+            out["cluster"] = self.cluster
         out["notes"] = list(self.notes)
         return out
 
@@ -235,7 +250,10 @@ class Impact:
                     str(k): _bounded(out.limit, v, int(omitted[k])) for k, v in data["changes"].items()
                 }
             out.shards = [str(s) for s in data.get("shards", [])]
-            out.notes = [str(n) for n in data.get("notes", [])]
+            cluster = data.get("cluster")
+            out.cluster = dict(cluster) if isinstance(cluster, dict) else None
+            for n in data.get("notes", []):
+                out.note(str(n))
             return out
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise MergeError(f"not a `vap-lsp impact --format json` result ({exc})") from exc
