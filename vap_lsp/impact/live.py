@@ -145,7 +145,7 @@ class LiveCluster:
         if status == 403:
             return (
                 f"the cluster at {self.server} refused a read: {text} (vap-lsp impact --cluster needs "
-                "get and list on what it reads: see README, 'At scale')"
+                "list on what it reads: see README, 'A live cluster')"
             )
         return f"{self.server}{path}: {text}"
 
@@ -326,7 +326,8 @@ def _param_resources(cluster: LiveCluster, kinds: set[tuple[str, str]]) -> list[
 @dataclass
 class ClusterObjects:
     """What one run reads of the cluster: the context (Namespaces, params) read first and kept,
-    then the matched resources streamed (those already read for the context from memory)."""
+    then the matched resources streamed. Every object read is a request (those no policy
+    matches count as not matched)."""
 
     cluster: LiveCluster
     context: list[dict[str, Any]]
@@ -338,10 +339,15 @@ class ClusterObjects:
             yield SourceObject(self.cluster.server, obj)
 
     def objects(self) -> Iterator[SourceObject]:
-        for res in self.streamed:
-            source = self.kept.get(res)
-            for obj in source if source is not None else self.cluster.list(res):
+        """Every object read, each once: the context, then the matched resources (so the run
+        equals `--objects` over an export of the same kinds)."""
+        for res, kept in self.kept.items():
+            for obj in kept:
                 yield SourceObject(f"{self.cluster.server}{res.path}", obj)
+        for res in self.streamed:
+            if res not in self.kept:
+                for obj in self.cluster.list(res):
+                    yield SourceObject(f"{self.cluster.server}{res.path}", obj)
 
     def report(self) -> dict[str, Any]:
         return {

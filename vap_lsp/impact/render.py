@@ -25,7 +25,8 @@ def _subject(impact: Impact) -> str:
     if impact.mode == "audit":
         return f"{impact.requests} requests replayed from the audit log"
     op = "" if impact.operation == "CREATE" else f" as {impact.operation}"
-    return f"{impact.requests} objects{op}"
+    where = f" read from the cluster at {impact.cluster.get('server')}" if impact.cluster else ""
+    return f"{impact.requests} objects{where}{op}"
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:

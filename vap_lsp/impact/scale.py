@@ -45,7 +45,7 @@ from vap_lsp.impact.locations import Location, LocationError
 from vap_lsp.impact.report import Impact
 from vap_lsp.impact.sources import AuditStats, Replayer, Shard, classify, event_time, events_of_line
 
-BLOCK_BYTES = 32 * 1024 * 1024
+BLOCK_BYTES = 8 * 1024 * 1024
 """Audit-log bytes per block read by one task (and rows per shuffle partition, roughly)."""
 IN_FLIGHT_PER_THREAD = 3
 CONNECT_TIMEOUT = "20s"

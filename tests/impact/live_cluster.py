@@ -1,0 +1,77 @@
+"""A real kube-apiserver for the `impact --cluster` tests, once per session.
+
+Where it comes from, in order:
+- `VAP_LSP_TEST_KUBECONFIG`: a kubeconfig of a throwaway cluster someone started (the tests
+  create and delete namespaces, objects, policies and RBAC rules in it);
+- the oracle of issue 34: `$(oracle/build --serve) serve --kubeconfig FILE` (kube-apiserver with
+  an embedded etcd; FILE is written once the server answers).
+Without either (no Go, no oracle in this tree, a build without `serve`), the tests skip and say
+why.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD_TIMEOUT = float(os.environ.get("VAP_LSP_ORACLE_BUILD_TIMEOUT", "1800"))
+START_TIMEOUT = 180.0
+
+
+def _oracle_binary() -> str:
+    build = ROOT / "oracle" / "build"
+    if not build.exists():
+        pytest.skip("no kube-apiserver: the oracle (issue 34, oracle/build) is not in this tree")
+    try:
+        done = subprocess.run(
+            [str(build), "--serve"], capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"no kube-apiserver: `oracle/build --serve` took more than {BUILD_TIMEOUT:.0f} s")
+    if done.returncode == 3:
+        pytest.skip("no kube-apiserver: Go is not installed (oracle/build needs it)")
+    if done.returncode != 0:
+        pytest.skip(f"no kube-apiserver: `oracle/build --serve` failed: {done.stderr.strip()[-500:]}")
+    return done.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="session")
+def kubeconfig() -> Iterator[str]:
+    """The path of a kubeconfig whose current context is a cluster-admin of a real API server."""
+    given = os.environ.get("VAP_LSP_TEST_KUBECONFIG")
+    if given:
+        yield given
+        return
+    binary = _oracle_binary()
+    with tempfile.TemporaryDirectory(prefix="vap-lsp-kube-") as tmp:
+        path = Path(tmp) / "kubeconfig"
+        log = Path(tmp) / "serve.log"
+        with open(log, "wb") as out:
+            server = subprocess.Popen(
+                [binary, "serve", "--kubeconfig", str(path)], stdout=out, stderr=subprocess.STDOUT
+            )
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            while not path.exists():
+                if server.poll() is not None:
+                    pytest.skip(f"no kube-apiserver: `vap-oracle serve` exited: {log.read_text()[-500:]}")
+                if time.monotonic() > deadline:
+                    pytest.skip(
+                        f"no kube-apiserver: `vap-oracle serve` did not answer in {START_TIMEOUT:.0f} s"
+                    )
+                time.sleep(0.2)
+            yield str(path)
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
