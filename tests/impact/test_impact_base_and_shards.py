@@ -179,3 +179,36 @@ def test_bad_shard_is_bad_input(bad: str, capsys: pytest.CaptureFixture[str]) ->
 def test_merging_a_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert impact_cli(["--merge", str(tmp_path / "nope.json")]) == 2
     assert f"{tmp_path / 'nope.json'}: no such file or directory" in capsys.readouterr().err
+
+
+def test_sums_of_batches_do_not_depend_on_their_order() -> None:
+    """A Dask cluster sums results as they finish: every order gives the same report (notes,
+    bounded lists, examples included), here over batches of one request each."""
+    import random
+
+    from vap_lsp.admission.api import UserInfo
+    from vap_lsp.admission.load import load_policy_inputs
+    from vap_lsp.impact.evaluate import ImpactSetup, _prepare, evaluate, new_impact
+    from vap_lsp.impact.inputs import iter_objects
+    from vap_lsp.impact.locations import Location
+    from vap_lsp.impact.sources import add_context, snapshot_items
+
+    inputs = load_policy_inputs([str(EXAMPLE / "policies")])
+    snapshot = [Location(str(EXAMPLE / "cluster.yaml"))]
+    add_context([inputs], iter_objects(snapshot))
+    setup = ImpactSetup(inputs, "1.35", "objects", limit=2)
+    prepared = _prepare(setup)
+    items = list(snapshot_items(iter_objects(snapshot), operation="CREATE", user=UserInfo()))
+    parts = [evaluate(prepared, [item]) for item in items]
+    for i, part in enumerate(parts):
+        part.note(f"note {i % 4}")
+    reports = []
+    for seed in range(4):
+        random.Random(seed).shuffle(parts)
+        total = new_impact(setup)
+        for part in parts:
+            total.add(part)
+        reports.append(total.to_json())
+    assert all(r == reports[0] for r in reports)
+    assert reports[0]["notes"] == ["note 0", "note 1", "note 2", "note 3"]
+    assert reports[0]["requests"] == 15
