@@ -32,6 +32,7 @@ from vap_lsp.admission.api import PolicyInputs
 from vap_lsp.analysis.model.matching import ANY, RuleRequest, rule_matches
 from vap_lsp.impact.inputs import SourceObject
 from vap_lsp.impact.locations import SCALE_EXTRA
+from vap_lsp.schema.store import Resource
 
 PAGE = 500
 TIMEOUT = (10.0, 120.0)
@@ -58,27 +59,13 @@ class ClusterError(Exception):
         self.status = status
 
 
-@dataclass(frozen=True)
-class Resource:
-    """A listable resource the API server serves."""
+def _path(resource: Resource) -> str:
+    base = f"/apis/{resource.group}/{resource.version}" if resource.group else f"/api/{resource.version}"
+    return f"{base}/{quote(resource.resource)}"
 
-    group: str
-    version: str
-    resource: str
-    kind: str
-    namespaced: bool
 
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def path(self) -> str:
-        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
-        return f"{base}/{quote(self.resource)}"
-
-    def __str__(self) -> str:
-        return f"{self.resource}.{self.group}" if self.group else self.resource
+def _name(resource: Resource) -> str:
+    return f"{resource.resource}.{resource.group}" if resource.group else resource.resource
 
 
 @dataclass
@@ -184,7 +171,9 @@ class LiveCluster:
                 name = str(r.get("name", ""))
                 if not name or "/" in name or name in out or "list" not in (r.get("verbs") or []):
                     continue
-                out[name] = Resource(group, version, name, str(r.get("kind", "")), bool(r.get("namespaced")))
+                verbs = tuple(str(v) for v in r.get("verbs") or [])
+                kind = str(r.get("kind", ""))
+                out[name] = Resource(group, version, name, kind, bool(r.get("namespaced")), verbs)
         self._served[group] = list(out.values())
         return self._served[group]
 
@@ -207,11 +196,11 @@ class LiveCluster:
         while True:
             query = [("limit", str(PAGE))] + ([("continue", token)] if token else [])
             try:
-                page = self.get(resource.path, query)
+                page = self.get(_path(resource), query)
             except ClusterError as exc:
                 if token and exc.status == 410:
                     raise ClusterError(
-                        f"the list of {resource} expired while it was read (the server compacted "
+                        f"the list of {_name(resource)} expired while it was read (the server compacted "
                         f"resourceVersion {listed.resource_version}): run again ({exc})"
                     ) from exc
                 raise
@@ -222,7 +211,7 @@ class LiveCluster:
                 listed.resource_version = version
             elif version and version != listed.resource_version:
                 raise ClusterError(
-                    f"the pages of {resource} came at resourceVersion {listed.resource_version} and "
+                    f"the pages of {_name(resource)} came at resourceVersion {listed.resource_version} and "
                     f"{version}: not one consistent list"
                 )
             for item in page.get("items") or []:
@@ -343,11 +332,11 @@ class ClusterObjects:
         equals `--objects` over an export of the same kinds)."""
         for res, kept in self.kept.items():
             for obj in kept:
-                yield SourceObject(f"{self.cluster.server}{res.path}", obj)
+                yield SourceObject(f"{self.cluster.server}{_path(res)}", obj)
         for res in self.streamed:
             if res not in self.kept:
                 for obj in self.cluster.list(res):
-                    yield SourceObject(f"{self.cluster.server}{res.path}", obj)
+                    yield SourceObject(f"{self.cluster.server}{_path(res)}", obj)
 
     def report(self) -> dict[str, Any]:
         return {

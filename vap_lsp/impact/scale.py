@@ -42,7 +42,7 @@ from vap_lsp.impact.driver import EngineError
 from vap_lsp.impact.evaluate import BATCH, ImpactSetup, WorkItem, batches, evaluate, new_impact, prepared_for
 from vap_lsp.impact.inputs import SnapshotError
 from vap_lsp.impact.locations import Location, LocationError
-from vap_lsp.impact.report import Impact
+from vap_lsp.impact.report import Impact, merge
 from vap_lsp.impact.sources import AuditStats, Replayer, Shard, classify, event_time, events_of_line
 
 BLOCK_BYTES = 8 * 1024 * 1024
@@ -262,18 +262,6 @@ def replay_partition(key: str, setup: ImpactSetup, part: pd.DataFrame) -> list[I
     return [result]
 
 
-def _sum(results: Iterable[Impact]) -> Impact:
-    total: Impact | None = None
-    for r in results:
-        if total is None:
-            total = Impact(r.kubernetes_version, r.mode, r.operation, limit=r.limit)
-            if r.changes is not None:
-                total.compare_with_base()
-        total.add(r)
-    assert total is not None
-    return total
-
-
 def _requests(results: list[Impact]) -> int:
     return sum(r.requests for r in results)
 
@@ -307,7 +295,7 @@ def run_audit(
             for future in as_completed(client.map(_requests, replayed, pure=False), loop=client.loop):
                 done += future.result()
                 progress(done)
-        total = db.from_delayed(replayed).reduction(_sum, _sum, split_every=8)
+        total = db.from_delayed(replayed).reduction(merge, merge, split_every=8)
         result: Impact = client.compute(total).result()
     except (OSError, LocationError) as exc:
         raise SnapshotError(str(exc)) from exc
