@@ -335,3 +335,25 @@ def test_an_unreachable_scheduler_is_bad_input(
     argv = [str(EXAMPLE / "policies"), "--objects", str(EXAMPLE / "cluster.yaml")]
     assert impact_cli([*argv, "--scheduler", "tcp://127.0.0.1:9"]) == 2
     assert "cannot start or reach tcp://127.0.0.1:9" in capsys.readouterr().err
+
+
+@needs_dask
+def test_progress_counts_the_requests_replayed(audit_logs: list[str], scheduler: str) -> None:
+    """Each partition tells the client how many requests it replayed (a worker event): what
+    the progress line shows on a terminal."""
+    from vap_lsp.admission.load import load_policy_inputs
+    from vap_lsp.impact import scale
+    from vap_lsp.impact.evaluate import ImpactSetup
+
+    inputs = load_policy_inputs([str(Path(audit_logs[0]).parent / "p.yaml")])
+    seen: list[int] = []
+    with scale.cluster(scheduler, 1) as where:
+        result = scale.run_audit(
+            where,
+            ImpactSetup(inputs, "1.35", "audit", "replay"),
+            [scale.Location(p) for p in audit_logs],
+            scale.Shard(),
+            seen.append,
+        )
+    assert result.requests > 0
+    assert seen[-1] == max(seen) == result.requests

@@ -21,6 +21,7 @@ in-process run (`sources.classify`, `sources.Replayer`, `evaluate.evaluate`).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import logging
@@ -31,11 +32,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import dask
-import dask.bag as db
 import dask.dataframe as dd
 import pandas as pd
 from dask import delayed
-from distributed import Client, LocalCluster, as_completed
+from distributed import Client, LocalCluster, as_completed, get_worker
 
 from vap_lsp import __version__
 from vap_lsp.impact.driver import EngineError
@@ -48,6 +48,10 @@ from vap_lsp.impact.sources import AuditStats, Replayer, Shard, classify, event_
 BLOCK_BYTES = 8 * 1024 * 1024
 """Audit-log bytes per block read by one task (and rows per shuffle partition, roughly)."""
 IN_FLIGHT_PER_THREAD = 3
+SPLIT_EVERY = 8
+WORKER_CONFIG = {"distributed.p2p.comm.buffer": "128 MiB", "distributed.p2p.storage.buffer": "64 MiB"}
+"""Buffers of the peer-to-peer shuffle on the workers of a local cluster (Dask's defaults, 1 GiB
+and 100 MiB, let a worker's memory grow with the log): the shuffle waits on disk instead."""
 CONNECT_TIMEOUT = "20s"
 _STATS = "\x00stats"
 """Key of the one row per block that carries what the block counted (sorts before objects)."""
@@ -73,13 +77,15 @@ def cluster(scheduler: str | None, jobs: int, say: Callable[[str], None] | None 
         if address:
             client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
         else:
-            local = LocalCluster(
-                n_workers=jobs,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",
-                silence_logs=logging.ERROR,
-            )
+            logging.getLogger("distributed").setLevel(logging.ERROR)
+            with dask.config.set(WORKER_CONFIG):  # the workers start with this configuration
+                local = LocalCluster(
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",
+                    silence_logs=logging.ERROR,
+                )
             client = Client(local, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         if local is not None:
@@ -236,9 +242,10 @@ def parse_block(block: Block, shard: Shard) -> pd.DataFrame:
     return _frame(rows)
 
 
-def replay_partition(key: str, setup: ImpactSetup, part: pd.DataFrame) -> list[Impact]:
+def replay_partition(key: str, setup: ImpactSetup, part: pd.DataFrame) -> Impact:
     """One shuffle partition: every event of its objects, replayed object by object in the order
-    of each one's history, admitted; with the counts its blocks carried."""
+    of each one's history, admitted; with the counts its blocks carried. Its number of
+    requests is told to the client (a worker event on the run's topic: the progress line)."""
     stats = AuditStats({})
     replayer = Replayer(stats)
     ordered = part.sort_values(["key", "ts", "file", "block", "line"], kind="stable")
@@ -259,11 +266,21 @@ def replay_partition(key: str, setup: ImpactSetup, part: pd.DataFrame) -> list[I
 
     result = evaluate(prepared_for(key, setup), items())
     result.audit = dict(stats.counts)
-    return [result]
+    with contextlib.suppress(ValueError):  # ValueError: not on a worker
+        get_worker().log_event(_topic(key), result.requests)
+    return result
 
 
-def _requests(results: list[Impact]) -> int:
-    return sum(r.requests for r in results)
+def _topic(key: str) -> str:
+    return f"vap-lsp-impact-{key}"
+
+
+def _tree(results: list[Any], split: int = SPLIT_EVERY) -> Any:
+    """The sum of `results` as a tree of merges (`split` at a time): each partial result is
+    released as soon as it is summed, so what the workers hold stays flat in the partitions."""
+    while len(results) > 1:
+        results = [delayed(merge, pure=True)(results[i : i + split]) for i in range(0, len(results), split)]
+    return results[0]
 
 
 def run_audit(
@@ -288,15 +305,24 @@ def run_audit(
     frames = dd.from_delayed(parts, meta=_frame({c: [] for c in _COLUMNS}), verify_meta=False)
     with dask.config.set({"dataframe.shuffle.method": "p2p", "dataframe.convert-string": False}):
         shuffled = frames.shuffle(on="key", npartitions=len(blocks))
-        replayed = client.compute([delayed(replay_partition)(key, shipped, p) for p in shuffled.to_delayed()])
-    try:
+        replays = [delayed(replay_partition)(key, shipped, p) for p in shuffled.to_delayed()]
+    done = 0
+
+    def count(event: tuple[float, Any]) -> None:
+        nonlocal done
+        done += int(event[1])
         if progress is not None:
-            done = 0
-            for future in as_completed(client.map(_requests, replayed, pure=False), loop=client.loop):
-                done += future.result()
-                progress(done)
-        total = db.from_delayed(replayed).reduction(merge, merge, split_every=8)
-        result: Impact = client.compute(total).result()
+            progress(done)
+
+    if progress is not None:
+        client.subscribe_topic(_topic(key), count)
+    try:
+        result: Impact = client.compute(_tree(replays)).result()
     except (OSError, LocationError) as exc:
         raise SnapshotError(str(exc)) from exc
+    finally:
+        if progress is not None:
+            client.unsubscribe_topic(_topic(key))
+    if progress is not None:
+        progress(result.requests)  # the events may still be on their way
     return result
