@@ -357,3 +357,17 @@ def test_progress_counts_the_requests_replayed(audit_logs: list[str], scheduler:
         )
     assert result.requests > 0
     assert seen[-1] == max(seen) == result.requests
+
+
+@needs_dask
+def test_workers_of_another_version_are_refused(
+    scheduler: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vap_lsp.impact import scale
+
+    monkeypatch.setattr(scale, "__version__", "0.0.0-client")
+    argv = [str(EXAMPLE / "policies"), "--objects", str(EXAMPLE / "cluster.yaml")]
+    assert impact_cli([*argv, "--scheduler", scheduler]) == 2
+    err = capsys.readouterr().err
+    assert f"the workers of {scheduler} run vap-lsp " in err
+    assert "this is 0.0.0-client: install the same vap-lsp[scale] on the workers" in err

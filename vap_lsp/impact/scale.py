@@ -12,11 +12,12 @@ existing one (`--scheduler tcp://HOST:PORT`, `DASK_SCHEDULER_ADDRESS`).
   and each partition is sorted by object, `stageTimestamp`, then the place in the log before
   it is replayed. What the blocks only count (reads, dry-runs, failures, invalid lines) travels
   in the shuffle as one row per block.
-- Results are summed by a Dask tree reduction (`Bag.reduction`); `Impact.add` does not depend on
-  the order, so the report equals a run in one process.
+- Results are summed by a tree of merges computed with the replays (each partial result is
+  released once summed); `Impact.add` does not depend on the order, so the report equals a run
+  in one process.
 
-Imported only when Dask is installed (`available()`); everything here runs the same code as the
-in-process run (`sources.classify`, `sources.Replayer`, `evaluate.evaluate`).
+Imported only when Dask is installed (`driver.dask_available()`); everything here runs the same
+code as the in-process run (`sources.classify`, `sources.Replayer`, `evaluate.evaluate`).
 """
 
 from __future__ import annotations
@@ -93,7 +94,15 @@ def cluster(scheduler: str | None, jobs: int, say: Callable[[str], None] | None 
         where = address or "a local Dask cluster"
         raise EngineError(f"cannot start or reach {where}: {exc}") from exc
     try:
-        versions = client.run(_worker_version)
+        try:
+            versions = client.run(_worker_version)
+        except Exception as exc:  # unpickling on the workers: no vap-lsp there
+            raise EngineError(
+                f"the workers of {client.scheduler.address} cannot run vap-lsp "
+                f"({type(exc).__name__}: {exc}): install vap-lsp[scale] on the workers"
+            ) from exc
+        if not versions:
+            raise EngineError(f"the Dask cluster at {client.scheduler.address} has no workers")
         wrong = sorted({v for v in versions.values() if v != __version__})
         if wrong:
             raise EngineError(
