@@ -47,6 +47,14 @@ NOT_RUN = {
     "cp -r /path/to/vap-lsp/editors/helix/runtime/queries/{yaml,cel} ~/.config/helix/runtime/queries/": "a "
     "reader's Helix set-up",
     "hx --grammar fetch && hx --grammar build": "Helix and the network",
+    "pip install 'vap-lsp[scale]'": "installs from the package index: CI installs the test extra, "
+    "which pulls the scale extra",
+    "dask scheduler --port 8786 &": "a Dask cluster left running: tests/impact/test_impact_dask.py runs "
+    "impact --scheduler against a LocalCluster it starts and stops",
+    "dask worker tcp://127.0.0.1:8786 --nthreads 1 --nworkers 2 &": "the same cluster's workers",
+    "vap-lsp impact examples/impact/policies --audit-log 'examples/impact/*.log' --scheduler "
+    "tcp://127.0.0.1:8786": "the cluster above: test_impact_dask.py compares --scheduler with one "
+    "process on these inputs (and larger ones)",
 }
 
 
