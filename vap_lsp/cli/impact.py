@@ -88,7 +88,7 @@ def add_parser(sub: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="worker processes of a local Dask cluster (default: CPUs; 1: this process)",
+        help="worker processes of a local Dask cluster (vap-lsp[scale]; default 1: this process)",
     )
     p.add_argument(
         "--scheduler",

@@ -2,10 +2,11 @@
 against the policy set (and its base), counted — in this process, or on a Dask cluster
 (`impact.scale`, with `vap-lsp[scale]`). What `vap-lsp impact` calls; no formatting here.
 
-Which engine: `--scheduler` (or `DASK_SCHEDULER_ADDRESS`) always runs on that cluster; with
-more than one job a local Dask cluster is started when the input is large enough to repay its
-start (about two seconds): CLUSTER_MIN_REQUESTS requests, CLUSTER_MIN_LOG_BYTES of audit log.
-Anything smaller, `--jobs 1`, or no Dask installed: this process.
+Which engine: `--scheduler` (or `DASK_SCHEDULER_ADDRESS`) always runs on that cluster; `--jobs N`
+starts a local Dask cluster when the input is large enough to repay its start (seconds):
+CLUSTER_MIN_REQUESTS requests, CLUSTER_MIN_LOG_BYTES of audit log. Anything smaller, no
+`--jobs` (the default: a local cluster pays only where cores are free — on two busy cores one
+process was faster, README "Speed"), or no Dask installed: this process.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vap_lsp.admission.api import PolicyInputs, UserInfo
-from vap_lsp.impact.evaluate import ImpactSetup, WorkItem, default_jobs, run
+from vap_lsp.impact.evaluate import ImpactSetup, WorkItem, run
 from vap_lsp.impact.inputs import SnapshotError, SourceObject, iter_objects, snapshot_files
 from vap_lsp.impact.locations import SCALE_EXTRA, Location, expand
 from vap_lsp.impact.report import DEFAULT_LIMIT, Impact
@@ -61,7 +62,7 @@ class ImpactOptions:
     operation: str = "CREATE"
     user: UserInfo = field(default_factory=UserInfo)
     jobs: int | None = None
-    """Worker processes of a local Dask cluster (None: one per CPU; 1: this process)."""
+    """Worker processes of a local Dask cluster (None or 1: this process)."""
     scheduler: str | None = None
     """An existing Dask cluster (else `DASK_SCHEDULER_ADDRESS`)."""
     live: LiveOptions | None = None
@@ -89,7 +90,7 @@ def _scheduler(options: ImpactOptions) -> str | None:
 
 def _jobs(options: ImpactOptions) -> int:
     """Local workers; 1 without Dask (said once when more were asked for explicitly)."""
-    jobs = options.jobs if options.jobs is not None else default_jobs()
+    jobs = options.jobs if options.jobs is not None else 1
     if jobs > 1 and not dask_available():
         if options.jobs is not None and options.say is not None:
             options.say(f"--jobs {jobs}: running in one process (parallel runs need Dask: {SCALE_EXTRA})")

@@ -8,7 +8,6 @@ indexed); requests come in batches, so memory stays flat however long the stream
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -270,13 +269,6 @@ def batches(items: Iterable[WorkItem], size: int) -> Iterator[list[WorkItem]]:
             batch = []
     if batch:
         yield batch
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 def new_impact(setup: ImpactSetup) -> Impact:
