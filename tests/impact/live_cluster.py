@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT = float(os.environ.get("VAP_LSP_ORACLE_BUILD_TIMEOUT", "1800"))
@@ -46,6 +47,15 @@ def _oracle_binary() -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
+def _written(path: Path) -> bool:
+    """The kubeconfig is there whole (a writer that does not rename may be half-way)."""
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(config, dict) and bool(config.get("clusters")) and bool(config.get("users"))
+
+
 @pytest.fixture(scope="session")
 def kubeconfig() -> Iterator[str]:
     """The path of a kubeconfig whose current context is a cluster-admin of a real API server."""
@@ -63,7 +73,7 @@ def kubeconfig() -> Iterator[str]:
             )
         try:
             deadline = time.monotonic() + START_TIMEOUT
-            while not path.exists():
+            while not _written(path):
                 if server.poll() is not None:
                     pytest.skip(f"no kube-apiserver: `vap-oracle serve` exited: {log.read_text()[-500:]}")
                 if time.monotonic() > deadline:
