@@ -40,7 +40,7 @@ TIMEOUT = (10.0, 120.0)
 STATIC_NOTE = (
     "policies and bindings kube-apiserver loads from files (staticManifestsDir, "
     "ManifestBasedAdmissionControlConfig: names ending in .static.k8s.io) are not served by the API: "
-    "they are not among the installed ones compared"
+    "they are not among the installed ones compared (--static-manifests DIR adds such a folder)"
 )
 _POLICY_RESOURCES = (
     ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
