@@ -886,6 +886,23 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        code="namespace-ignored",
+        title="A namespace on a cluster-scoped policy or binding",
+        severity="hint",
+        group="advice",
+        server="""
+            ValidatingAdmissionPolicy, MutatingAdmissionPolicy and their bindings are
+            cluster-scoped. The API server accepts a `metadata.namespace` on them and clears it
+            before storing the object (`rest.BeforeCreate`:
+            `EnsureObjectNamespaceMatchesRequestNamespace`, "cluster-scoped, clear namespace"):
+            the value does nothing. (kube-apiserver's static manifests refuse it: there it is an
+            error of the loader.)
+        """,
+        example=_vap(_PODS_AND_DEPLOYMENTS).replace("metadata:\n", "metadata:\n  namespace: default\n", 1),
+        fix="Remove `metadata.namespace`.",
+        fixed=_vap(_PODS_AND_DEPLOYMENTS),
+    ),
+    Rule(
         code="kind-test-dead",
         title="A kind test for a kind the policy does not match: dead code",
         severity="information",

@@ -571,6 +571,8 @@ def _keep(d: Diagnostic, objects: dict[int, _Object], path: Path) -> Diagnostic 
         return None  # the loader's `binding ... references policy ... which does not exist`
     if d.field == "metadata.name" and d.message.endswith(RESERVED_NAME_DETAIL):
         return None  # the REST API's rule (registry strategies); static names must carry the suffix
+    if d.code == "namespace-ignored":
+        return None  # the REST API clears it; the loader forbids it (said above in its words)
     o = _containing(objects.values(), d.span)
     if o is None:
         return d

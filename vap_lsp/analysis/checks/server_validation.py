@@ -69,6 +69,7 @@ def check_policy_object(ctx: ObjectContext) -> Iterable[Diagnostic]:
     defaulted = ctx.defaulted
     if defaulted is None:
         return diagnostics
+    diagnostics.extend(_namespace_ignored(ctx, lines))
     for error in validate(kind, version, defaulted, served.version):
         span = span_for_path(obj.node, error.path, lines, on_key=error.on_key)
         severity = Severity.ERROR if error.server_error else Severity.WARNING
@@ -76,6 +77,27 @@ def check_policy_object(ctx: ObjectContext) -> Iterable[Diagnostic]:
             Diagnostic(span, severity, error.type.code, error.message(), field=error.field or None)
         )
     return diagnostics
+
+
+def _namespace_ignored(ctx: ObjectContext, lines: LineIndex) -> list[Diagnostic]:
+    """The four kinds are cluster-scoped: the server clears a namespace given in the object
+    (`rest.BeforeCreate` → `EnsureObjectNamespaceMatchesRequestNamespace`, "cluster-scoped, clear
+    namespace"), so it is accepted and ignored."""
+    metadata = ctx.data.get("metadata") if isinstance(ctx.data, dict) else None
+    namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
+    if not isinstance(namespace, str) or not namespace:
+        return []
+    span = span_for_path(ctx.obj.node, ("metadata", "namespace"), lines)
+    return [
+        Diagnostic(
+            span,
+            Severity.HINT,
+            "namespace-ignored",
+            f"metadata.namespace: {ctx.obj.kind} is cluster-scoped: the API server clears the namespace "
+            f"({namespace!r} is ignored)",
+            field="metadata.namespace",
+        )
+    ]
 
 
 # The feature gate of each policy kind's API while it was not GA (kube_features.go:
@@ -123,6 +145,7 @@ CHECK = Check(
         "not-served",
         "api-off-by-default",
         "too-large",
+        "namespace-ignored",
         *STRUCTURAL_CODES,
         *(
             e.code
