@@ -29,6 +29,7 @@ from ruamel.yaml.error import YAMLError
 
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.files import CONFIG_FILE_NAMES, read_text
+from vap_lsp.analysis.model.helm import chart_of
 from vap_lsp.analysis.model.kustomize import patch_file
 from vap_lsp.analysis.settings import AnalysisSettings
 from vap_lsp.analysis.suppress import UNSUPPRESSIBLE, CodeRules
@@ -115,6 +116,7 @@ class Config:
             kubernetes_version=version,
             rules=self.code_rules(path, overrides),
             patch=patch_file(path) if path is not None else None,
+            chart=chart_of(path) if path is not None else None,
         )
 
     def _relative(self, path: Path) -> str:

@@ -82,7 +82,8 @@ def test_helm_chart_is_a_template() -> None:
     start = HELM.index("{{")
     assert p.span == Span(start, HELM.index("}}") + 2)
     assert p.message == (
-        "file is a Helm/Go template ({{ ... }} at line 4); render it first (e.g. helm template) to check it"
+        "file is a Helm/Go template ({{ ... }} at line 4); render it first to check it: "
+        "helm template CHART | vap-lsp check -"
     )
 
 

@@ -30,7 +30,7 @@ from vap_lsp.cel.compile import clear_cache as clear_cel_cache
 from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind, recognise
 from vap_lsp.text import LineIndex, Span
-from vap_lsp.yaml.detect import decode_bytes, lossy_text, template_marker_note
+from vap_lsp.yaml.detect import decode_bytes, lossy_text, template_marker_note, template_problem
 from vap_lsp.yaml.model import ProblemKind, YamlFile, YamlProblem
 from vap_lsp.yaml.parse import clear_cache as clear_yaml_cache
 from vap_lsp.yaml.parse import parse_yaml
@@ -57,8 +57,26 @@ _PROBLEM_SEVERITY = {
 }
 
 
-def _problem_diagnostic(problem: YamlProblem) -> Diagnostic:
+def _problem_diagnostic(
+    problem: YamlProblem, lines: LineIndex | None = None, chart: str | None = None
+) -> Diagnostic:
+    if problem.kind is ProblemKind.TEMPLATE and chart is not None and lines is not None:
+        problem = template_problem(lines, problem.span, chart)  # the fix names the chart
     return Diagnostic(problem.span, _PROBLEM_SEVERITY[problem.kind], problem.kind.value, problem.message)
+
+
+def _templated(yaml_file: YamlFile, chart: str | None) -> list[Span]:
+    """The values a template renders: every scalar holding an action in a chart's template or in
+    a file that has one in a plain scalar (then it is templated), else none (a quoted `{{ }}` in
+    a CEL message of a plain file is text)."""
+    values = yaml_file.template_values
+    if chart is not None or yaml_file.template_marker is not None:
+        return [span for span, _ in values]
+    return []
+
+
+def _inside(span: Span, regions: list[Span]) -> bool:
+    return any((span.start < r.end and r.start < span.end) or span.start == r.start for r in regions)
 
 
 def parse_text(text: str) -> tuple[YamlFile, list[K8sObject]]:
@@ -95,10 +113,11 @@ def _analyse(
     settings = settings or AnalysisSettings()
     version = settings.resolved_version()
     yaml_file, objects = parsed if parsed is not None else parse_text(text)
-    diagnostics = [_problem_diagnostic(p) for p in yaml_file.problems]
-    if yaml_file.template_marker is not None:
-        marker = yaml_file.template_marker
-        note = template_marker_note(yaml_file.lines, marker)
+    diagnostics = [_problem_diagnostic(p, yaml_file.lines, settings.chart) for p in yaml_file.problems]
+    unknown = _templated(yaml_file, settings.chart)
+    if unknown:
+        marker = yaml_file.template_marker or unknown[0]
+        note = template_marker_note(yaml_file.lines, marker, settings.chart)
         diagnostics.append(Diagnostic(marker, Severity.INFORMATION, "template-marker", note))
     for doc in yaml_file.documents:
         diagnostics.extend(_problem_diagnostic(p) for p in doc.problems)
@@ -136,6 +155,9 @@ def _analyse(
                     f"at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please report it",
                 )
             )
+    if unknown:
+        # What a value holding a template action says is unknown until it is rendered.
+        diagnostics = [d for d in diagnostics if d.code == "template-marker" or not _inside(d.span, unknown)]
     diagnostics = apply_code_rules(diagnostics, yaml_file, objects, settings.rules)
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.severity, d.message))
     return FileAnalysis(yaml_file, objects, diagnostics)

@@ -19,6 +19,8 @@ class AnalysisSettings:
     rules: CodeRules = field(default_factory=CodeRules)
     # The file is a kustomize patch (`analysis.kustomize`): checked as partial objects, not indexed.
     patch: PatchFile | None = None
+    # The chart the file is a template of (`model.helm.chart_of`): its `{{ }}` values are unknown.
+    chart: str | None = None
 
     def resolved_version(self) -> str:
         if self.kubernetes_version is None:

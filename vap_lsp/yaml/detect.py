@@ -237,6 +237,19 @@ def find_template_action(
     return None, marker
 
 
+def template_values(
+    text: str, scalar_spans: Sequence[tuple[int, int, bool]]
+) -> tuple[tuple[Span, bool], ...]:
+    """The scalars (span, quoted or block) holding a complete `{{ ... }}` action: values a
+    template renders, unknown until then."""
+    out: list[tuple[Span, bool]] = []
+    for start, end, quoted in scalar_spans:
+        p = text.find("{{", start, end)
+        if p >= 0 and text.find(_ACTION_END, p + 2, end) >= 0:
+            out.append((Span(start, end), quoted))
+    return tuple(out)
+
+
 def _hash_comment_before(
     text: str, p: int, scalar_spans: Sequence[tuple[int, int]], a_starts: Sequence[int]
 ) -> bool:
@@ -251,21 +264,29 @@ def _hash_comment_before(
         i = q + 1
 
 
-def template_problem(lines: LineIndex, span: Span) -> YamlProblem:
+def render_command(chart: str | None) -> str:
+    """How to check a chart's templates: render them, then check what comes out."""
+    return f"helm template {chart or 'CHART'} | vap-lsp check -"
+
+
+def template_problem(lines: LineIndex, span: Span, chart: str | None = None) -> YamlProblem:
     """The single TEMPLATE problem for a file whose first action is at `span`."""
     line = lines.line_of(span.start) + 1
     return YamlProblem(
         ProblemKind.TEMPLATE,
         span,
-        f"file is a Helm/Go template ({{{{ ... }}}} at line {line}); "
-        "render it first (e.g. helm template) to check it",
+        f"file is a Helm/Go template ({{{{ ... }}}} at line {line}); render it first to check it: "
+        f"{render_command(chart)}",
     )
 
 
-def template_marker_note(lines: LineIndex, span: Span) -> str:
-    """The note for a file that is YAML although a `{{ ... }}` remains in a plain scalar."""
+def template_marker_note(lines: LineIndex, span: Span, chart: str | None = None) -> str:
+    """The note for a file that is YAML although `{{ ... }}` remains in values: what a value
+    holding one renders to is unknown, so nothing is said of those values."""
     line = lines.line_of(span.start) + 1
+    where = f"a template of the chart {chart}" if chart is not None else "valid YAML"
     return (
-        f"template marker {{{{ ... }}}} left in a value (line {line}); the file is valid YAML and is "
-        "checked as it is: if it is a Helm/Go template, render it first (e.g. helm template)"
+        f"{{{{ ... }}}} in values (first at line {line}): the file is {where} and is checked, but a value "
+        f"holding an action is unknown until rendered and nothing is said of it; to check those "
+        f"too, render first: {render_command(chart)}"
     )

@@ -155,6 +155,9 @@ class YamlFile:
     # A `{{ ... }}` left in a plain scalar of a file that is YAML all the same (a rendered
     # bundle): the file is analysed, the engine adds one note here (`yaml.detect`).
     template_marker: Span | None = None
+    # Every scalar holding a `{{ ... }}` action, and whether it is quoted or a block scalar (in a
+    # file that is no template those are text: a CEL message may say `{{ }}`).
+    template_values: tuple[tuple[Span, bool], ...] = ()
 
 
 class ExpansionLimit(Exception):

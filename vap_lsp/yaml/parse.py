@@ -42,7 +42,7 @@ from ruamel.yaml.scanner import Scanner
 
 from vap_lsp.cancel import checkpoint
 from vap_lsp.text import LineIndex, Span
-from vap_lsp.yaml.detect import find_template_action, template_problem
+from vap_lsp.yaml.detect import find_template_action, template_problem, template_values
 from vap_lsp.yaml.markers import DOCUMENT_START
 from vap_lsp.yaml.model import (
     AliasNode,
@@ -715,6 +715,7 @@ def _parse(text: str, use_libyaml: bool, incremental: bool) -> YamlFile:
         if action is not None:
             result.problems.append(template_problem(lines, action))
             return result
+        result.template_values = template_values(text, sorted(scalar_spans))
     result.documents = documents
     return result
 

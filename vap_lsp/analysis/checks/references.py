@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from vap_lsp.analysis.checks.check import FileCheck, FileContext
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
+from vap_lsp.analysis.model.helm import name_pattern
 from vap_lsp.analysis.model.workspace import WorkspaceIndex
+from vap_lsp.policy.kinds import PolicyKind
 
 CODES = ("policy-not-found", "param-ref-missing")
 
@@ -25,6 +27,8 @@ def check_references(uri: str, workspace: WorkspaceIndex) -> list[Diagnostic]:
         policy_kind = WorkspaceIndex.policy_kind_of(binding.kind)
         kind_name = _FAMILY[binding.kind.name]
         policies = workspace.policies(policy_kind, binding.policy_name)
+        if not policies and _templated_match(workspace, policy_kind, binding.policy_name):
+            continue  # a chart's policy whose name is rendered from a template may be it
         if not policies:
             diagnostics.append(
                 Diagnostic(
@@ -52,6 +56,18 @@ def check_references(uri: str, workspace: WorkspaceIndex) -> list[Diagnostic]:
                 )
             )
     return diagnostics
+
+
+def _templated_match(workspace: WorkspaceIndex, kind: PolicyKind, name: str) -> bool:
+    """Whether a policy whose name holds a template action (`replicas-{{ .Release.Name }}`), or the
+    binding's own templated `policyName`, can be the one named: unknown until rendered."""
+    if name_pattern(name) is not None:
+        return True
+    for policy in workspace.templated_policies(kind):
+        pattern = name_pattern(policy.name)
+        if pattern is not None and pattern.fullmatch(name):
+            return True
+    return False
 
 
 def references(ctx: FileContext) -> list[Diagnostic]:

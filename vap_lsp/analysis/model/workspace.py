@@ -326,6 +326,8 @@ def changed_reads(old: _FileEntry | None, new: _FileEntry | None) -> set[Read]:
         for item in (a - b) + (b - a):
             if isinstance(item, PolicyEntry):
                 reads.update(_filters(kind, item.kind, item.name))
+                if "{{" in item.name:
+                    reads.add(("templated-policies", item.kind))
             elif isinstance(item, BindingEntry):
                 reads.update(_filters(kind, _BINDING_OF[item.kind], item.policy_name))
             elif isinstance(item, ObjectEntry):
@@ -474,6 +476,12 @@ class WorkspaceIndex:
             for p in entry.policies
             if (kind is None or p.kind is kind) and (name is None or p.name == name)
         ]
+
+    def templated_policies(self, kind: PolicyKind) -> list[PolicyEntry]:
+        """The policies of `kind` whose name holds a template action (a chart's): which rendered
+        names they stand for is unknown (`model.helm.name_pattern`)."""
+        _note(("templated-policies", kind))
+        return [p for entry in self._entries() for p in entry.policies if p.kind is kind and "{{" in p.name]
 
     def bindings(
         self, policy_kind: PolicyKind | None = None, policy_name: str | None = None
