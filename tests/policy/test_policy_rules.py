@@ -256,6 +256,59 @@ def test_only_static_suffix_and_empty_name() -> None:
     assert not any(_RESERVED in m for m in msgs(VAP, obj, "1.37"))
 
 
+def test_static_suffix_is_rejected_from_137() -> None:
+    """ManifestBasedAdmissionControlConfig is beta and on by default in 1.37
+    (apiserver/pkg/features/kube_features.go): the strategies add ValidateStaticSuffix's error
+    (registry/admissionregistration/validatingadmissionpolicy/strategy.go `Validate`); the
+    oracle reports it for kubernetes__website's manifest-admission-control examples."""
+    obj = copy.deepcopy(VALID_VAP)
+    obj["metadata"]["name"] = "p.static.k8s.io"
+    errs = validate(VAP, "v1", apply_defaults(VAP, "v1", obj), "1.37")
+    assert [(e.message(), e.server_error) for e in errs] == [
+        (
+            'metadata.name: Invalid value: "p.static.k8s.io": names ending with ".static.k8s.io" are reserved '
+            "for static manifest-based configurations and cannot be managed via the API",
+            True,
+        )
+    ]
+
+
+def test_owner_references() -> None:
+    """apimachinery api/validation/objectmeta.go `validateOwnerReference`, as in its
+    objectmeta_test.go TestValidateObjectMetaOwnerReferences: every reference needs apiVersion
+    (a valid group/version), kind, name and uid. Found by the oracle on kyverno's chainsaw files."""
+    obj = copy.deepcopy(VALID_VAP)
+    obj["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "1"},
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "c"},
+        {"apiVersion": "a/b/c", "kind": "", "uid": "2"},
+        {"apiVersion": "apps/", "kind": "K", "name": "n", "uid": "3"},
+        {},
+    ]
+    assert msgs(VAP, obj, "1.37") == [
+        "metadata.ownerReferences[1].uid: Required value: must not be empty",
+        'metadata.ownerReferences[2].apiVersion: Invalid value: "a/b/c": must be <group>/<version> or <version>',
+        "metadata.ownerReferences[2].kind: Required value: must not be empty",
+        "metadata.ownerReferences[2].name: Required value: must not be empty",
+        'metadata.ownerReferences[3].apiVersion: Invalid value: "apps/": must be <group>/<version> or <version>',
+        "metadata.ownerReferences[4].apiVersion: Required value: must not be empty",
+        "metadata.ownerReferences[4].kind: Required value: must not be empty",
+        "metadata.ownerReferences[4].name: Required value: must not be empty",
+        "metadata.ownerReferences[4].uid: Required value: must not be empty",
+    ]
+
+
+def test_finalizers_are_qualified_names() -> None:
+    """apimachinery `ValidateFinalizers` / `ValidateFinalizerName` (IsQualifiedName)."""
+    obj = copy.deepcopy(VALID_VAP)
+    obj["metadata"]["finalizers"] = ["example.com/ok", "bad name"]
+    assert msgs(VAP, obj, "1.34") == [
+        "metadata.finalizers: Invalid value: \"bad name\": name part must consist of alphanumeric characters, "
+        "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+        "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+    ]
+
+
 # ------------------------------------------------------------------ VAP
 
 
@@ -624,6 +677,9 @@ def test_validation_actions() -> None:
     assert msgs(VAPB, with_spec(VAPB, validationActions=None)) == [
         f"{va}: Required value: at least one validation action is required"
     ]
+    # 1.37: the handwritten error is MarkCoveredByDeclarative and declarative validation answers
+    # (validation.go validateValidationActions; the oracle's rest.ValidateCreate).
+    assert msgs(VAPB, with_spec(VAPB, validationActions=None), "1.37") == [f"{va}: Required value"]
     assert msgs(VAPB, with_spec(VAPB, validationActions=["Deny", "Warn", "Deny", "Block"])) == [
         f'{va}[2]: Duplicate value: "Deny"',
         f'{va}[3]: Unsupported value: "Block": supported values: "Audit", "Deny", "Warn"',

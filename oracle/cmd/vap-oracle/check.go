@@ -6,6 +6,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -14,6 +15,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
+	"k8s.io/kubernetes/pkg/controlplane"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/mutatingadmissionpolicy"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/mutatingadmissionpolicybinding"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/resolver"
@@ -138,6 +140,16 @@ func checkCommand(args []string, fs files) result {
 	anyError := false
 	for _, p := range o.positional {
 		report := fileReport{Path: p, Diagnostics: []diagnostic{}}
+		if perFile[p] == nil {
+			for _, d := range all {
+				if d.path == p && d.index == -1 {
+					// The file does not split into YAML documents or one is not YAML: kubectl
+					// stops before sending anything.
+					report.Diagnostics = append(report.Diagnostics, diagnostic{"error", "yaml", "vap-oracle", string(d.json), "", -1})
+					anyError = true
+				}
+			}
+		}
 		for _, d := range perFile[p] {
 			if !isPolicyKind(d) {
 				continue
@@ -147,6 +159,13 @@ func checkCommand(args []string, fs files) result {
 					anyError = true
 				}
 				report.Diagnostics = append(report.Diagnostics, diagnostic{severity, code, "vap-oracle", message, fieldPath, d.index})
+			}
+			if gv := d.gvk().GroupVersion(); !servedByDefault(gv) {
+				// Not served with the default --runtime-config. Whether --runtime-config can serve
+				// it depends on the group's storage provider (pkg/registry/admissionregistration/
+				// rest), which cannot be asked without storage: the document is not checked.
+				add("information", "not-served-by-default", fmt.Sprintf("no matches for kind %q in version %q", d.typ.Kind, d.typ.APIVersion), "apiVersion")
+				continue
 			}
 			obj, strictErr, err := decodeInternal(d)
 			if err != nil {
@@ -164,6 +183,16 @@ func checkCommand(args []string, fs files) result {
 			}
 			strategy := strategies[d.typ.Kind]
 			ctx := createContext(resources[d.typ.Kind])
+			// What rest.BeforeCreate does before validating (the create handler has filled the
+			// system fields): a cluster-scoped object's namespace is cleared, then
+			// PrepareForCreate.
+			if accessor, err := meta.Accessor(obj); err == nil {
+				rest.FillObjectMetaSystemFields(accessor)
+				if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope("", strategy.NamespaceScoped()), accessor); err != nil {
+					add("error", "BadRequest", err.Error(), "metadata.namespace")
+					continue
+				}
+			}
 			strategy.PrepareForCreate(ctx, obj)
 			for _, e := range rest.ValidateCreate(ctx, obj, strategy) {
 				add("error", string(e.Type), e.Error(), e.Field)
@@ -205,3 +234,10 @@ func isPolicyKind(d document) bool {
 }
 
 var _ = field.ErrorTypeInvalid
+
+// servedByDefault tells whether kube-apiserver 1.37 serves a group-version with its default
+// --runtime-config (controlplane.DefaultAPIResourceConfigSource: stable versions on, beta and
+// alpha versions of the admissionregistration group off).
+func servedByDefault(gv schema.GroupVersion) bool {
+	return controlplane.DefaultAPIResourceConfigSource().ResourceEnabled(gv.WithResource(""))
+}

@@ -86,10 +86,10 @@ type staticInformer struct {
 	gr      schema.GroupResource
 }
 
-func (s *staticInformer) HasSynced() bool                 { return true }
-func (s *staticInformer) GetIndexer() cache.Indexer       { return s.indexer }
+func (s *staticInformer) HasSynced() bool                     { return true }
+func (s *staticInformer) GetIndexer() cache.Indexer           { return s.indexer }
 func (s *staticInformer) Informer() cache.SharedIndexInformer { return s }
-func (s *staticInformer) Lister() cache.GenericLister     { return cache.NewGenericLister(s.indexer, s.gr) }
+func (s *staticInformer) Lister() cache.GenericLister         { return cache.NewGenericLister(s.indexer, s.gr) }
 
 // openAPIClient serves the OpenAPI v3 documents of the CRDs' group-versions, as the server's
 // /openapi/v3 does (apiextensions builds them with builder.BuildOpenAPIV3), for the mutating
@@ -581,7 +581,13 @@ func denialOf(err error) map[string]any {
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		s := status.Status()
-		return map[string]any{"policy": "", "binding": "", "message": s.Message, "reason": string(s.Reason), "code": s.Code}
+		causes := []string{}
+		if s.Details != nil {
+			for _, c := range s.Details.Causes {
+				causes = append(causes, c.Message)
+			}
+		}
+		return map[string]any{"policy": "", "binding": "", "message": s.Message, "reason": string(s.Reason), "code": s.Code, "causes": causes}
 	}
 	return map[string]any{"policy": "", "binding": "", "message": err.Error(), "reason": "InternalError", "code": 500}
 }

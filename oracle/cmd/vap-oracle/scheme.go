@@ -104,7 +104,25 @@ func readDocuments(fs files, path string) ([]document, error) {
 		if string(bytes.TrimSpace(js)) == "null" {
 			continue
 		}
-		doc := document{path: path, index: i, json: js}
+		// kubectl sends the items of a v1 List one by one (its resource builder flattens lists).
+		var list struct {
+			Kind  string            `json:"kind"`
+			Items []json.RawMessage `json:"items"`
+		}
+		if json.Unmarshal(js, &list) == nil && list.Kind == "List" {
+			for _, item := range list.Items {
+				out = append(out, newDocument(path, i, item))
+			}
+			continue
+		}
+		out = append(out, newDocument(path, i, js))
+	}
+	return out, nil
+}
+
+func newDocument(path string, index int, js []byte) document {
+	{
+		doc := document{path: path, index: index, json: js}
 		var head struct {
 			metav1.TypeMeta `json:",inline"`
 			Metadata        struct {
@@ -116,9 +134,8 @@ func readDocuments(fs files, path string) ([]document, error) {
 		doc.typ = head.TypeMeta
 		doc.name = head.Metadata.Name
 		doc.ns = head.Metadata.Namespace
-		out = append(out, doc)
+		return doc
 	}
-	return out, nil
 }
 
 func (d document) gvk() schema.GroupVersionKind {
