@@ -51,7 +51,8 @@ def test_no_errors_on_files_the_server_accepts() -> None:
     for path in _corpus_files():
         rel = path.relative_to(CORPUS).as_posix()
         data = path.read_bytes()
-        analysis = analyse_bytes(data, AnalysisSettings(_version_for(data)))
+        version = _version_for(data)
+        analysis = analyse_bytes(data, AnalysisSettings(version))
         checked += 1
         expected = (
             KNOWN_BAD.get(rel, [])
