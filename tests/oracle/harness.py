@@ -137,21 +137,31 @@ def oracle_eval_error(text: str | None) -> str | None:
     return None if text is None else _RESULTED_IN_ERROR.sub("", text)
 
 
-def compare_cel(case: str, ours: dict[str, Any], theirs: dict[str, Any]) -> list[Divergence]:
-    """`vap-lsp cel --format json` against `vap-oracle cel`."""
+def compare_cel(
+    case: str, ours: dict[str, Any], theirs: dict[str, Any], *, builtin_kind: bool = False
+) -> list[Divergence]:
+    """`vap-lsp cel --format json` against `vap-oracle cel` (`builtin_kind`: `--kind` names a
+    built-in kind)."""
     out: list[Divergence] = []
     ours_compile = ours["type"] is None
     theirs_compile = theirs["type"] is None
     if ours_compile != theirs_compile:
         return [Divergence("cel-compiles", case, ours["error"], theirs["error"])]
     if ours_compile:
-        if _first_line(ours["error"]) != _first_line(theirs["error"]):
+        if _first_line(ours["error"]) != oracle_type(_first_line(theirs["error"])):
             out.append(Divergence("cel-compile-error", case, ours["error"], theirs["error"]))
         return out
     if ours["type"] != oracle_type(theirs["type"]):
         out.append(Divergence("cel-type", case, ours["type"], theirs["type"]))
-    if ours["cost"]["estimate"] != theirs["cost"]["estimate"]:
-        out.append(Divergence("cel-cost-estimate", case, ours["cost"]["estimate"], theirs["cost"]["estimate"]))
+    ours_est, theirs_est = ours["cost"]["estimate"], theirs["cost"]["estimate"]
+    if ours_est != theirs_est:
+        if builtin_kind and ours_est is not None and theirs_est is not None and ours_est["min"] == theirs_est["min"]:
+            # DELIBERATE.md (estimates over built-in kinds): the type checker's Go definitions
+            # carry `enum` (a string's size is its longest value), the served OpenAPI vap-lsp
+            # bundles does not; only the minimum is compared.
+            pass
+        else:
+            out.append(Divergence("cel-cost-estimate", case, ours_est, theirs_est))
     theirs_error = oracle_eval_error(theirs["error"])
     if (ours["error"] is None) != (theirs_error is None):
         out.append(Divergence("cel-errs", case, ours["error"] or ours["value"], theirs_error or theirs["value"]))
@@ -159,11 +169,23 @@ def compare_cel(case: str, ours: dict[str, Any], theirs: dict[str, Any]) -> list
     if ours["error"] is not None:
         if ours["error"] != theirs_error:
             out.append(Divergence("cel-error-text", case, ours["error"], theirs_error))
+    elif "valueNote" in theirs:
+        pass  # DELIBERATE.md (values without JSON form): an optional, a type; not comparable
     elif not same_json(ours["value"], theirs["value"]):
-        out.append(Divergence("cel-value", case, ours["value"], theirs["value"]))
+        if "(k, " in case and same_multiset(ours["value"], theirs["value"]):
+            pass  # DELIBERATE.md (map iteration order): Go iterates a map in random order
+        else:
+            out.append(Divergence("cel-value", case, ours["value"], theirs["value"]))
     if ours["error"] is None and ours["cost"]["actual"] != theirs["cost"]["actual"]:
         out.append(Divergence("cel-cost-actual", case, ours["cost"]["actual"], theirs["cost"]["actual"]))
     return out
+
+
+def same_multiset(a: Any, b: Any) -> bool:
+    """Two JSON lists with the same elements in any order."""
+    if not isinstance(a, list) or not isinstance(b, list) or len(a) != len(b):
+        return False
+    return sorted(json.dumps(x, sort_keys=True) for x in a) == sorted(json.dumps(x, sort_keys=True) for x in b)
 
 
 def _first_line(text: str | None) -> str:
@@ -326,3 +348,47 @@ def compare_run(case: str, ours: dict[str, Any], theirs: dict[str, Any]) -> list
     if not same_json(ours["patched"], theirs["patched"]):
         out.append(Divergence("run-patched", case, ours["patched"], theirs["patched"]))
     return out
+
+
+# --- running one case on both sides ---------------------------------------------------------
+
+VERSION = "1.37"  # the Kubernetes version the oracle links
+BUILTIN_KINDS = frozenset({"apps/v1/Deployment", "v1/Pod", "v1/ConfigMap", "v1/Namespace", "batch/v1/Job"})
+
+
+def cel_case(
+    oracle: Oracle,
+    expression: str,
+    *,
+    kind: str | None = None,
+    obj: dict[str, Any] | None = None,
+    old: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None,
+) -> list[Divergence]:
+    """`vap-lsp cel EXPR --kind K --object O ...` (in process) against `vap-oracle cel`."""
+    from vap_lsp.admission.playground import PlaygroundInputs, evaluate_expression, parse_kind
+
+    ours = evaluate_expression(
+        expression,
+        PlaygroundInputs(
+            VERSION,
+            kind=parse_kind(kind) if kind else None,
+            object=obj,
+            old_object=old,
+            params=params,
+            # DELIBERATE.md (built-in admission plugins): the oracle decodes and defaults only.
+            builtin_admission=False,
+        ),
+    ).to_json()
+    argv = ["cel", expression]
+    files: dict[str, str] = {}
+    if kind:
+        argv += ["--kind", kind]
+    for option, doc in (("--object", obj), ("--old-object", old), ("--params", params)):
+        if doc is not None:
+            files[option] = json.dumps(doc)
+            argv += [option, option]
+    answer = oracle.ask(argv, files)
+    if answer["stdout"] is None:
+        return [Divergence("oracle-usage", expression, ours, answer["stderr"])]
+    return compare_cel(f"{expression} [kind={kind}]", ours, answer["stdout"], builtin_kind=kind in BUILTIN_KINDS)

@@ -52,6 +52,9 @@ class PlaygroundInputs:
     request: dict[str, Any] | None = None
     authorizer_rules: list[dict[str, Any]] | None = None
     user: UserInfo | None = None
+    builtin_admission: bool = True
+    """Run the server's default-enabled admission plugins on the objects (as `run` does); off
+    for objects as decoded and defaulted only (what the oracle of issue 34 compares)."""
 
 
 @dataclass
@@ -91,11 +94,20 @@ class PlaygroundResult:
         return out
 
 
+_MAX_INT_JSON = (1 << 53) - 1
+"""cel-go types/int.go `maxIntJSON`: the largest integer a JSON number (a double) holds exactly."""
+
+
 def _finite(value: Any) -> Any:
-    """JSON data as JSON: a double's NaN and infinities as protojson writes them in a
-    `google.protobuf.Value` (`"NaN"`, `"Infinity"`, `"-Infinity"`), not Python's bare `NaN`."""
+    """JSON data as cel-go converts a value to a `google.protobuf.Value` and protojson writes it:
+    a double's NaN and infinities as `"NaN"`, `"Infinity"`, `"-Infinity"` (not Python's bare
+    `NaN`); an int or uint outside ±(2^53 − 1) as its decimal string (`Int.ConvertToNative` /
+    `Uint.ConvertToNative` for `jsonValueType`: "Proto3 to JSON conversion requires
+    string-formatted int64 values"), found by the oracle (issue 34)."""
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, int) and not isinstance(value, bool) and not -_MAX_INT_JSON <= value <= _MAX_INT_JSON:
+        return str(value)
     if isinstance(value, list):
         return [_finite(v) for v in value]
     if isinstance(value, dict):
@@ -234,8 +246,11 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         mode="stored",
     )
     compiled = compile_expression(text, env)
-    if not compiled.ok or compiled.checked is None:
+    if compiled.cel_issues or compiled.checked is None:
         return PlaygroundResult(compile_error=compiled.render() or "compilation failed", type=None)
+    # Type-checked: the type checker only checks (env.Compile), so an error building the program
+    # (`program instantiation failed: …`, a bad regex constant) belongs to the program compiled
+    # below, as admission compiles it; the type stays (the oracle, issue 34).
     output = compiled.output_type
     type_name = type_string(output) if output is not None else None
     roots = {"object": schema, "oldObject": schema} if schema is not None else {}
@@ -258,7 +273,7 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         list(inputs.crds or []),
         list(inputs.authorizer_rules or []),
     )
-    prepared = prepare(policy_inputs, inputs.version)
+    prepared = prepare(policy_inputs, inputs.version, builtin_admission=inputs.builtin_admission)
     subject = inputs.object if inputs.object is not None else inputs.old_object
     if subject is None and inputs.kind is not None:  # no object: the request is still about the kind
         subject = {"apiVersion": inputs.kind.api_version, "kind": inputs.kind.kind}

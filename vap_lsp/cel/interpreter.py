@@ -736,15 +736,23 @@ class _Planner:
 
             return has
         if e.optional:
+            # cel-go charges a qualifier when it is observed, and an optional qualifier on an
+            # absent field is not (interpretable.go `evalWatchConstQual.QualifyIfPresent`
+            # observes only when present); a relative attribute's base (`extra`) is charged
+            # always. Found by the oracle (issue 34).
 
             def opt_select(ctx: _Ctx) -> Value:
                 v = operand(ctx)
-                ctx.charge(1 + extra)
+                if extra:
+                    ctx.charge(extra)
                 if type(v) is Optional:
                     if not v.has_value:
                         return NONE
                     v = v.value
-                return _optional_field(v, name, ctx)
+                r = _optional_field(v, name, ctx)
+                if type(r) is Optional and r.has_value:
+                    ctx.charge(1)
+                return r
 
             return opt_select
 
@@ -997,13 +1005,20 @@ class _Planner:
         def index(ctx: _Ctx) -> Value:
             v = operand(ctx)
             k = key(ctx)
+            if type(v) is Optional or optional:
+                # An optional qualifier is charged only when its key is present (as in
+                # plan_select's `opt_select`; cel-go `QualifyIfPresent`).
+                if extra:
+                    ctx.charge(extra)
+                if type(v) is Optional:
+                    if not v.has_value:
+                        return NONE
+                    v = v.value
+                r = _index_if_present(v, k, ctx)
+                if type(r) is Optional and r.has_value:
+                    ctx.charge(1)
+                return r
             ctx.charge(cost)
-            if type(v) is Optional:
-                if not v.has_value:
-                    return NONE
-                return _index_if_present(v.value, k, ctx)
-            if optional:
-                return _index_if_present(v, k, ctx)
             return _index(v, k, ctx)
 
         return index

@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 	_ "unsafe" // go:linkname
 
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -49,6 +53,31 @@ func buildEnvSet(hasParams bool, hasAuthorizer bool, types typeOverwrite) (*envi
 // declTypeOf is what validating.(*TypeChecker).declType does with a resolved schema; the type
 // name it assigns carries a timestamp as generateUniqueTypeName's does (the differ strips it).
 func declTypeOf(gvk schema.GroupVersionKind, crds crdList) (*apiservercel.DeclType, error) {
+	if len(crds) == 0 {
+		// Built-in kinds: the same for every case of a batch.
+		declCacheMu.Lock()
+		defer declCacheMu.Unlock()
+		if d, ok := declCache[gvk]; ok {
+			return d.decl, d.err
+		}
+		decl, err := resolveDeclType(gvk, crds)
+		declCache[gvk] = declCacheEntry{decl, err}
+		return decl, err
+	}
+	return resolveDeclType(gvk, crds)
+}
+
+type declCacheEntry struct {
+	decl *apiservercel.DeclType
+	err  error
+}
+
+var (
+	declCacheMu sync.Mutex
+	declCache   = map[schema.GroupVersionKind]declCacheEntry{}
+)
+
+func resolveDeclType(gvk schema.GroupVersionKind, crds crdList) (*apiservercel.DeclType, error) {
 	s, err := schemaResolver(crds).ResolveSchema(gvk)
 	if err != nil {
 		return nil, err
@@ -148,28 +177,52 @@ func parseKind(text string) (schema.GroupVersionKind, error) {
 }
 
 // valueJSON renders a CEL value as JSON the way cel-go converts a value to a
-// google.protobuf.Value (what vap-lsp's `cel --format json` mirrors).
-func valueJSON(v any) (any, error) {
-	type nativer interface {
-		ConvertToNative(reflect.Type) (any, error)
+// google.protobuf.Value (what vap-lsp's `cel --format json` mirrors); the maps and lists of
+// Kubernetes objects (UnstructuredToVal) do not convert themselves, so their elements are
+// converted one by one.
+func valueJSON(v ref.Val) (any, error) {
+	native, err := v.ConvertToNative(reflect.TypeOf(&structpb.Value{}))
+	if err == nil {
+		data, err := protojson.Marshal(native.(*structpb.Value))
+		if err != nil {
+			return nil, err
+		}
+		var out any
+		if err := json.Unmarshal(data, &out); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
-	n, ok := v.(nativer)
-	if !ok {
-		return nil, fmt.Errorf("no JSON form")
+	switch x := v.(type) {
+	case traits.Mapper:
+		out := map[string]any{}
+		it := x.Iterator()
+		for it.HasNext() == types.True {
+			k := it.Next()
+			key, ok := k.Value().(string)
+			if !ok {
+				return nil, err
+			}
+			val, verr := valueJSON(x.Get(k))
+			if verr != nil {
+				return nil, verr
+			}
+			out[key] = val
+		}
+		return out, nil
+	case traits.Lister:
+		out := []any{}
+		it := x.Iterator()
+		for it.HasNext() == types.True {
+			val, verr := valueJSON(it.Next())
+			if verr != nil {
+				return nil, verr
+			}
+			out = append(out, val)
+		}
+		return out, nil
 	}
-	native, err := n.ConvertToNative(reflect.TypeOf(&structpb.Value{}))
-	if err != nil {
-		return nil, err
-	}
-	data, err := protojson.Marshal(native.(*structpb.Value))
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return nil, err
 }
 
 type celInputs struct {
@@ -317,11 +370,12 @@ func celEvaluate(expression string, in celInputs, objectDecl *apiservercel.DeclT
 		return result{Stdout: out, Exit: 2}
 	}
 	out["type"] = ast.OutputType().String()
+	// Sizes come from the schemas of `object`/`oldObject` (the matched kind) and `params` (the
+	// paramKind) only, as vap-lsp sizes them; `request` and `namespaceObject` are hand-built
+	// DeclTypes without sizes (unbounded).
 	roots := map[string]*apiservercel.DeclType{
 		plugincel.ObjectVarName:    objectDecl,
 		plugincel.OldObjectVarName: objectDecl,
-		plugincel.NamespaceVarName: plugincel.BuildNamespaceType(),
-		plugincel.RequestVarName:   plugincel.BuildRequestType(),
 		plugincel.ParamsVarName:    paramsDecl,
 	}
 	estimate, err := env.EstimateCost(ast, &library.CostEstimator{SizeEstimator: &declSizeEstimator{roots: roots}})
@@ -340,7 +394,10 @@ func celEvaluate(expression string, in celInputs, objectDecl *apiservercel.DeclT
 		plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true},
 		environment.StoredExpressions)
 	if errs := condition.CompilationErrors(); len(errs) > 0 {
+		// Type-checked, but admission's own compile fails (a homogeneous-literal or regex
+		// validator, building the program): the type stays, nothing is estimated or run.
 		out["error"] = errs[0].Error()
+		out["cost"].(map[string]any)["estimate"] = nil
 		return result{Stdout: out, Exit: 2}
 	}
 	operation := admission.Create
