@@ -140,14 +140,14 @@ def test_mariamfahmy98_json_patch_samples() -> None:
     ]
 
 
-def test_mariamfahmy98_global_anchor_replace_of_absent_field_is_an_error() -> None:
-    """`replace` of /spec/imagePullSecrets on a pod without it: JSON Patch fails, failurePolicy
-    Fail denies (the policy author's comment expects a mutation)."""
+def test_mariamfahmy98_global_anchor_replace_of_absent_field_adds_it() -> None:
+    """`replace` of /spec/imagePullSecrets on a pod without it: Kubernetes' JSON Patch library
+    (evanphx/json-patch v4, `partialDoc.get` of a missing key is no error) sets the field, as the
+    policy author expects. The oracle (issue 34) answers the same for this file."""
     result = _map_case("global-anchor")
-    assert [d.detail for d in result.denials] == [
-        "JSON Patch: replace operation does not apply: doc is missing path: /spec/imagePullSecrets: "
-        "missing value"
-    ]
+    assert result.allowed
+    assert result.patched is not None
+    assert result.patched["spec"]["imagePullSecrets"] == [{"name": "new-secret"}]
 
 
 DOUGLAS = CORPUS / "douglasmakey__k8s-validating-admission-policy"

@@ -150,15 +150,19 @@ def test_json_patch_failed_test_leaves_object_unchanged() -> None:
 
 
 def test_json_patch_error() -> None:
-    expr = "[JSONPatch{op: 'replace', path: '/spec/nope', value: 1}]"
+    """evanphx/json-patch v4 `replace`: a missing parent is an error (a missing key of an
+    existing map is not: see test_json_patch_replace_of_a_missing_key_adds_it)."""
+    expr = "[JSONPatch{op: 'replace', path: '/spec/nope/deeper', value: 1}]"
     result = _admit(_map("m", _patch(expr)))
     assert [d.detail for d in result.denials] == [
-        "JSON Patch: replace operation does not apply: doc is missing path: /spec/nope: missing value"
+        "JSON Patch: replace operation does not apply: doc is missing path: /spec/nope/deeper: missing value"
     ]
+    # MAP errors come back through the generic dispatcher: NewForbidden (403), reason Invalid.
+    assert [(d.code, d.reason) for d in result.denials] == [(403, "Invalid")]
 
 
 def test_failure_policy_ignore_skips_errors() -> None:
-    expr = "[JSONPatch{op: 'replace', path: '/spec/nope', value: 1}]"
+    expr = "[JSONPatch{op: 'replace', path: '/spec/nope/deeper', value: 1}]"
     result = _admit(_map("m", _patch(expr), extra="  failurePolicy: Ignore"))
     assert result.allowed
 

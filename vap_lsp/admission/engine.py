@@ -950,12 +950,40 @@ class _Invocation:
     evaluation: Evaluation
 
 
+# generic/plugin.go `admissionResources`: requests for these are never seen by policies of the
+# API (circular dependency); kubeapiserver/admission/exclusion/resources.go `excluded`: nor are
+# these non-persisted reviews (plugin.go `isExcludedFromAPIHooks` / `isExcludedFromAllHooks`).
+_EXEMPT_RESOURCES = frozenset(
+    {
+        ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicies"),
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings"),
+        ("authentication.k8s.io", "selfsubjectreviews"),
+        ("authentication.k8s.io", "tokenreviews"),
+        ("authorization.k8s.io", "localsubjectaccessreviews"),
+        ("authorization.k8s.io", "selfsubjectaccessreviews"),
+        ("authorization.k8s.io", "selfsubjectrulesreviews"),
+        ("authorization.k8s.io", "subjectaccessreviews"),
+    }
+)
+
+
+def exempt_from_policies(group: str, resource: str) -> bool:
+    """Whether admission policies never see requests for this resource (any version): the
+    admission configuration kinds themselves and the non-persisted reviews. Found by the oracle
+    (issue 34): vap-lsp evaluated a policy on the policies' own updates."""
+    return (group, resource) in _EXEMPT_RESOURCES
+
+
 def _invocations(
     ctx: RequestContext, policies: list[_Policy], out: _Outcome, prefix: str
 ) -> list[_Invocation]:
     """Policy and binding matching and params: what the generic dispatcher hands to the plugin.
     Configuration errors are denials (failurePolicy Fail) right here."""
     invocations: list[_Invocation] = []
+    if exempt_from_policies(ctx.attrs.resource.group, ctx.attrs.resource.resource):
+        return invocations
     for p in policies:
         m = match_resources(p.spec.get("matchConstraints"), ctx.attrs)
         if m.error is not None:
@@ -1015,7 +1043,19 @@ _VAP = "ValidatingAdmissionPolicy"
 
 def _denial(prefix: str, policy: str, binding: str, message: str, reason: str = "") -> Denial:
     """The server's status message: `<Kind> '<p>' [with binding '<b>'] denied request: <msg>`
-    (MAP: `policy '<p>' with binding '<b>' …`); an empty reason is Invalid."""
+    (MAP: `policy '<p>' with binding '<b>' …`); an empty reason is Invalid.
+
+    MAP errors come back through the generic dispatcher (generic/policy_dispatcher.go
+    `Dispatch`): `admission.NewForbidden` (403) whose reason is the error's own when it has one
+    (a mutation or match condition error: Invalid), else Forbidden; the code stays 403.
+    Found by the oracle (issue 34)."""
+    if prefix == "policy":
+        reason = reason or "Forbidden"
+        if binding:
+            text = f"{prefix} '{policy}' with binding '{binding}' denied request: {message}"
+        else:
+            text = f'policy "{policy}" denied request: {message}'
+        return Denial(policy, binding, text, reason, 403, message)
     reason = reason or "Invalid"
     if binding:
         text = f"{prefix} '{policy}' with binding '{binding}' denied request: {message}"
@@ -1162,7 +1202,19 @@ def _mutate_once(
     if patches is not None:
         patches.append(ops)
     result, _applied = patching.apply_json_patch(obj, ops)
-    return result if isinstance(result, dict) else obj
+    if not isinstance(result, dict):
+        return obj
+    group, ver = _split_api_version(_text(result.get("apiVersion")))
+    if ctx.schema.definition_for_kind(group, ver, _text(result.get("kind"))) is not None:
+        # dispatchOne converts a typed object's patched form back with the scheme, which
+        # decodes strictly: an undeclared field fails the request (found by the oracle).
+        schema, resolve = _object_schema(ctx, result)
+        unknown = patching.unknown_fields(result, patching.shape_of(schema, resolve))
+        if unknown:
+            raise patching.InternalPatchError(
+                "Internal error occurred: strict decoding error: " + ", ".join(f'unknown field "{u}"' for u in unknown)
+            )
+    return result
 
 
 def _mutating_phase(ctx: RequestContext, out: _Outcome) -> dict[str, Any] | None:
@@ -1206,6 +1258,13 @@ def _mutating_phase(ctx: RequestContext, out: _Outcome) -> dict[str, Any] | None
                 step_from = copy.deepcopy(obj) if ctx.explain else None
                 try:
                     obj = _mutate_once(ctx, run, kind, e, obj, patches, first=first)
+                except patching.InternalPatchError as exc:
+                    inv.evaluation.failures.append(Failure("spec.mutations", str(exc), True))
+                    out.denials.append(
+                        Denial(p.name, inv.binding, str(exc), "InternalError", 500, str(exc))
+                    )
+                    inv.evaluation.expressions.extend(run.expressions)
+                    return obj
                 except patching.PatchError as exc:
                     _map_error(out, inv, str(exc))
                 first = False
@@ -1235,7 +1294,7 @@ def _map_error(out: _Outcome, inv: _Invocation, error: str) -> None:
     inv.evaluation.failures.append(Failure("spec.mutations", error, True))
     if not _fail(inv.policy):
         return
-    out.denials.append(_denial("policy", inv.policy.name, inv.binding, error))
+    out.denials.append(_denial("policy", inv.policy.name, inv.binding, error, "Invalid"))
 
 
 def _yaml(obj: Any) -> str:

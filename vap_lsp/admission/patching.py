@@ -9,6 +9,7 @@ kube-openapi uses) and apply RFC 6902 directly.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,6 +22,12 @@ Resolve = Callable[[Schema], Schema]
 
 class PatchError(Exception):
     """A patch the server would reject; the message is the server's."""
+
+
+class InternalPatchError(PatchError):
+    """A patched object the server cannot convert back to its Go type: a status error (500
+    InternalError) that the dispatcher returns at once, whatever the failurePolicy
+    (mutating/dispatcher.go `dispatchInvocations`: `errors.As(err, &statusError)`)."""
 
 
 # --- CEL values → JSON ------------------------------------------------------------------------
@@ -172,10 +179,92 @@ def merge(live: Any, patch: Any, shape: _Shape) -> Any:
     return copy.deepcopy(patch)
 
 
+def _smd_key(item: dict[str, Any], keys: list[str]) -> str:
+    """fieldpath's PathElement of a keyed list item: `[name="x",protocol="TCP"]`."""
+    return "[" + ",".join(f"{k}={json.dumps(item.get(k))}" for k in keys if k in item) + "]"
+
+
+def typed_errors(value: Any, shape: _Shape, path: str = "") -> list[str]:
+    """What structured-merge-diff's `ObjectToTyped` rejects in an apply configuration
+    (typed/validate.go): a field the schema does not declare, and two items of a keyed list
+    with the same key. SMD words and paths (`.spec.bogus: field not declared in schema`)."""
+    out: list[str] = []
+    if not shape.known:
+        return out
+    if isinstance(value, dict):
+        props = shape.schema.get("properties")
+        declared = props if isinstance(props, Mapping) else {}
+        open_map = isinstance(shape.schema.get("additionalProperties"), Mapping) or bool(
+            shape.schema.get("x-kubernetes-preserve-unknown-fields")
+        )
+        for k, v in value.items():
+            if k not in declared and not open_map:
+                out.append(f"{path}.{k}: field not declared in schema")
+                continue
+            out.extend(typed_errors(v, shape.prop(k), f"{path}.{k}"))
+    elif isinstance(value, list):
+        kind, keys = shape.list_type()
+        seen: set[str] = set()
+        for i, item in enumerate(value):
+            element = f"{path}[{i}]"
+            if kind == "map" and keys and isinstance(item, dict):
+                element = path + _smd_key(item, keys)
+                if element in seen:
+                    out.append(f"{path}: duplicate entries for key {_smd_key(item, keys)}")
+                    continue
+                seen.add(element)
+            out.extend(typed_errors(item, shape.items(), element))
+    return out
+
+
+def smd_errors_text(errors: list[str]) -> str:
+    """typed.ValidationErrors.Error(): one error as is, several under `errors:`."""
+    if len(errors) == 1:
+        return errors[0]
+    return "\n".join(["errors:", *(f"  {e}" for e in errors)])
+
+
+def unknown_fields(value: Any, shape: _Shape, path: str = "") -> list[str]:
+    """The fields strict decoding into the kind's Go type rejects (`unknown field "spec.x"`):
+    what `runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation` reports when a
+    JSON-patched object is converted back to its typed form."""
+    out: list[str] = []
+    if not shape.known:
+        return out
+    if isinstance(value, dict):
+        props = shape.schema.get("properties")
+        declared = props if isinstance(props, Mapping) else {}
+        open_map = isinstance(shape.schema.get("additionalProperties"), Mapping) or bool(
+            shape.schema.get("x-kubernetes-preserve-unknown-fields")
+        )
+        for k, v in value.items():
+            child = f"{path}.{k}" if path else k
+            if k not in declared and not open_map:
+                out.append(child)
+                continue
+            out.extend(unknown_fields(v, shape.prop(k), child))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out.extend(unknown_fields(item, shape.items(), f"{path}[{i}]"))
+    return out
+
+
+def shape_of(schema: Schema | None, resolve: Resolve) -> _Shape:
+    """The schema walker of `typed_errors` / `unknown_fields` for a kind's schema."""
+    return _Shape(schema, resolve)
+
+
 def apply_configuration(
     live: dict[str, Any], patch: dict[str, Any], schema: Schema | None, resolve: Resolve
 ) -> Any:
     shape = _Shape(schema, resolve)
+    # smd.go ApplyStructuredMergeDiff: the patch must convert to the typed object (the live
+    # object may hold duplicates: `typed.AllowDuplicates`). Found by the oracle (issue 34).
+    errors = typed_errors(patch, shape)
+    if errors:
+        raise PatchError(
+            "error applying patch: failed to convert patch object to typed object: " + smd_errors_text(errors)
+        )
     atomics = find_atomics(patch, shape)
     if atomics:
         raise PatchError(
@@ -286,6 +375,13 @@ def apply_json_patch(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, bool]:
         elif op == "remove":
             out, _ = _remove(out, path)
         elif op == "replace":
+            tokens = _pointer(path)
+            parent = _parent(out, tokens, path, "replace") if tokens else None
+            if isinstance(parent, dict):
+                # evanphx/json-patch v4 (what Kubernetes uses): `partialDoc.get` of a missing key
+                # is no error, so replace sets it (found by the oracle, issue 34).
+                parent[tokens[-1]] = copy.deepcopy(o.get("value"))
+                continue
             _get(out, path, "replace")
             out, _ = _remove(out, path, "replace")
             out = _add(out, path, o.get("value"), "replace")

@@ -858,6 +858,7 @@ class _Planner:
         argc = len(e.args) + (1 if member else 0)
         overloads = [o for o in overloads if o.receiver_style == member and len(o.params) == argc]
         library = self.library_costs
+        affix = self.env.minor >= 37  # cel-go v0.29: startsWith/endsWith priced by their argument
         candidates = [c for c in (_candidate(o, library, self.go) for o in overloads) if c is not None]
         arg_fns = ([self.plan(target)] if target is not None else []) + [self.plan(a) for a in e.args]
         if not candidates:
@@ -902,7 +903,9 @@ class _Planner:
                 except CelError:
                     ctx.charge(1)
                     raise
-                ctx.charge(1 if unit else call_cost(fname, oid, (x, y), result, library=library))
+                ctx.charge(
+                    1 if unit else call_cost(fname, oid, (x, y), result, library=library, affix_sized=affix)
+                )
                 return result
 
             return call2
@@ -930,7 +933,9 @@ class _Planner:
                 if c > ctx.limit:
                     raise CostLimitExceeded()
             else:
-                ctx.charge(call_cost(chosen.function, chosen.overload_id, args, result, library=library))
+                ctx.charge(
+                    call_cost(chosen.function, chosen.overload_id, args, result, library=library, affix_sized=affix)
+                )
             return result
 
         return call

@@ -159,6 +159,7 @@ _STRING_TRAVERSAL_IDS = frozenset(
     {"starts_with_string", "ends_with_string", "string_to_bytes", "bytes_to_string", "strings_quote",
      "string_format"}
 )  # fmt: skip
+_AFFIX_IDS = frozenset({"starts_with_string", "ends_with_string"})
 _MIN_SIZE_IDS = frozenset(
     {"less_string", "greater_string", "less_equals_string", "greater_equals_string", "less_bytes",
      "greater_bytes", "less_equals_bytes", "greater_equals_bytes", "equals", "not_equals"}
@@ -166,10 +167,21 @@ _MIN_SIZE_IDS = frozenset(
 
 
 def call_cost(
-    function: str, overload_id: str, args: Sequence[Value], result: Value, *, library: bool = True
+    function: str,
+    overload_id: str,
+    args: Sequence[Value],
+    result: Value,
+    *,
+    library: bool = True,
+    affix_sized: bool = True,
 ) -> int:
     """The actual cost of one call (cel-go `CostTracker.costCall`); `library`: with Kubernetes'
-    `library.CostEstimator` (`cel.CostTracking`), as every version since 1.32 programs have it."""
+    `library.CostEstimator` (`cel.CostTracking`), as every version since 1.32 programs have it.
+    `affix_sized`: `startsWith`/`endsWith` cost the traversal of their argument (the prefix or
+    suffix), as cel-go v0.29 prices them (Kubernetes 1.37); up to v0.27 (1.36) the receiver's
+    (interpreter/runtimecost.go `costCall`). Found by the oracle (issue 34)."""
+    if affix_sized and overload_id in _AFFIX_IDS and len(args) == 2:
+        return _str_cost(args[1])
     tracker = _TRACKERS.get(overload_id)
     if tracker is not None:
         return tracker(args, result)
