@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Oracle, OracleUnavailable, build_oracle  # noqa: E402
+from harness import Oracle, OracleUnavailable, build_oracle
 
 
 @pytest.fixture(scope="session")

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (server messages and generated literals are kept on one line each)
 """Generated differential cases: CEL expressions from a small typed grammar over `object`,
 `oldObject`, `params`, `request`, `variables`; objects of built-in kinds; policies, bindings and
 requests for `run` (validations, variables, matchConditions, selectors, exclusions, mutations).
@@ -23,7 +24,19 @@ LABEL_VALUES = ["web", "db", "prod", "dev", "", "a.b", "x-1"]
 IMAGES = ["nginx", "nginx:1.25", "nginx:latest", "reg.io/a/b:v1", "busybox@sha256:" + "a" * 64]
 NAMESPACES = ["default", "prod", "dev"]
 
-STRING_LITERALS = ["'a'", "'web'", "''", "'x,y,z'", "'ÄÖü'", "'🙂x'", "'a\\\\b'", "'  pad '", "'100m'", "'1Gi'", '"1.25"']
+STRING_LITERALS = [
+    "'a'",
+    "'web'",
+    "''",
+    "'x,y,z'",
+    "'ÄÖü'",
+    "'🙂x'",
+    "'a\\\\b'",
+    "'  pad '",
+    "'100m'",
+    "'1Gi'",
+    '"1.25"',
+]
 INT_LITERALS = ["0", "1", "-1", "7", "42", "9223372036854775807", "-9223372036854775808", "3"]
 DOUBLE_LITERALS = ["1.5", "0.0", "-2.25", "1e3", "0.1"]
 INT_TEXTS = ['"12"', '"-3"', '"x"', '"0x1"']
@@ -81,7 +94,11 @@ def deployment(r: random.Random, namespace: str | None = None) -> dict[str, Any]
 
 
 def pod(r: random.Random, namespace: str | None = None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": r.choice(NAMES), "namespace": namespace or r.choice(NAMESPACES), "labels": labels(r)}
+    meta: dict[str, Any] = {
+        "name": r.choice(NAMES),
+        "namespace": namespace or r.choice(NAMESPACES),
+        "labels": labels(r),
+    }
     spec: dict[str, Any] = {"containers": containers(r)}
     if r.random() < 0.3:
         spec["hostNetwork"] = r.random() < 0.5
@@ -93,12 +110,23 @@ def pod(r: random.Random, namespace: str | None = None) -> dict[str, Any]:
 
 
 def configmap(r: random.Random, namespace: str | None = None, name: str | None = None) -> dict[str, Any]:
-    data = {r.choice(["k", "max", "mode", "list"]): r.choice(["1", "5", "a,b", "on", ""]) for _ in range(r.randint(0, 3))}
-    meta: dict[str, Any] = {"name": name or r.choice(NAMES), "namespace": namespace or r.choice(NAMESPACES), "labels": labels(r)}
+    data = {
+        r.choice(["k", "max", "mode", "list"]): r.choice(["1", "5", "a,b", "on", ""])
+        for _ in range(r.randint(0, 3))
+    }
+    meta: dict[str, Any] = {
+        "name": name or r.choice(NAMES),
+        "namespace": namespace or r.choice(NAMESPACES),
+        "labels": labels(r),
+    }
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": data}
 
 
-KINDS: dict[str, Callable[..., dict[str, Any]]] = {"apps/v1/Deployment": deployment, "v1/Pod": pod, "v1/ConfigMap": configmap}
+KINDS: dict[str, Callable[..., dict[str, Any]]] = {
+    "apps/v1/Deployment": deployment,
+    "v1/Pod": pod,
+    "v1/ConfigMap": configmap,
+}
 
 
 def namespace_object(name: str, lbls: dict[str, str]) -> dict[str, Any]:
@@ -135,7 +163,13 @@ PATHS: dict[str, list[tuple[str, str]]] = {
         ("object.metadata.labels", "map"),
     ],
 }
-REQUEST_STRINGS = ["request.operation", "request.userInfo.username", "request.namespace", "request.kind.kind", "request.name"]
+REQUEST_STRINGS = [
+    "request.operation",
+    "request.userInfo.username",
+    "request.namespace",
+    "request.kind.kind",
+    "request.name",
+]
 
 
 class Cel:
@@ -204,7 +238,9 @@ class Cel:
         return r.choice(
             [
                 lambda: f"({e('string', d)} + {e('string', d)})",
-                lambda: f"{e('string', d)}.{r.choice(['lowerAscii()', 'upperAscii()', 'trim()', 'reverse()'])}",
+                lambda: (
+                    f"{e('string', d)}.{r.choice(['lowerAscii()', 'upperAscii()', 'trim()', 'reverse()'])}"
+                ),
                 lambda: f"{e('string', d)}.replace({self.leaf('string')}, {self.leaf('string')})",
                 lambda: f"{e('string', d)}.substring({r.choice(['0', '1', '3'])})",
                 lambda: f"string({e('int', d)})",
@@ -226,10 +262,14 @@ class Cel:
                 lambda: f"({e('string', d)} {r.choice(['<', '==', '!=', '>='])} {e('string', d)})",
                 lambda: f"({e('bool', d)} {r.choice(['&&', '||'])} {e('bool', d)})",
                 lambda: f"!{e('bool', d)}",
-                lambda: f"{e('string', d)}.{r.choice(['startsWith', 'endsWith', 'contains'])}({e('string', d)})",
+                lambda: (
+                    f"{e('string', d)}.{r.choice(['startsWith', 'endsWith', 'contains'])}({e('string', d)})"
+                ),
                 lambda: f"{e('string', d)}.matches({r.choice(REGEXES)})",
                 lambda: f"{e('list', d)}.{r.choice(['all', 'exists', 'exists_one'])}(x, {self.pred('x')})",
-                lambda: f"has({r.choice(['object.metadata.labels', 'object.spec', 'object.metadata.annotations', 'object.status'])})",
+                lambda: (
+                    f"has({r.choice(['object.metadata.labels', 'object.spec', 'object.metadata.annotations', 'object.status'])})"
+                ),
                 lambda: f"{self.leaf('string')} in {e('map', d)}",
                 lambda: f"({e('int', d)} == {e('double', d)})",
                 lambda: f"isQuantity({self.leaf('string')})",

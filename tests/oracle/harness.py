@@ -31,7 +31,9 @@ class OracleUnavailable(Exception):
 def build_oracle(timeout: float = 1500) -> Path:
     """The binary's path (built when its sources changed); raises OracleUnavailable."""
     if shutil.which("go") is None:
-        raise OracleUnavailable("no Go toolchain on PATH: the oracle (oracle/, Kubernetes' Go packages) needs Go >= 1.26")
+        raise OracleUnavailable(
+            "no Go toolchain on PATH: the oracle (oracle/, Kubernetes' Go packages) needs Go >= 1.26"
+        )
     try:
         done = subprocess.run([str(BUILD)], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -155,7 +157,12 @@ def compare_cel(
         out.append(Divergence("cel-type", case, ours["type"], theirs["type"]))
     ours_est, theirs_est = ours["cost"]["estimate"], theirs["cost"]["estimate"]
     if ours_est != theirs_est:
-        if builtin_kind and ours_est is not None and theirs_est is not None and ours_est["min"] == theirs_est["min"]:
+        if (
+            builtin_kind
+            and ours_est is not None
+            and theirs_est is not None
+            and ours_est["min"] == theirs_est["min"]
+        ):
             # DELIBERATE.md (estimates over built-in kinds): the type checker's Go definitions
             # carry `enum` (a string's size is its longest value), the served OpenAPI vap-lsp
             # bundles does not; only the minimum is compared.
@@ -164,7 +171,9 @@ def compare_cel(
             out.append(Divergence("cel-cost-estimate", case, ours_est, theirs_est))
     theirs_error = oracle_eval_error(theirs["error"])
     if (ours["error"] is None) != (theirs_error is None):
-        out.append(Divergence("cel-errs", case, ours["error"] or ours["value"], theirs_error or theirs["value"]))
+        out.append(
+            Divergence("cel-errs", case, ours["error"] or ours["value"], theirs_error or theirs["value"])
+        )
         return out
     if ours["error"] is not None:
         if ours["error"] != theirs_error:
@@ -185,7 +194,9 @@ def same_multiset(a: Any, b: Any) -> bool:
     """Two JSON lists with the same elements in any order."""
     if not isinstance(a, list) or not isinstance(b, list) or len(a) != len(b):
         return False
-    return sorted(json.dumps(x, sort_keys=True) for x in a) == sorted(json.dumps(x, sort_keys=True) for x in b)
+    return sorted(json.dumps(x, sort_keys=True) for x in a) == sorted(
+        json.dumps(x, sort_keys=True) for x in b
+    )
 
 
 def _first_line(text: str | None) -> str:
@@ -258,7 +269,9 @@ def document_of_lines(text: str) -> list[int]:
     return out
 
 
-def compare_check_file(case: str, text: str, ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> list[Divergence]:
+def compare_check_file(
+    case: str, text: str, ours: list[dict[str, Any]], theirs: list[dict[str, Any]]
+) -> list[Divergence]:
     """One file, document by document (`compare_check`); a document the oracle did not check
     (a version the server does not serve by default: whether `--runtime-config` can serve it
     needs pkg/registry's storage, see DELIBERATE.md) is left out."""
@@ -297,7 +310,9 @@ def compare_check(case: str, ours: list[dict[str, Any]], theirs: list[dict[str, 
     with the same field and words, and vap-lsp must report no error-severity server rejection the
     server does not; type-checker warnings compared issue by issue."""
     out: list[Divergence] = []
-    theirs_errors = {(d.get("field") or "", without_excerpts(d["message"])) for d in theirs if d["severity"] == "error"}
+    theirs_errors = {
+        (d.get("field") or "", without_excerpts(d["message"])) for d in theirs if d["severity"] == "error"
+    }
     ours_errors = {(d.get("field") or "", d["message"]) for d in ours if d["severity"] == "error"}
     # A decoding error has no field path in the server's answer (a strict decoding error names
     # the field in its words); vap-lsp places it at the field: compare the words.
@@ -344,7 +359,9 @@ def compare_run(case: str, ours: dict[str, Any], theirs: dict[str, Any]) -> list
     if sorted(ours["warnings"]) != sorted(theirs["warnings"]):
         out.append(Divergence("run-warnings", case, ours["warnings"], theirs["warnings"]))
     if ours["auditAnnotations"] != theirs["auditAnnotations"]:
-        out.append(Divergence("run-audit-annotations", case, ours["auditAnnotations"], theirs["auditAnnotations"]))
+        out.append(
+            Divergence("run-audit-annotations", case, ours["auditAnnotations"], theirs["auditAnnotations"])
+        )
     if not same_json(ours["patched"], theirs["patched"]):
         out.append(Divergence("run-patched", case, ours["patched"], theirs["patched"]))
     return out
@@ -391,7 +408,9 @@ def cel_case(
     answer = oracle.ask(argv, files)
     if answer["stdout"] is None:
         return [Divergence("oracle-usage", expression, ours, answer["stderr"])]
-    return compare_cel(f"{expression} [kind={kind}]", ours, answer["stdout"], builtin_kind=kind in BUILTIN_KINDS)
+    return compare_cel(
+        f"{expression} [kind={kind}]", ours, answer["stdout"], builtin_kind=kind in BUILTIN_KINDS
+    )
 
 
 def run_case(
@@ -418,7 +437,9 @@ def run_case(
     if op == "DELETE":
         request = AdmissionRequestInput("DELETE", None, old or obj, info, sub_resource=sub_resource)
     else:
-        request = AdmissionRequestInput(op, obj, old if op in ("UPDATE", "CONNECT") else None, info, sub_resource=sub_resource)
+        request = AdmissionRequestInput(
+            op, obj, old if op in ("UPDATE", "CONNECT") else None, info, sub_resource=sub_resource
+        )
     ours = prepared.admit(request).to_json()
     files = {"docs": "\n---\n".join(json.dumps(d) for d in documents), "obj": json.dumps(obj)}
     argv = ["run", "docs", "--object", "obj", "--operation", op, "--user", user]

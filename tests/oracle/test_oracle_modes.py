@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (server messages and generated literals are kept on one line each)
 """Each mode of `vap-oracle` returns what Kubernetes' own unit tests expect (translated cases,
 cited per test): the oracle is trusted only after it agrees with them."""
 
@@ -19,7 +20,10 @@ def test_cel_evaluates_as_plugin_cel_condition_test(oracle: Oracle) -> None:
     """k8s.io/apiserver/pkg/admission/plugin/cel/condition_test.go TestFilter, cases "valid
     syntax for object" and "valid syntax for metadata" (an Endpoints with one subset)."""
     files = {"ep": json.dumps(ENDPOINTS)}
-    for expression in ("has(object.subsets) && object.subsets.size() < 2", "object.metadata.name == 'endpoints1'"):
+    for expression in (
+        "has(object.subsets) && object.subsets.size() < 2",
+        "object.metadata.name == 'endpoints1'",
+    ):
         answer = oracle.ask(["cel", expression, "--object", "ep"], files)["stdout"]
         assert (answer["value"], answer["error"], answer["type"]) == (True, None, "bool")
 
@@ -49,10 +53,18 @@ VAP = {
         "failurePolicy": "Fail",
         "matchConstraints": {
             "resourceRules": [
-                {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["deployments"]}
+                {
+                    "apiGroups": ["apps"],
+                    "apiVersions": ["v1"],
+                    "operations": ["CREATE"],
+                    "resources": ["deployments"],
+                }
             ]
         },
-        "validations": [{"expression": "object.spec.replicas > '1'"}, {"expression": "object.nonExistingFirst > 1"}],
+        "validations": [
+            {"expression": "object.spec.replicas > '1'"},
+            {"expression": "object.nonExistingFirst > 1"},
+        ],
     },
 }
 
@@ -62,8 +74,13 @@ def test_check_type_checker_warnings_as_the_status_controller_test(oracle: Oracl
     type checker's warnings `found no matching overload for '_>_' applied to '(int, string)'` and
     `undefined field 'nonExistingFirst'`, at spec.validations[i].expression."""
     report = oracle.ask(["check", "vap"], {"vap": json.dumps(VAP)})["stdout"]
-    warnings = {d["field"]: d["message"] for d in report["files"][0]["diagnostics"] if d["code"] == "cel-type-check"}
-    assert "found no matching overload for '_>_' applied to '(int, string)'" in warnings["spec.validations[0].expression"]
+    warnings = {
+        d["field"]: d["message"] for d in report["files"][0]["diagnostics"] if d["code"] == "cel-type-check"
+    }
+    assert (
+        "found no matching overload for '_>_' applied to '(int, string)'"
+        in warnings["spec.validations[0].expression"]
+    )
     assert "undefined field 'nonExistingFirst'" in warnings["spec.validations[1].expression"]
 
 
@@ -94,7 +111,10 @@ DEPLOYMENT = {
     "spec": {
         "replicas": 7,
         "selector": {"matchLabels": {"app": "web"}},
-        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "i"}]},
+        },
     },
 }
 
@@ -120,8 +140,10 @@ def test_run_denies_as_validating_admission_test(oracle: Oracle) -> None:
     and dispatcher.go: the denial `ValidatingAdmissionPolicy '<policy>' with binding '<binding>'
     denied request: <message>`, reason Invalid, code 422; Warn adds the warning
     `Validation failed for ValidatingAdmissionPolicy '<p>' with binding '<b>': <message>`."""
-    files = {"p": _policy([{"expression": "object.spec.replicas < 5", "message": "too many"}], ["Deny", "Warn"]),
-             "o": json.dumps(DEPLOYMENT)}
+    files = {
+        "p": _policy([{"expression": "object.spec.replicas < 5", "message": "too many"}], ["Deny", "Warn"]),
+        "o": json.dumps(DEPLOYMENT),
+    }
     result = oracle.ask(["run", "p", "--object", "o"], files)["stdout"]["results"][0]
     assert result["allowed"] is False
     denial = result["denials"][0]
@@ -138,11 +160,15 @@ def test_run_denies_as_validating_admission_test(oracle: Oracle) -> None:
 def test_run_audit_annotation_as_validating_admission_test(oracle: Oracle) -> None:
     """admission_test.go TestAuditValidationAction: an Audit action publishes
     `validation.policy.admission.k8s.io/validation_failure` with the failure as JSON."""
-    files = {"p": _policy([{"expression": "object.spec.replicas < 5", "message": "too many"}], ["Audit"]),
-             "o": json.dumps(DEPLOYMENT)}
+    files = {
+        "p": _policy([{"expression": "object.spec.replicas < 5", "message": "too many"}], ["Audit"]),
+        "o": json.dumps(DEPLOYMENT),
+    }
     result = oracle.ask(["run", "p", "--object", "o"], files)["stdout"]["results"][0]
     assert result["allowed"] is True
-    assert json.loads(result["auditAnnotations"]["validation.policy.admission.k8s.io/validation_failure"]) == [
+    assert json.loads(
+        result["auditAnnotations"]["validation.policy.admission.k8s.io/validation_failure"]
+    ) == [
         {
             "message": "too many",
             "policy": "denypolicy.example.com",

@@ -303,7 +303,7 @@ def test_finalizers_are_qualified_names() -> None:
     obj = copy.deepcopy(VALID_VAP)
     obj["metadata"]["finalizers"] = ["example.com/ok", "bad name"]
     assert msgs(VAP, obj, "1.34") == [
-        "metadata.finalizers: Invalid value: \"bad name\": name part must consist of alphanumeric characters, "
+        'metadata.finalizers: Invalid value: "bad name": name part must consist of alphanumeric characters, '
         "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
         "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
     ]

@@ -61,7 +61,7 @@ from vap_lsp.defaulting import default_object
 from vap_lsp.defaulting.builtin import minor
 from vap_lsp.defaulting.plugins import ClusterObjects, PluginOutcome, admission_plugins, stored
 from vap_lsp.defaulting.rules import copy_json
-from vap_lsp.defaulting.server import before_mutating, before_validating, validating_name
+from vap_lsp.defaulting.server import before_mutating, before_validating, status_update, validating_name
 from vap_lsp.defaulting.validation import builtin_errors, rejection
 from vap_lsp.golang.jsonenc import marshal
 from vap_lsp.golang.strings import trim_space
@@ -377,6 +377,13 @@ class PreparedInputs:
         hit = self._equivalents.get(key)
         if hit is None:
             hit = equivalents_for(self.schema, gvr, gvk, sub_resource)
+            # A CRD's served versions serve one resource: the CRD handler registers each in its
+            # EquivalentResourceRegistry (customresource_handler.go), so matchPolicy Equivalent
+            # matches a rule for any of them (found by the oracle, issue 34).
+            for c in self.crds:
+                same = (c.group, c.plural, c.kind) == (gvr.group, gvr.resource, gvk.kind)
+                if same and c.served and c.version != gvr.version:
+                    hit.append((GVR(c.group, c.version, c.plural), GVKey(c.group, c.version, c.kind)))
             if len(self._equivalents) < 10_000:
                 self._equivalents[key] = hit
         return list(hit)
@@ -628,6 +635,13 @@ class _Vars(LazyVariables):
         return dict(self._results)
 
 
+def _custom_kind(ctx: RequestContext, kind: GVKey) -> bool:
+    """A kind served by one of the CRDs given (not a built-in kind)."""
+    return any(
+        (c.group, c.version, c.kind) == (kind.group, kind.version, kind.kind) for c in ctx.prepared.crds
+    )
+
+
 class _Run:
     """One (policy, binding, param) evaluation: activation, variables, report."""
 
@@ -646,6 +660,13 @@ class _Run:
         self.expressions: list[ExpressionEvaluation] = []
         self.failures: list[Failure] = []
         a = ctx.attrs
+        if (gvk.group, gvk.version) != (a.kind.group, a.kind.version) and _custom_kind(ctx, a.kind):
+            # Matched as another served version of the CRD (matchPolicy Equivalent): admission
+            # converts the objects to it (admission.NewVersionedAttributes); a CRD's None
+            # conversion changes only apiVersion (apiextensions conversion nopConverter).
+            api_version = f"{gvk.group}/{gvk.version}"
+            obj = {**obj, "apiVersion": api_version} if isinstance(obj, dict) else obj
+            old = {**old, "apiVersion": api_version} if isinstance(old, dict) else old
         self.base: dict[str, Any] = {
             "object": obj,
             "oldObject": old,
@@ -1212,7 +1233,8 @@ def _mutate_once(
         unknown = patching.unknown_fields(result, patching.shape_of(schema, resolve))
         if unknown:
             raise patching.InternalPatchError(
-                "Internal error occurred: strict decoding error: " + ", ".join(f'unknown field "{u}"' for u in unknown)
+                "Internal error occurred: strict decoding error: "
+                + ", ".join(f'unknown field "{u}"' for u in unknown)
             )
     return result
 
@@ -1260,9 +1282,7 @@ def _mutating_phase(ctx: RequestContext, out: _Outcome) -> dict[str, Any] | None
                     obj = _mutate_once(ctx, run, kind, e, obj, patches, first=first)
                 except patching.InternalPatchError as exc:
                     inv.evaluation.failures.append(Failure("spec.mutations", str(exc), True))
-                    out.denials.append(
-                        Denial(p.name, inv.binding, str(exc), "InternalError", 500, str(exc))
-                    )
+                    out.denials.append(Denial(p.name, inv.binding, str(exc), "InternalError", 500, str(exc)))
                     inv.evaluation.expressions.extend(run.expressions)
                     return obj
                 except patching.PatchError as exc:
@@ -1334,6 +1354,10 @@ def _registry_fill_in(
         return []
     resource = prepared.schema.resource_for_kind(*gvk)
     status = "status" in resource.subresources if resource is not None else prepared.crd_status(gvk)
+    if request.sub_resource == "status":
+        if request.operation == "UPDATE" and isinstance(request.old_object, dict):
+            status_update(obj, request.old_object, gvk, builtin=builtin)
+        return []
     return before_validating(
         obj,
         request.old_object,
@@ -1444,7 +1468,8 @@ def _admit(
     gvk = (ctx.attrs.kind.group, ctx.attrs.kind.version, ctx.attrs.kind.kind)
     builtin = prepared.schema.definition_for_kind(*gvk) is not None
     errors: list[str] = []
-    if evaluated is not None and writes:
+    status_write = request.operation == "UPDATE" and request.sub_resource == "status"
+    if evaluated is not None and (writes or status_write):
         notes += _registry_fill_in(evaluated, request, ctx, prepared)
         if builtin and prepared.builtin_admission:
             errors = builtin_errors(evaluated, gvk, request.operation)

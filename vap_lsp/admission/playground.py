@@ -106,7 +106,11 @@ def _finite(value: Any) -> Any:
     string-formatted int64 values"), found by the oracle (issue 34)."""
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, int) and not isinstance(value, bool) and not -_MAX_INT_JSON <= value <= _MAX_INT_JSON:
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and not -_MAX_INT_JSON <= value <= _MAX_INT_JSON
+    ):
         return str(value)
     if isinstance(value, list):
         return [_finite(v) for v in value]

@@ -934,7 +934,9 @@ class _Planner:
                     raise CostLimitExceeded()
             else:
                 ctx.charge(
-                    call_cost(chosen.function, chosen.overload_id, args, result, library=library, affix_sized=affix)
+                    call_cost(
+                        chosen.function, chosen.overload_id, args, result, library=library, affix_sized=affix
+                    )
                 )
             return result
 

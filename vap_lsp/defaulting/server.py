@@ -31,6 +31,7 @@ addresses and ports are placeholders, said in a note).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import uuid
 from datetime import UTC, datetime
@@ -216,3 +217,44 @@ def before_validating(
             stored += 1
         meta["generation"] = stored
     return notes
+
+
+def status_update(obj: JsonDict, old: JsonDict, gvk: tuple[str, str, str], *, builtin: bool) -> None:
+    """An UPDATE of the `status` subresource, in place: what the kind's status strategy's
+    `PrepareForUpdate` keeps of the stored object before validating admission runs. A custom
+    resource keeps everything stored but its status (apiextensions registry/customresource
+    status_strategy.go: the old object with the new status); a built-in kind keeps its stored
+    spec (pkg/registry/*/strategy.go `...StatusStrategy.PrepareForUpdate`), a Deployment also its
+    labels, a Pod also its owner references. Found by the oracle (issue 34)."""
+    if not builtin:
+        status = obj.get("status")
+        has_status = "status" in obj
+        managed = child_map(obj, "metadata")
+        managed_fields = managed.get("managedFields") if managed is not None else None
+        obj.clear()
+        obj.update(copy.deepcopy(old))
+        meta = child_map(obj, "metadata")
+        if meta is not None:
+            if managed_fields is not None:
+                meta["managedFields"] = managed_fields
+            else:
+                meta.pop("managedFields", None)
+        if has_status:
+            obj["status"] = status
+        else:
+            obj.pop("status", None)
+        return
+    group, _version, kind = gvk
+    if "spec" in old:
+        obj["spec"] = copy.deepcopy(old["spec"])
+    else:
+        obj.pop("spec", None)
+    meta, old_meta = child_map(obj, "metadata"), child_map(old, "metadata")
+    if meta is None or old_meta is None:
+        return
+    kept = {("apps", "Deployment"): ("labels",), ("", "Pod"): ("ownerReferences",)}.get((group, kind), ())
+    for key in kept:
+        if key in old_meta:
+            meta[key] = copy.deepcopy(old_meta[key])
+        else:
+            meta.pop(key, None)

@@ -214,7 +214,9 @@ def _validate_owner_references(refs: Any) -> list[FieldError]:
             # schema.ParseGroupVersion: at most one "/", and a version after it.
             _group, slash, version = api_version.partition("/")
             if api_version.count("/") > 1 or (slash and not version):
-                errs.append(invalid((*path, "apiVersion"), api_version, "must be <group>/<version> or <version>"))
+                errs.append(
+                    invalid((*path, "apiVersion"), api_version, "must be <group>/<version> or <version>")
+                )
         for key in ("kind", "name", "uid"):
             if _opt_str(ref.get(key)) == "":
                 errs.append(required((*path, key), "must not be empty"))
@@ -680,7 +682,9 @@ def _validate_validation_actions(spec: dict[str, Any], path: Path, ctx: _Ctx) ->
     if not seen:
         # From 1.37 the declarative validation of the field answers (the handwritten error is
         # `MarkCoveredByDeclarative`): `Required value` without the handwritten detail.
-        errs.append(required(va_path, "" if ctx.minor >= 37 else "at least one validation action is required"))
+        errs.append(
+            required(va_path, "" if ctx.minor >= 37 else "at least one validation action is required")
+        )
     return errs
 
 

@@ -13,6 +13,9 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -38,6 +41,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/kubeapiserver/admission/exclusion"
+	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 )
 
 // compileValidatingPolicy is validating.compilePolicy (plugin.go), the compiler the plugin's
@@ -552,6 +556,20 @@ func admitOne(w *admissionWorld, rc *runCase, d document, oldDoc *document, op a
 	if w.mutating.Handles(op) {
 		admitErr = newReinvocationHandler(w.mutating).(admission.MutationInterface).Admit(ctx, attrs, interfaces)
 	}
+	// "patched" is what mutating admission made of the object (before the registry's steps).
+	var mutated runtime.Object
+	if o := attrs.GetObject(); o != nil {
+		mutated = o.DeepCopyObject()
+	}
+	if admitErr == nil && op == admission.Update && subresource == "status" && old != nil {
+		// A status update is stored through the kind's status strategy: rest.BeforeUpdate's
+		// PrepareForUpdate runs after mutating admission and before validating admission (the
+		// store's updateValidation), and keeps the stored spec. Linked for Deployments and custom
+		// resources; other kinds would need their registry packages.
+		if s := statusStrategyFor(gvk, rc.crds); s != nil {
+			s.PrepareForUpdate(ctx, attrs.GetObject(), old)
+		}
+	}
 	if admitErr == nil && w.validating.Handles(op) {
 		admitErr = w.validating.Validate(ctx, attrs, interfaces)
 	}
@@ -567,7 +585,7 @@ func admitOne(w *admissionWorld, rc *runCase, d document, oldDoc *document, op a
 	}
 	attrs.mu.Unlock()
 	res["auditAnnotations"] = annotations
-	if after := attrs.GetObject(); after != nil && before != nil && !apiequality.Semantic.DeepEqual(before, after) {
+	if after := mutated; after != nil && before != nil && !apiequality.Semantic.DeepEqual(before, after) {
 		if out, err := versionedJSON(after, gvk); err == nil {
 			res["patched"] = out
 		}
@@ -618,3 +636,30 @@ func nilIfEmpty(s string) any {
 var _ = sort.Strings
 var _ = json.Marshal
 var _ = legacyscheme.Scheme
+
+type updatePreparer interface {
+	PrepareForUpdate(ctx context.Context, obj, old runtime.Object)
+}
+
+// statusStrategyFor is the status strategy of the registry storing gvk: the Deployment registry's
+// (pkg/registry/apps/deployment.StatusStrategy) or a custom resource's
+// (apiextensions-apiserver/pkg/registry/customresource.NewStatusStrategy, built with the
+// version's structural schema and status subresource as customresource_handler.go builds it).
+func statusStrategyFor(gvk schema.GroupVersionKind, crds crdList) updatePreparer {
+	if gvk.Group == "apps" && gvk.Kind == "Deployment" {
+		return deployment.StatusStrategy
+	}
+	crd, served := crds.find(gvk)
+	if crd == nil || !served {
+		return nil
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Name != gvk.Version || v.Subresources == nil || v.Subresources.Status == nil {
+			continue
+		}
+		strategy := customresource.NewStrategy(unstructuredTyper{}, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk,
+			nil, nil, structural(crd, v.Name), &apiextensionsinternal.CustomResourceSubresourceStatus{}, nil, nil)
+		return customresource.NewStatusStrategy(strategy)
+	}
+	return nil
+}
