@@ -307,3 +307,177 @@ class Cel:
 def as_file(obj: Any) -> str:
     """A document as file content (JSON is YAML)."""
     return json.dumps(obj)
+
+
+# --- run: policies, bindings, requests -----------------------------------------------------------
+
+RESOURCES = {
+    "apps/v1/Deployment": ("apps", "v1", "deployments"),
+    "v1/Pod": ("", "v1", "pods"),
+    "v1/ConfigMap": ("", "v1", "configmaps"),
+}
+
+
+def selector(r: random.Random) -> dict[str, Any]:
+    """A label selector over the generated labels (sometimes empty: everything)."""
+    out: dict[str, Any] = {}
+    if r.random() < 0.5:
+        out["matchLabels"] = {r.choice(LABEL_KEYS): r.choice(LABEL_VALUES)}
+    if r.random() < 0.4:
+        op = r.choice(["In", "NotIn", "Exists", "DoesNotExist"])
+        expr: dict[str, Any] = {"key": r.choice(LABEL_KEYS), "operator": op}
+        if op in ("In", "NotIn"):
+            expr["values"] = r.sample(LABEL_VALUES, r.randint(1, 2))
+        out["matchExpressions"] = [expr]
+    return out
+
+
+def rules(r: random.Random, kind: str) -> list[dict[str, Any]]:
+    group, version, resource = RESOURCES[kind]
+    rule: dict[str, Any] = {
+        "apiGroups": [r.choice([group, "*"])],
+        "apiVersions": [r.choice([version, "*"])],
+        "operations": r.sample(["CREATE", "UPDATE", "DELETE", "*"], r.randint(1, 2)),
+        "resources": [r.choice([resource, "*", f"{resource}/*"])],
+    }
+    if r.random() < 0.2:
+        rule["scope"] = r.choice(["Namespaced", "*"])
+    if r.random() < 0.15:
+        rule["resourceNames"] = [r.choice(NAMES)]
+    return [rule]
+
+
+def match_resources(r: random.Random, kind: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"resourceRules": rules(r, kind)}
+    if r.random() < 0.3:
+        out["namespaceSelector"] = selector(r)
+    if r.random() < 0.3:
+        out["objectSelector"] = selector(r)
+    if r.random() < 0.2:
+        out["excludeResourceRules"] = rules(r, kind)
+    if r.random() < 0.3:
+        out["matchPolicy"] = r.choice(["Exact", "Equivalent"])
+    return out
+
+
+def run_case_inputs(r: random.Random) -> dict[str, Any]:
+    """Namespaces, a VAP (validations, messageExpressions, variables, matchConditions, audit
+    annotations) and maybe a MAP (apply configuration or JSON Patch) with bindings, and one
+    request (CREATE, UPDATE or DELETE) by a generated user."""
+    kind = r.choice(sorted(KINDS))
+    namespace = r.choice(NAMESPACES)
+    docs: list[dict[str, Any]] = [namespace_object(ns, labels(r)) for ns in NAMESPACES]
+    variables = [
+        {"name": "v0", "expression": Cel(r, kind).expr("int")},
+        {"name": "v1", "expression": Cel(r, kind).expr("string")},
+    ]
+    extra = {"int": ["variables.v0"], "string": ["variables.v1"]}
+    cel = Cel(r, kind, extra)
+    validations = []
+    for _ in range(r.randint(1, 3)):
+        v: dict[str, Any] = {"expression": cel.expr("bool")}
+        if r.random() < 0.4:
+            v["messageExpression"] = cel.expr("string")
+        elif r.random() < 0.5:
+            v["message"] = r.choice(["too bad", "no"])
+        if r.random() < 0.2:
+            v["reason"] = r.choice(["Forbidden", "Invalid", "RequestEntityTooLarge"])
+        validations.append(v)
+    spec: dict[str, Any] = {
+        "failurePolicy": r.choice(["Fail", "Ignore"]),
+        "matchConstraints": match_resources(r, kind),
+        "variables": variables,
+        "validations": validations,
+    }
+    if r.random() < 0.4:
+        spec["matchConditions"] = [{"name": "c0", "expression": Cel(r, kind).expr("bool")}]
+    if r.random() < 0.3:
+        spec["auditAnnotations"] = [{"key": "k", "valueExpression": cel.expr("string")}]
+    docs.append(
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "vap"},
+            "spec": spec,
+        }
+    )
+    binding: dict[str, Any] = {
+        "policyName": "vap",
+        "validationActions": r.choice([["Deny"], ["Warn"], ["Audit"], ["Deny", "Audit"], ["Warn", "Audit"]]),
+    }
+    if r.random() < 0.3:
+        binding["matchResources"] = match_resources(r, kind)
+    docs.append(
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": "vap-b"},
+            "spec": binding,
+        }
+    )
+    if r.random() < 0.5:
+        docs.extend(mutating_policy(r, kind))
+    obj = KINDS[kind](r, namespace)
+    operation = r.choice(["CREATE", "CREATE", "UPDATE", "DELETE"])
+    old = None
+    if operation != "CREATE":
+        old = KINDS[kind](r, namespace)
+        old["metadata"]["name"] = obj["metadata"]["name"]
+    user = r.choice(["system:anonymous", "alice", "system:serviceaccount:default:sa"])
+    groups = tuple(r.sample(["system:authenticated", "dev", "system:masters"], r.randint(0, 2)))
+    return {"documents": docs, "obj": obj, "old": old, "operation": operation, "user": user, "groups": groups}
+
+
+def mutating_policy(r: random.Random, kind: str) -> list[dict[str, Any]]:
+    """A MAP setting labels, annotations or (Deployments) replicas, by apply configuration or
+    JSON Patch (add / replace / remove / test)."""
+    key = r.choice(["team", "app", "example.com~1x", "env"])
+    value = r.choice(["'a'", "'b'", "object.metadata.name", "string(size(object.metadata.name))"])
+    if r.random() < 0.5:
+        fields = [f"labels: {{'{key.replace('~1', '/')}': {value}}}"]
+        if r.random() < 0.4:
+            fields.append(f"annotations: {{'note': {value}}}")
+        expr = f"Object{{metadata: Object.metadata{{{', '.join(fields)}}}}}"
+        if kind == "apps/v1/Deployment" and r.random() < 0.3:
+            expr = (
+                f"Object{{spec: Object.spec{{replicas: {r.choice(['0', '3', 'object.spec.replicas + 1'])}}}}}"
+            )
+        mutation = {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": expr}}
+    else:
+        op = r.choice(["add", "replace", "remove", "test"])
+        path = r.choice(
+            [
+                f"/metadata/labels/{key}",
+                "/metadata/annotations",
+                f"/metadata/annotations/{key}",
+                "/metadata/labels",
+            ]
+        )
+        patch = (
+            f"JSONPatch{{op: '{op}', path: '{path}'"
+            + ("" if op == "remove" else f", value: {value if path.count('/') > 2 else '{}'}")
+            + "}"
+        )
+        if r.random() < 0.3:
+            patch = f"JSONPatch{{op: 'add', path: '/metadata/labels', value: {{}}}}, {patch}"
+        mutation = {"patchType": "JSONPatch", "jsonPatch": {"expression": f"[{patch}]"}}
+    spec: dict[str, Any] = {
+        "failurePolicy": r.choice(["Fail", "Ignore"]),
+        "reinvocationPolicy": r.choice(["Never", "IfNeeded"]),
+        "matchConstraints": match_resources(r, kind),
+        "mutations": [mutation],
+    }
+    return [
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "MutatingAdmissionPolicy",
+            "metadata": {"name": "map"},
+            "spec": spec,
+        },
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "MutatingAdmissionPolicyBinding",
+            "metadata": {"name": "map-b"},
+            "spec": {"policyName": "map"},
+        },
+    ]

@@ -369,6 +369,13 @@ def compare_run(case: str, ours: dict[str, Any], theirs: dict[str, Any]) -> list
 
 # --- running one case on both sides ---------------------------------------------------------
 
+
+def as_yaml(doc: Any) -> str:
+    """A document as file content: JSON (which is YAML) in UTF-8, as kubectl would read it
+    (a `\\ud83d` surrogate escape is valid JSON but not valid YAML)."""
+    return json.dumps(doc, ensure_ascii=False)
+
+
 VERSION = "1.37"  # the Kubernetes version the oracle links
 BUILTIN_KINDS = frozenset({"apps/v1/Deployment", "v1/Pod", "v1/ConfigMap", "v1/Namespace", "batch/v1/Job"})
 
@@ -403,7 +410,7 @@ def cel_case(
         argv += ["--kind", kind]
     for option, doc in (("--object", obj), ("--old-object", old), ("--params", params)):
         if doc is not None:
-            files[option] = json.dumps(doc)
+            files[option] = as_yaml(doc)
             argv += [option, option]
     answer = oracle.ask(argv, files)
     if answer["stdout"] is None:
@@ -441,12 +448,12 @@ def run_case(
             op, obj, old if op in ("UPDATE", "CONNECT") else None, info, sub_resource=sub_resource
         )
     ours = prepared.admit(request).to_json()
-    files = {"docs": "\n---\n".join(json.dumps(d) for d in documents), "obj": json.dumps(obj)}
+    files = {"docs": "\n---\n".join(as_yaml(d) for d in documents), "obj": as_yaml(obj)}
     argv = ["run", "docs", "--object", "obj", "--operation", op, "--user", user]
     for g in groups:
         argv += ["--group", g]
     if old is not None:
-        files["old"] = json.dumps(old)
+        files["old"] = as_yaml(old)
         argv += ["--old-object", "old"]
     if sub_resource:
         argv += ["--subresource", sub_resource]

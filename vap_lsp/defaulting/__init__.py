@@ -37,6 +37,7 @@ from typing import Any
 from vap_lsp.defaulting.builtin import ITEM, VALUE, DefaultedField, builtin_fields, default_builtin
 from vap_lsp.defaulting.conversion import round_trip
 from vap_lsp.defaulting.crd import crd_fields, default_custom
+from vap_lsp.defaulting.omitempty import drop_empty_optional
 from vap_lsp.defaulting.rules import copy_json
 from vap_lsp.policy.defaults import apply_defaults
 from vap_lsp.policy.kinds import recognise
@@ -107,6 +108,7 @@ def default_object(
     if definition is not None:
         default_builtin(out, definition, normalized)
         round_trip(out, api_version.rpartition("/")[0], kind)
+        drop_empty_optional(out, definition, normalized)
         recognised = recognise(api_version, kind)
         if recognised is not None:
             out = apply_defaults(recognised[0], api_version, out)

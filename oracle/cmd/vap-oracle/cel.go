@@ -322,6 +322,9 @@ func celCommand(args []string, fs files) result {
 			}
 		}
 	}
+	for _, o := range []runtime.Object{in.object, in.oldObject} {
+		setRequestNamespace(o, in.gvk, crds)
+	}
 	return celEvaluate(expression, in, objectDecl, crds)
 }
 

@@ -31,6 +31,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -524,6 +525,7 @@ func admitOne(w *admissionWorld, rc *runCase, d document, oldDoc *document, op a
 		res["denials"] = []any{map[string]any{"policy": "", "binding": "", "message": err.Error(), "reason": "BadRequest", "code": 400}}
 		return res
 	}
+	setRequestNamespace(obj, gvk, rc.crds)
 	var old runtime.Object
 	if oldDoc != nil && (op == admission.Update || op == admission.Connect || op == admission.Delete) {
 		if old, err = decode(*oldDoc); err != nil {
@@ -662,4 +664,20 @@ func statusStrategyFor(gvk schema.GroupVersionKind, crds crdList) updatePreparer
 		return customresource.NewStatusStrategy(strategy)
 	}
 	return nil
+}
+
+// setRequestNamespace gives a namespaced object without metadata.namespace the request's
+// namespace, as the create and update handlers do before admission
+// (rest.EnsureObjectNamespaceMatchesRequestNamespace); kubectl's request goes to "default".
+func setRequestNamespace(obj runtime.Object, gvk schema.GroupVersionKind, crds crdList) {
+	if obj == nil {
+		return
+	}
+	mapping, err := mapperWith(crds).RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil || mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		return
+	}
+	if accessor, err := meta.Accessor(obj); err == nil {
+		_ = rest.EnsureObjectNamespaceMatchesRequestNamespace("default", accessor)
+	}
 }

@@ -1,0 +1,84 @@
+"""Empty optional collections vanish when the server decodes a built-in object.
+
+kube-apiserver holds a built-in object as its Go struct: an optional map or list field is tagged
+`json:",omitempty"` (the API conventions: optional fields are omitempty), so `labels: {}`,
+`env: []` or `annotations: null` are not there when admission reads the object back as JSON, and
+`has(object.metadata.labels)` is false. Required fields (the schema's `required`) are kept as
+written. Found by the oracle (issue 34): `object.metadata.labels` of a ConfigMap written with
+`labels: {}` is "no such key" on the server.
+
+Scalars are left alone: a zero string, number or bool is omitted only when the Go field is no
+pointer, which the OpenAPI schema does not say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from vap_lsp.schema.store import get_schema_set
+
+JsonDict = dict[str, Any]
+
+
+def drop_empty_optional(obj: JsonDict, definition: str, version: str) -> None:
+    """In place: remove the empty (or null) optional maps and lists of `obj`, an object of the
+    built-in `definition`, at every depth."""
+    _walk(obj, definition, version, 0)
+
+
+@lru_cache(maxsize=4096)
+def _shape(definition: str, version: str) -> tuple[frozenset[str], Mapping[str, tuple[str, str | None]]]:
+    """(required fields, field -> (kind, definition of its objects)) of one definition; kind is
+    `object` (a nested definition), `map`, `list` or `other`."""
+    d = get_schema_set(version).definition(definition)
+    if not isinstance(d, Mapping):
+        return frozenset(), {}
+    required = frozenset(r for r in d.get("required") or () if isinstance(r, str))
+    fields: dict[str, tuple[str, str | None]] = {}
+    props = d.get("properties")
+    for name, prop in props.items() if isinstance(props, Mapping) else ():
+        if not isinstance(prop, Mapping):
+            continue
+        ref = prop.get("$ref")
+        if isinstance(ref, str):
+            fields[name] = ("object", ref)
+        elif prop.get("type") == "array":
+            items = prop.get("items")
+            item_ref = items.get("$ref") if isinstance(items, Mapping) else None
+            fields[name] = ("list", item_ref if isinstance(item_ref, str) else None)
+        elif prop.get("type") == "object" and isinstance(prop.get("additionalProperties"), Mapping):
+            ap = prop["additionalProperties"]
+            value_ref = ap.get("$ref")
+            fields[name] = ("map", value_ref if isinstance(value_ref, str) else None)
+        else:
+            fields[name] = ("other", None)
+    return required, fields
+
+
+def _walk(obj: JsonDict, definition: str, version: str, depth: int) -> None:
+    if depth > 40:
+        return
+    required, fields = _shape(definition, version)
+    for name in list(obj):
+        spec = fields.get(name)
+        if spec is None:
+            continue
+        kind, child = spec
+        value = obj[name]
+        if kind in ("map", "list") and name not in required and (value is None or value == {} or value == []):
+            del obj[name]
+            continue
+        if child is None:
+            continue
+        if kind == "object" and isinstance(value, dict):
+            _walk(value, child, version, depth + 1)
+        elif kind == "list" and isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict):
+                    _walk(item, child, version, depth + 1)
+        elif kind == "map" and isinstance(value, dict):
+            for item in value.values():
+                if isinstance(item, dict):
+                    _walk(item, child, version, depth + 1)
