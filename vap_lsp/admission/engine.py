@@ -1307,6 +1307,12 @@ def _mutating_phase(ctx: RequestContext, out: _Outcome) -> dict[str, Any] | None
                 previously = []
             if p.spec.get("reinvocationPolicy") == "IfNeeded" and round_ == 0:
                 previously.append(idx)
+        if round_ == 0 and changed_any:
+            # The dispatch ends with `RequireReinvokingPreviouslyInvokedPlugins` when the object
+            # was mutated (mutating/dispatcher.go, `lastVersionedAttr.Dirty`): every IfNeeded
+            # policy invoked so far is reinvoked, the one that made the last change too (found by
+            # the oracle, issue 34).
+            reinvoke.update(previously)
     return obj
 
 

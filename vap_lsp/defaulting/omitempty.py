@@ -1,4 +1,7 @@
-"""Empty optional collections vanish when the server decodes a built-in object.
+"""What the Go types of a built-in object do to its JSON when the server decodes it.
+
+Quantities come back in canonical form (`Quantity.UnmarshalJSON` then `MarshalJSON`: `2.5` is
+`2500m`, `1.5Gi` is `1536Mi`), and empty optional collections vanish.
 
 kube-apiserver holds a built-in object as its Go struct: an optional map or list field is tagged
 `json:",omitempty"` (the API conventions: optional fields are omitempty), so `labels: {}`,
@@ -17,14 +20,17 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from vap_lsp.apimachinery.quantity import QuantityError, format_quantity, parse_quantity, quantity_format
 from vap_lsp.schema.store import get_schema_set
+
+QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 
 JsonDict = dict[str, Any]
 
 
 def drop_empty_optional(obj: JsonDict, definition: str, version: str) -> None:
     """In place: remove the empty (or null) optional maps and lists of `obj`, an object of the
-    built-in `definition`, at every depth."""
+    built-in `definition`, at every depth, and write its quantities canonically."""
     _walk(obj, definition, version, 0)
 
 
@@ -72,6 +78,13 @@ def _walk(obj: JsonDict, definition: str, version: str, depth: int) -> None:
             continue
         if child is None:
             continue
+        if child == QUANTITY:
+            if kind == "object":
+                obj[name] = canonical_quantity(value)
+            elif kind == "map" and isinstance(value, dict):
+                for key, item in value.items():
+                    value[key] = canonical_quantity(item)
+            continue
         if kind == "object" and isinstance(value, dict):
             _walk(value, child, version, depth + 1)
         elif kind == "list" and isinstance(value, list):
@@ -82,3 +95,15 @@ def _walk(obj: JsonDict, definition: str, version: str, depth: int) -> None:
             for item in value.values():
                 if isinstance(item, dict):
                     _walk(item, child, version, depth + 1)
+
+
+def canonical_quantity(value: Any) -> Any:
+    """A quantity as the server writes it back (`Quantity.String`); anything unparsable as is
+    (the server would have refused to decode it)."""
+    text = str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+    if not isinstance(text, str):
+        return value
+    try:
+        return format_quantity(parse_quantity(text), format=quantity_format(text))
+    except (QuantityError, ValueError):
+        return value
