@@ -194,13 +194,16 @@ func checkCommand(args []string, fs files) result {
 				}
 			}
 			strategy.PrepareForCreate(ctx, obj)
+			rejected := strictErr != nil
 			for _, e := range rest.ValidateCreate(ctx, obj, strategy) {
 				add("error", string(e.Type), e.Error(), e.Field)
+				rejected = true
 			}
 			for _, w := range strategy.WarningsOnCreate(ctx, obj) {
 				add("warning", "server-warning", w, "")
 			}
-			if d.typ.Kind == "ValidatingAdmissionPolicy" {
+			// The type checker is the status controller's: it sees only stored policies.
+			if d.typ.Kind == "ValidatingAdmissionPolicy" && !rejected {
 				v1obj, err := toVersion(obj, admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingAdmissionPolicy"))
 				if err != nil {
 					continue
