@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (report lines are kept on one line each)
 """The full differential run of vap-lsp against the oracle (Kubernetes' own Go packages,
 `oracle/`, issue 34): printed, never asserted.
 
