@@ -1042,8 +1042,10 @@ class _Planner:
         lenient = _cel_go_before(self.env.minor, (0, 28))
 
         def or_(ctx: _Ctx) -> Value:
+            # No charge of its own: evalOptionalOr/evalOptionalOrValue are no InterpretableCall,
+            # so cel-go's cost tracker prices only their operands (interpreter/runtimecost.go
+            # `Observe`; confirmed by the oracle, issue 34).
             v = lhs(ctx)
-            ctx.charge(1)
             if type(v) is not Optional:
                 if lenient:
                     return v
