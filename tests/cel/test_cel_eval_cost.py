@@ -266,3 +266,29 @@ def test_at_and_above_the_limit() -> None:
 def test_the_cost_of_a_failing_evaluation() -> None:
     assert run("quantity('" + "x" * 100 + "')").cost == 10
     assert run("1 / 0 == 1 / 1").cost == 3  # both divisions, then the comparison
+
+
+# Found by the oracle (issue 34: Kubernetes 1.37's own plugin/cel beside vap-lsp), cel-go v0.29:
+# `x in []` is the constant false (planner.go maybeOptimizeSetMembership), so what contains it
+# folds too; `startsWith`/`endsWith` cost their argument's traversal (runtimecost.go costCall);
+# an optional field selection on an absent field costs nothing (QualifyIfPresent observes only
+# present ones) and `orValue`/`or` cost nothing of their own (decorateOptionalOr).
+COSTS_137: list[tuple[str, dict[str, object], int]] = [
+    ("string(-1 in [])", {}, 0),
+    ("{string(1 in []): int('-3')}", {}, 0),
+    ("input in []", {"input": 1}, 0),
+    ("input.startsWith(arg1)", {"input": "idc", "arg1": "y" * 500}, 1 + 1 + 50),
+    ("input.?a.?b.orValue(1)", {"input": {"a": {}}}, 2),
+    ("input.?a.?b.orValue(1)", {"input": {"a": {"b": 2}}}, 3),
+    ("{'a': 1}.?b.orValue(2)", {}, 1),
+]
+
+
+@pytest.mark.parametrize(("expr", "act", "cost"), COSTS_137)
+def test_cost_137(expr: str, act: dict[str, object], cost: int) -> None:
+    environment = build_environment(
+        "1.37", ExpressionKind.VARIABLE, has_params=False, variables={}, mode="stored"
+    )
+    result = run(expr, act, checked=False, environment=environment)
+    assert result.error is None, result.error
+    assert result.cost == cost

@@ -1062,6 +1062,10 @@ class _Planner:
         if not isinstance(lst, _Const):
             return None
         values = lst.value
+        if not values:
+            # planner.go maybeOptimizeSetMembership: `x in []` is the constant false (x is not
+            # evaluated), which folds further (found by the oracle, issue 34).
+            return _Const(False)
         if any(type(v) not in (str, int, float, bool, UintType) for v in values):
             return None
         elem = self.plan(e.args[0])
