@@ -22,6 +22,10 @@ ALLOWED = {
     ("schema/store.py", "_root().joinpath(_SHARD_DIR, fname).read_bytes"): "a packaged schema shard",
     ("schema/store.py", "_root().joinpath(self.version, 'rest.json').read_text"): "packaged",
     ("schema/store.py", "_root().joinpath(self.version, 'index.json').read_text"): "packaged",
+    (
+        "defaulting/omitempty.py",
+        "files('vap_lsp.defaulting').joinpath('omitempty.json').read_text",
+    ): "packaged",
     # The server's own cache of compiled lsprotocol methods, in the user's cache folder.
     ("server/preload.py", "directory.glob"): "its own cache folder, one level",
     ("server/startup_analyser.py", "os.fdopen"): "the helper process's own stdout",

@@ -1111,10 +1111,14 @@ def _validating_phase(ctx: RequestContext, obj: dict[str, Any] | None, out: _Out
                     if action == "Deny":
                         out.denials.append(_denial(_VAP, p.name, inv.binding, d.message, d.reason))
                     elif action == "Warn":
-                        out.warnings.append(
+                        text = (
                             f"Validation failed for ValidatingAdmissionPolicy '{p.name}' with binding "
                             f"'{inv.binding}': {d.message}"
                         )
+                        # The response's warning recorder keeps one of identical warnings
+                        # (endpoints/filters/warning.go `recorder.AddWarning`; the oracle).
+                        if text not in out.warnings:
+                            out.warnings.append(text)
                     elif action == "Audit":
                         failures.append(
                             {

@@ -305,6 +305,19 @@ def _parent(doc: Any, tokens: list[str], path: str, op: str) -> Any:
     return cur
 
 
+def _find_parent(doc: Any, tokens: list[str]) -> Any:
+    """The container the last token addresses, None when a step is missing (`findObject`)."""
+    cur = doc
+    for t in tokens[:-1]:
+        if isinstance(cur, dict) and t in cur:
+            cur = cur[t]
+        elif isinstance(cur, list) and t.isdigit() and int(t) < len(cur):
+            cur = cur[int(t)]
+        else:
+            return None
+    return cur
+
+
 def _missing(op: str, path: str) -> str:
     """evanphx/json-patch v5 texts (replace does not quote the path)."""
     shown = path if op == "replace" else f'"{path}"'
@@ -392,6 +405,13 @@ def apply_json_patch(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, bool]:
         elif op == "copy":
             out = _add(out, path, _get(out, o.get("from", ""), "copy"), "copy")
         elif op == "test":
+            tokens = _pointer(path)
+            if tokens and not isinstance(_find_parent(out, tokens), dict | list):
+                # evanphx/json-patch v4 `test`: a missing parent is an error, not a failed test
+                # (found by the oracle, issue 34).
+                raise PatchError(
+                    f"JSON Patch: test operation does not apply: is missing path: {path}: missing value"
+                )
             try:
                 current = _get(out, path, "test")
             except PatchError:

@@ -3,12 +3,14 @@
 Quantities come back in canonical form (`Quantity.UnmarshalJSON` then `MarshalJSON`: `2.5` is
 `2500m`, `1.5Gi` is `1536Mi`), and empty optional collections vanish.
 
-kube-apiserver holds a built-in object as its Go struct: an optional map or list field is tagged
-`json:",omitempty"` (the API conventions: optional fields are omitempty), so `labels: {}`,
-`env: []` or `annotations: null` are not there when admission reads the object back as JSON, and
-`has(object.metadata.labels)` is false. Required fields (the schema's `required`) are kept as
-written. Found by the oracle (issue 34): `object.metadata.labels` of a ConfigMap written with
-`labels: {}` is "no such key" on the server.
+kube-apiserver holds a built-in object as its Go struct: a map or list field tagged
+`json:",omitempty"` is not there when empty, so `labels: {}`, `env: []` or `annotations: null`
+are gone when admission reads the object back as JSON, and `has(object.metadata.labels)` is
+false; a field without the tag (a Role's `rules`) stays (`[]`, or `null`). Which fields have the
+tag is read from the Go types by the oracle (`vap-oracle omitempty` over Kubernetes 1.37.2,
+committed as omitempty.json; the tags of a field do not change between versions). Found by the
+oracle (issue 34): `object.metadata.labels` of a ConfigMap written with `labels: {}` is "no
+such key" on the server.
 
 Scalars are left alone: a zero string, number or bool is omitted only when the Go field is no
 pointer, which the OpenAPI schema does not say.
@@ -16,8 +18,10 @@ pointer, which the OpenAPI schema does not say.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
+from importlib.resources import files
 from typing import Any
 
 from vap_lsp.apimachinery.quantity import QuantityError, format_quantity, parse_quantity, quantity_format
@@ -26,6 +30,13 @@ from vap_lsp.schema.store import get_schema_set
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 
 JsonDict = dict[str, Any]
+
+
+@cache
+def _omitempty() -> Mapping[str, frozenset[str]]:
+    """Definition -> its omitempty map and list fields (omitempty.json)."""
+    data = json.loads(files("vap_lsp.defaulting").joinpath("omitempty.json").read_text(encoding="utf-8"))
+    return {name: frozenset(fields) for name, fields in data["definitions"].items()}
 
 
 def drop_empty_optional(obj: JsonDict, definition: str, version: str) -> None:
@@ -66,14 +77,15 @@ def _shape(definition: str, version: str) -> tuple[frozenset[str], Mapping[str, 
 def _walk(obj: JsonDict, definition: str, version: str, depth: int) -> None:
     if depth > 40:
         return
-    required, fields = _shape(definition, version)
+    _required, fields = _shape(definition, version)
+    omitted = _omitempty().get(definition, frozenset())
     for name in list(obj):
         spec = fields.get(name)
         if spec is None:
             continue
         kind, child = spec
         value = obj[name]
-        if kind in ("map", "list") and name not in required and (value is None or value == {} or value == []):
+        if name in omitted and (value is None or value == {} or value == []):
             del obj[name]
             continue
         if child is None:

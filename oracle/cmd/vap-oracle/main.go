@@ -61,6 +61,8 @@ func dispatch(argv []string, fs files) (res result) {
 		return checkCommand(argv[1:], fs)
 	case "run":
 		return runCommand(argv[1:], fs)
+	case "omitempty":
+		return omitemptyCommand()
 	case "version":
 		return result{Stdout: map[string]string{"kubernetes": kubernetesVersion}}
 	}
