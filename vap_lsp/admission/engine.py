@@ -1410,12 +1410,13 @@ def _validating_context(ctx: RequestContext, obj: dict[str, Any] | None) -> Requ
     """The request as validating admission gets it (`AdmissionToValidateObjectFunc`): with the
     name generated from `generateName` when the request named none. Mutating admission keeps
     `ctx`: it runs before the name exists. (The function also hands validating admission the
-    mutated object; here the phase receives it as `obj`, and matching still reads the object as
-    written.)"""
+    mutated object; here the phase receives it as `obj`.) Matching reads the object validating admission gets: the objectSelector of a
+    validating policy sees the labels mutating admission left (found by the oracle, issue 34)."""
     name = validating_name(ctx.attrs.name, obj)
-    if name == ctx.attrs.name:
+    if name == ctx.attrs.name and (obj is None or obj is ctx.attrs.object):
         return ctx
-    return dataclasses.replace(ctx, attrs=dataclasses.replace(ctx.attrs, name=name))
+    attrs = dataclasses.replace(ctx.attrs, name=name, object=obj if obj is not None else ctx.attrs.object)
+    return dataclasses.replace(ctx, attrs=attrs)
 
 
 def validating_view(
@@ -1487,6 +1488,11 @@ def _admit(
         message = rejection(evaluated or {}, gvk, errors)
         out.denials.append(Denial("", "", message, "Invalid", reason_code("Invalid"), message))
         notes.append("rejected by the built-in validation before validating admission")
+    elif out.denials:
+        # Mutating admission rejected the request: the admission chain stops there and
+        # validating admission never runs (no warnings or audit annotations of its policies;
+        # found by the oracle, issue 34).
+        notes.append("rejected by mutating admission before validating admission")
     else:
         _validating_phase(_validating_context(ctx, evaluated), evaluated, out)
     return AdmissionResult(

@@ -1063,8 +1063,10 @@ class _Planner:
             return None
         values = lst.value
         if not values:
-            # planner.go maybeOptimizeSetMembership: `x in []` is the constant false (x is not
-            # evaluated), which folds further (found by the oracle, issue 34).
+            # planner.go maybeOptimizeSetMembership: `x in []` is the constant false (x is
+            # planned, so its own folding errors stand, but never evaluated), which folds further
+            # (found by the oracle, issue 34).
+            self.plan(e.args[0])
             return _Const(False)
         if any(type(v) not in (str, int, float, bool, UintType) for v in values):
             return None

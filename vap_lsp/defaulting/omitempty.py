@@ -1,19 +1,17 @@
 """What the Go types of a built-in object do to its JSON when the server decodes it.
 
 Quantities come back in canonical form (`Quantity.UnmarshalJSON` then `MarshalJSON`: `2.5` is
-`2500m`, `1.5Gi` is `1536Mi`), and empty optional collections vanish.
+`2500m`, `1.5Gi` is `1536Mi`), and empty omitempty fields vanish.
 
-kube-apiserver holds a built-in object as its Go struct: a map or list field tagged
-`json:",omitempty"` is not there when empty, so `labels: {}`, `env: []` or `annotations: null`
-are gone when admission reads the object back as JSON, and `has(object.metadata.labels)` is
-false; a field without the tag (a Role's `rules`) stays (`[]`, or `null`). Which fields have the
-tag is read from the Go types by the oracle (`vap-oracle omitempty` over Kubernetes 1.37.2,
-committed as omitempty.json; the tags of a field do not change between versions). Found by the
-oracle (issue 34): `object.metadata.labels` of a ConfigMap written with `labels: {}` is "no
-such key" on the server.
-
-Scalars are left alone: a zero string, number or bool is omitted only when the Go field is no
-pointer, which the OpenAPI schema does not say.
+kube-apiserver holds a built-in object as its Go struct: a field tagged `json:",omitempty"` whose
+Go type is a map, list, string, bool or number (no pointer) is not there when empty or zero, so
+`labels: {}`, `env: []`, `annotations: null`, `hostNetwork: false` or an EnvVar's `value: ""`
+are gone when admission reads the object back as JSON (`has(object.metadata.labels)` is false);
+a field without the tag (a Role's `rules`) or a pointer (`privileged: false`) stays. Which fields
+have the tag is read from the Go types by the oracle (`vap-oracle omitempty` over Kubernetes
+1.37.2, committed as omitempty.json; the tags of a field do not change between versions). Found
+by the oracle (issue 34): `object.metadata.labels` of a ConfigMap written with `labels: {}` is
+"no such key" on the server.
 """
 
 from __future__ import annotations
@@ -85,7 +83,7 @@ def _walk(obj: JsonDict, definition: str, version: str, depth: int) -> None:
             continue
         kind, child = spec
         value = obj[name]
-        if name in omitted and (value is None or value == {} or value == []):
+        if name in omitted and _empty(value):
             del obj[name]
             continue
         if child is None:
@@ -119,3 +117,10 @@ def canonical_quantity(value: Any) -> Any:
         return format_quantity(parse_quantity(text), format=quantity_format(text))
     except (QuantityError, ValueError):
         return value
+
+
+def _empty(value: Any) -> bool:
+    """encoding/json's `isEmptyValue`: null, an empty map, list or string, false, zero."""
+    if value is None or value is False or value == "" or value == {} or value == []:
+        return True
+    return type(value) in (int, float) and value == 0

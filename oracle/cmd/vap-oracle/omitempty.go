@@ -56,8 +56,14 @@ func omitemptyCommand() result {
 				for _, p := range parts[1:] {
 					omit = omit || p == "omitempty"
 				}
-				if omit && (f.Type.Kind() == reflect.Map || f.Type.Kind() == reflect.Slice) {
-					fields = append(fields, parts[0])
+				switch f.Type.Kind() {
+				case reflect.Map, reflect.Slice, reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16,
+					reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32,
+					reflect.Uint64, reflect.Float32, reflect.Float64:
+					// encoding/json omits these when empty (a pointer only when nil).
+					if omit {
+						fields = append(fields, parts[0])
+					}
 				}
 			}
 		}
