@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +62,35 @@ def _explained(d: Divergence) -> bool:
     return d.kind == "type-check-missing" and any(text in str(d.theirs) for text in OPEN_TYPE_CHECK)
 
 
+_OVERLOAD = re.compile(r"no such overload: [\w.@]+\([^)]*\)")
+_PANIC = "internal error: interface conversion: *types.Err is not traits.Lister: missing method Add"
+_ERROR = re.compile(r"resulted in error: [^\"'\]]*")
+
+
+def _open_error_text(d: Divergence) -> bool:
+    """Open divergences in error wording only (the same verdicts): cel-go's function dispatch
+    says `no such overload: string(map)` where vap-lsp says `no such overload`
+    (common/decls/decls.go `MaybeNoSuchOverload`), and cel-go recovers a panic of `sort()` or
+    `distinct()` applied to an error as an internal error where vap-lsp reports the error itself.
+    See the report of issue 34."""
+    if d.kind not in ("run-warnings", "run-audit-annotations", "run-message", "cel-error-text"):
+        return False
+
+    def norm(value: object) -> str:
+        text = _OVERLOAD.sub("no such overload", json.dumps(value, sort_keys=True))
+        if _PANIC in text or d.kind == "cel-error-text":
+            text = _ERROR.sub("resulted in error: <e>", text.replace(_PANIC, "<e>"))
+        return text
+
+    if d.kind == "cel-error-text":
+        return _PANIC in str(d.theirs) or norm(d.ours) == norm(d.theirs)
+    return norm(d.ours) == norm(d.theirs) or (d.kind == "run-message" and _PANIC in str(d.theirs))
+
+
+def _open(d: Divergence) -> bool:
+    return _open_cost(d) or _open_error_text(d)
+
+
 def _open_cost(d: Divergence) -> bool:
     """An open divergence: cel-go prices a call whose arguments are two field selections from
     the values left on its cost tracker's stack (interpreter/runtimecost.go: qualifier values are
@@ -108,7 +138,7 @@ def test_generated_cel_agrees(oracle: Oracle) -> None:
 
     one()
     assert tally.cases >= SAMPLE // 2
-    assert [str(d) for d in tally.divergences if not _open_cost(d)] == []
+    assert [str(d) for d in tally.divergences if not _open(d)] == []
 
 
 def test_generated_admission_agrees(oracle: Oracle) -> None:
@@ -138,4 +168,4 @@ def test_generated_admission_agrees(oracle: Oracle) -> None:
 
     one()
     assert tally.cases >= SAMPLE // 2
-    assert [str(d)[:3000] for d in tally.divergences if not _open_cost(d)] == []
+    assert [str(d)[:3000] for d in tally.divergences if not _open(d)] == []

@@ -1409,9 +1409,9 @@ def _before_mutating_admission(
 def _validating_context(ctx: RequestContext, obj: dict[str, Any] | None) -> RequestContext:
     """The request as validating admission gets it (`AdmissionToValidateObjectFunc`): with the
     name generated from `generateName` when the request named none. Mutating admission keeps
-    `ctx`: it runs before the name exists. (The function also hands validating admission the
-    mutated object; here the phase receives it as `obj`.) Matching reads the object validating admission gets: the objectSelector of a
-    validating policy sees the labels mutating admission left (found by the oracle, issue 34)."""
+    `ctx`: it runs before the name exists. The function also hands validating admission the
+    mutated object (`obj`), which matching reads too: the objectSelector of a validating policy
+    sees the labels mutating admission left (found by the oracle, issue 34)."""
     name = validating_name(ctx.attrs.name, obj)
     if name == ctx.attrs.name and (obj is None or obj is ctx.attrs.object):
         return ctx
