@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from tests.impact.live_cluster import kubeconfig
 from vap_lsp.cli.impact import add_parser
 
-__all__ = ["impact_cli", "impact_json", "kubeconfig"]
+__all__ = ["impact_cli", "impact_json"]
 
 
 def impact_cli(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""`vap-lsp impact --cluster` against a real kube-apiserver (tests/impact/live_cluster.py): the
+"""`vap-lsp impact --cluster` against a real kube-apiserver (tests/kube_apiserver.py): the
 objects read from the API equal the same objects exported as a `kubectl get -o yaml` List and
 given with `--objects`; lists are paged at one resourceVersion per kind and cover only what the
 policies can match; `--installed` compares with the policies installed in the cluster; a

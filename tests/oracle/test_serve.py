@@ -1,49 +1,23 @@
 """`vap-oracle serve`: kube-apiserver (cmd/kube-apiserver/app) over an embedded etcd on
-127.0.0.1, for what only a server shows. Opt-in (`VAP_ORACLE_SERVE=1`): the `--serve` build links
-kube-apiserver and the server takes tens of seconds to start, over CI's budget."""
+127.0.0.1, for what only a server shows. The server comes from the one fixture that starts it
+(`tests/kube_apiserver.py`: skipped, saying why, when `serve` is not built)."""
 
 from __future__ import annotations
 
 import json
-import os
 import ssl
-import subprocess
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 
 import pytest
 import yaml
-from harness import BUILD
-
-pytestmark = pytest.mark.skipif(
-    os.environ.get("VAP_ORACLE_SERVE") != "1", reason="opt-in: VAP_ORACLE_SERVE=1 starts a kube-apiserver"
-)
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    built = subprocess.run([str(BUILD), "--serve"], capture_output=True, text=True, timeout=1800)
-    if built.returncode != 0:
-        pytest.skip(f"oracle/build --serve failed: {built.stderr[-500:]}")
-    kubeconfig = tmp_path_factory.mktemp("serve") / "kubeconfig"
-    proc = subprocess.Popen(
-        [built.stdout.strip().splitlines()[-1], "serve", "--kubeconfig", str(kubeconfig)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 180
-        while not kubeconfig.exists() and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(1)
-        if not kubeconfig.exists():
-            pytest.fail("vap-oracle serve wrote no kubeconfig within 180 s")
-        config = yaml.safe_load(kubeconfig.read_text())
-        yield config["clusters"][0]["cluster"]["server"], config["users"][0]["user"]["token"]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+def server(kubeconfig: str) -> tuple[str, str]:
+    with open(kubeconfig, encoding="utf-8") as file:
+        config = yaml.safe_load(file)
+    return config["clusters"][0]["cluster"]["server"], config["users"][0]["user"]["token"]
 
 
 def _post(server: tuple[str, str], path: str, body: object) -> dict[str, object]:

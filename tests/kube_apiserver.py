@@ -1,12 +1,15 @@
-"""A real kube-apiserver for the `impact --cluster` tests, once per session.
+"""A real kube-apiserver for the tests that need one (`impact --cluster`, the oracle's `serve`),
+once per session: the one home of that fixture.
 
 Where it comes from, in order:
 - `VAP_LSP_TEST_KUBECONFIG`: a kubeconfig of a throwaway cluster someone started (the tests
   create and delete namespaces, objects, policies and RBAC rules in it);
-- the oracle of issue 34: `$(oracle/build --serve) serve --kubeconfig FILE` (kube-apiserver with
-  an embedded etcd; FILE is written once the server answers).
-Without either (no Go, no oracle in this tree, a build without `serve`), the tests skip and say
-why.
+- the oracle of issue 34: `vap-oracle serve --kubeconfig FILE` (kube-apiserver with an embedded
+  etcd; FILE is written once the server answers), when its `serve` build is there
+  (`oracle/build --serve --if-built`). Linking kube-apiserver takes minutes, so the tests never
+  build it themselves unless `VAP_ORACLE_BUILD_SERVE=1` (CI builds it in the background and
+  uses it when it is ready in time).
+Otherwise (no Go, no build, no oracle in this tree) the tests skip and say why.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 BUILD_TIMEOUT = float(os.environ.get("VAP_LSP_ORACLE_BUILD_TIMEOUT", "1800"))
 START_TIMEOUT = 180.0
 
@@ -34,14 +37,27 @@ def _oracle_binary() -> str:
     if not any("//go:build serve" in p.read_text(encoding="utf-8", errors="replace") for p in sources):
         # Checked before building: a build of kube-apiserver's packages takes minutes.
         pytest.skip("no kube-apiserver: this tree's oracle has no `serve` yet (no `//go:build serve` source)")
+    skip = os.environ.get("VAP_ORACLE_SERVE_SKIP")
+    if skip:
+        pytest.skip(f"no kube-apiserver: {skip}")
+    build_it = os.environ.get("VAP_ORACLE_BUILD_SERVE") == "1"
     try:
         done = subprocess.run(
-            [str(build), "--serve"], capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False
+            [str(build), "--serve", *([] if build_it else ["--if-built"])],
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         pytest.skip(f"no kube-apiserver: `oracle/build --serve` took more than {BUILD_TIMEOUT:.0f} s")
     if done.returncode == 3:
         pytest.skip("no kube-apiserver: Go is not installed (oracle/build needs it)")
+    if done.returncode == 5:
+        pytest.skip(
+            "no kube-apiserver: `vap-oracle serve` is not built (`oracle/build --serve` links it in "
+            "minutes; or VAP_ORACLE_BUILD_SERVE=1, or VAP_LSP_TEST_KUBECONFIG=FILE of a throwaway cluster)"
+        )
     if done.returncode != 0:
         pytest.skip(f"no kube-apiserver: `oracle/build --serve` failed: {done.stderr.strip()[-500:]}")
     return done.stdout.strip().splitlines()[-1]
