@@ -13,7 +13,7 @@ The order (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`, `upd
    node ports: `vap_lsp.defaulting.service`), then `rest.BeforeCreate`: the strategy's
    `PrepareForCreate` (status reset for kinds with a status subresource, generation 1 for
    kinds that track it, a Pod's phase Pending and QoS class, a Namespace's finalizer, a
-   DaemonSet's template generation 1, seen in its annotation) and the
+   DaemonSet's template generation 1, seen in its annotation, a Job's generated selector) and the
    built-in validation (`vap_lsp.defaulting.validation`); on update the `BeginUpdate` hook
    (a Service keeps its stored allocations) and `rest.BeforeUpdate`, which keeps uid,
    creationTimestamp and generation of the stored object (generation + 1 when the spec
@@ -142,6 +142,32 @@ def _qos_class(spec: JsonDict) -> str:
     return "Guaranteed" if guaranteed else "Burstable"
 
 
+_JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+_JOB_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
+
+
+def _generate_job_selector(spec: JsonDict, meta: JsonDict) -> None:
+    """A Job's `PrepareForCreate` (`generateSelectorIfNeeded`, `pkg/registry/batch/job/strategy.go`,
+    the same v1.30 to v1.37): unless `manualSelector`, the template gets the job-name and
+    controller-uid labels it lacks and the selector matches `batch.kubernetes.io/controller-uid`
+    (the label names: `pkg/apis/batch/types.go`)."""
+    if spec.get("manualSelector") is True:
+        return
+    template = child_map(spec, "template")
+    labels = child_map(template, "metadata") if template is not None else None
+    labels = child_map(labels, "labels") if labels is not None else None
+    name, uid = str(meta.get("name") or ""), str(meta.get("uid") or "")
+    if labels is not None:
+        for key in _JOB_NAME_LABELS:
+            labels.setdefault(key, name)
+        for key in _JOB_UID_LABELS:
+            labels.setdefault(key, uid)
+    selector = child_map(spec, "selector")
+    match = child_map(selector, "matchLabels") if selector is not None else None
+    if match is not None:
+        match.setdefault(_JOB_UID_LABELS[1], uid)
+
+
 def before_validating(
     obj: JsonDict,
     old: JsonDict | None,
@@ -185,6 +211,8 @@ def before_validating(
             current = template_generation(obj)
             if current is not None:
                 set_template_generation(obj, max(current, 1))
+        if builtin and (group, kind) == ("batch", "Job") and isinstance(spec, dict):
+            _generate_job_selector(spec, meta)
         if (group, kind) == ("", "Namespace"):
             obj["status"] = {"phase": "Active"}
             if not isinstance(spec, dict):
