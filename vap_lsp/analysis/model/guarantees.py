@@ -14,7 +14,8 @@ A create or update request reaches the policies in this order (kube-apiserver:
    has not become a `metadata.name` yet;
 3. **the registry**: `FillObjectMetaSystemFields` (`uid`, `creationTimestamp`), the name
    generated from `generateName`, then `BeforeCreate`/`BeforeUpdate`: `PrepareForCreate` and
-   the **built-in validation** (`strategy.Validate`: required fields, the CRD's schema);
+   the **built-in validation** (`strategy.Validate`: required fields, the CRD's schema; for
+   built-in kinds the fields the schema leaves optional, `vap_lsp.defaulting.validation`);
 4. **validating admission** (ValidatingAdmissionPolicies) sees the validated object.
 
 So a validating policy can trust more than a mutating one. `oldObject` and `params` are stored
@@ -47,6 +48,7 @@ from vap_lsp.defaulting import ITEM, VALUE, DefaultedField, defaulted_fields
 from vap_lsp.defaulting.builtin import minor
 from vap_lsp.defaulting.plugins import plugin_field
 from vap_lsp.defaulting.server import tracks_generation
+from vap_lsp.defaulting.validation import WRITES, required_field
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
 
@@ -229,6 +231,9 @@ def field_guarantee(
                 f"only: absent on {' and '.join(sorted(point.writes - operations))} when the request "
                 "leaves it out",
             )
+    validation = _validation_guarantee(subject, path, point, stored) if builtin else None
+    if validation is not None:
+        return validation
     if decl is not None and decl.required:
         if subject is None:
             return Guarantee(True, "required by the schema")
@@ -240,6 +245,33 @@ def field_guarantee(
             "absent in a request that validation will reject",
         )
     return Guarantee(False, "optional in the schema")
+
+
+def _validation_guarantee(
+    subject: Subject | None, path: tuple[str, ...], point: Point, stored: bool
+) -> Guarantee | None:
+    """A field of a built-in kind the server's validation requires although the schema marks it
+    optional (`vap_lsp.defaulting.validation`: an RC's `spec.template`, a container's `image`):
+    present once validation has run, on the operations where it always rejects the object
+    without it; at a mutating point it has not run yet."""
+    if subject is None:
+        return None
+    row = required_field((subject.group, subject.version, subject.kind), tuple(_raw(s) for s in path))
+    if row is None:
+        return None
+    why = f"required by the server's validation ({row.function})"
+    if point.mutating and not stored:
+        return Guarantee(
+            False,
+            f"{why}, which runs after mutating admission: absent in a request that validation will reject",
+        )
+    # A stored object went through the validation of every write that made it.
+    needed = WRITES if stored else point.writes
+    if needed <= row.operations:
+        return Guarantee(True, why)
+    only = " and ".join(sorted(row.operations))
+    reason = row.unchecked or "not checked on " + " and ".join(sorted(needed - row.operations))
+    return Guarantee(False, f"{why} on {only} only: {reason}")
 
 
 def _metadata_guarantee(
