@@ -981,7 +981,10 @@ RULES: tuple[Rule, ...] = (
             vap-lsp hints only where the field can really be absent: not on `kind`, `apiVersion`,
             `metadata`, a defaulted field, one the schema requires (checked by the server's
             validation before validating admission, after mutating admission for custom
-            resources), `metadata.name` (except on CREATE in a mutating policy, before a
+            resources), one the built-in validation requires although the schema leaves it
+            optional (a ReplicationController's `spec.template`, a container's `image`: in a
+            validating policy and in stored objects, not in a mutating one, which runs before
+            that validation), `metadata.name` (except on CREATE in a mutating policy, before a
             `generateName` becomes a name) or `metadata.namespace` of a namespaced kind.
         """,
         example=_validation('"object.spec.template.spec.hostNetwork == false"'),
