@@ -498,6 +498,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_cel_parser(sub)
 
+    from vap_lsp.cli.library import add_parser as add_library_parser
+
+    add_library_parser(sub)
+
     from vap_lsp.cli.rule import add_parser as add_rule_parser
 
     add_rule_parser(sub)
