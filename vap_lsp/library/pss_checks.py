@@ -157,6 +157,14 @@ def _named(items: str, singular: str, plural: str) -> str:
     return f"{_plural(items, singular, plural)} + ' ' + {_quoted(items)}"
 
 
+def _distinct(keys: str, values: str) -> str:
+    """`values` each once, in order (`sets.NewString(...)` keeps each once; CEL before 1.34 has
+    no `distinct()`): `keys` is a list of unique names parallel to `values` (container names,
+    '' for the pod), so a value is kept where its first index is the key's index."""
+    at = f"{keys}.indexOf(k)"
+    return f"{keys}.filter(k, {values}.indexOf({values}[{at}]) == {at}).map(k, {values}[{at}])"
+
+
 def _string_list(literals: Sequence[str]) -> str:
     return "[" + ", ".join(f"'{x}'" for x in literals) + "]"
 
@@ -366,12 +374,14 @@ def _app_armor_1_0(r: Roots, p: str) -> Rule:
         f"variables.{_var(p, 'types')}",
         f"variables.{_var(p, 'annotations')}",
     )
-    values = f"(({v_pod} ? [{s}.securityContext.appArmorProfile.type] : []) + {v_types} + {v_ann})"
+    values = f"({v_types} + {v_ann})"
+    found = f"(({v_pod} ? [{s}.securityContext.appArmorProfile.type] : []) + variables.{_var(p, 'found')})"
     return Rule(
         (
             (_var(p, "pod"), pod),
             (_var(p, "containers"), _containers(r, bad)),
-            (_var(p, "types"), _containers(r, bad, "c.securityContext.appArmorProfile.type")),
+            (_var(p, "found"), _containers(r, bad, "c.securityContext.appArmorProfile.type")),
+            (_var(p, "types"), _distinct(f"(({v_pod} ? [''] : []) + {v_names})", found)),
             (_var(p, "annotations"), annotations),
         ),
         f"!{v_pod} && size({v_names}) == 0 && size({v_ann}) == 0",
@@ -413,9 +423,13 @@ def _se_linux(types: Sequence[str]) -> Builder:
             f"variables.{_var(p, 'containers')}",
             f"variables.{_var(p, 'types')}",
         )
-        types_found = f"({pod_set} && {bad_type(pod_opts)} ? [{pod_opts}.type] : [])\n+ " + _containers(
-            r, f"{c_set} && {bad_type(c_opts)}", f"{c_opts}.type"
+        pod_bad_type = f"{pod_set} && {bad_type(pod_opts)}"
+        c_bad_type = f"{c_set} && {bad_type(c_opts)}"
+        types_found = f"({pod_bad_type} ? [{pod_opts}.type] : [])\n+ " + _containers(
+            r, c_bad_type, f"{c_opts}.type"
         )
+        type_keys = f"({pod_bad_type} ? [''] : [])\n+ " + _containers(r, c_bad_type)
+        v_found, v_keys = f"variables.{_var(p, 'found')}", f"variables.{_var(p, 'keys')}"
 
         def set_in(field: str) -> str:
             pod_part = f"({pod_set} && has({pod_opts}.{field}) && {pod_opts}.{field} != '')"
@@ -431,7 +445,9 @@ def _se_linux(types: Sequence[str]) -> Builder:
             (
                 (_var(p, "pod"), f"{pod_set} && {bad(pod_opts)}"),
                 (_var(p, "containers"), _containers(r, f"{c_set} && {bad(c_opts)}")),
-                (_var(p, "types"), types_found),
+                (_var(p, "found"), types_found),
+                (_var(p, "keys"), type_keys),
+                (_var(p, "types"), _distinct(v_keys, v_found)),
                 (_var(p, "user"), set_in("user")),
                 (_var(p, "role"), set_in("role")),
             ),
@@ -460,8 +476,13 @@ def _proc_mount(relax_user_namespaces: bool) -> Builder:
             names = f"{_user_namespace(r)} ? [] : {names}"
             types = f"{_user_namespace(r)} ? [] : {types}"
         v_names, v_types = f"variables.{_var(p, 'containers')}", f"variables.{_var(p, 'types')}"
+        v_found = f"variables.{_var(p, 'found')}"
         return Rule(
-            ((_var(p, "containers"), names), (_var(p, "types"), types)),
+            (
+                (_var(p, "containers"), names),
+                (_var(p, "found"), types),
+                (_var(p, "types"), _distinct(v_names, v_found)),
+            ),
             f"size({v_names}) == 0",
             f"'procMount (' + {_named(v_names, 'container', 'containers')} + "
             f"' must not set securityContext.procMount to ' + {_quoted(v_types)} + ')'",
@@ -530,9 +551,10 @@ def _seccomp_1_19(restricted: bool, windows_exempt: bool) -> Builder:
         variables = [
             (_var(p, "pod"), f"{pod_set} && !({pod_type} in {_SECCOMP_TYPES})"),
             (_var(p, "containers"), _containers(r, explicit)),
+            (_var(p, "found"), f"({v_pod} ? [{pod_type}] : [])\n+ " + _containers(r, explicit, c_type)),
             (
                 _var(p, "types"),
-                f"({v_pod} ? [{pod_type}] : [])\n+ " + _containers(r, explicit, c_type),
+                _distinct(f"(({v_pod} ? [''] : []) + {v_names})", f"variables.{_var(p, 'found')}"),
             ),
         ]
         allowed = f"!{v_pod} && size({v_names}) == 0"

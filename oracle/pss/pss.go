@@ -1,0 +1,1 @@
+../cmd/vap-oracle/pss.go
