@@ -2,6 +2,7 @@
 policy change would change. Thin: arguments, progress and output; the work is `vap_lsp.impact`.
 
 Exit codes: 0 nothing denied (with `--base`: nothing newly denied), 1 something is, 2 bad input.
+`--base-pss` compares with Pod Security Admission as `vap_lsp.impact.pss` emulates it.
 """
 
 from __future__ import annotations
@@ -70,6 +71,18 @@ def add_parser(sub: Any) -> None:
         "(no snapshot holds them; repeatable)",
     )
     p.add_argument("--base", metavar="GIT_REF", help="compare with the policies at this git ref")
+    p.add_argument(
+        "--base-pss",
+        action="store_true",
+        help="compare with Pod Security Admission (emulated by `vap-lsp library pss --namespace-labels`) "
+        "over the snapshot's namespace labels: what replacing PSA with the policies would change",
+    )
+    p.add_argument(
+        "--pss-config",
+        metavar="FILE",
+        help="with --base-pss: the cluster's PodSecurityConfiguration (or AdmissionConfiguration): "
+        "defaults of unlabelled namespaces and exemptions",
+    )
     p.add_argument(
         "--operation", default="CREATE", type=str.upper, choices=("CREATE", "UPDATE"), help="for snapshots"
     )
@@ -154,6 +167,10 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
         return "--jobs must be at least 1"
     if args.max_objects < 0:
         return "--max-objects must be 0 (all) or more"
+    if args.base_pss and (args.base or args.installed):
+        return "--base-pss and --base (or --installed): compare with one base"
+    if args.pss_config and not args.base_pss:
+        return "--pss-config needs --base-pss"
     return None
 
 
@@ -163,6 +180,7 @@ def impact_command(args: argparse.Namespace) -> int:
     from vap_lsp.impact.base import BaseError, base_inputs
     from vap_lsp.impact.driver import EngineError, ImpactOptions, LiveOptions, SnapshotError, impact
     from vap_lsp.impact.live import ClusterError
+    from vap_lsp.impact.pss import PssConfig, pss_base, read_config
     from vap_lsp.impact.render import RENDERERS
     from vap_lsp.impact.report import Impact, MergeError, merge
     from vap_lsp.impact.sources import Shard
@@ -189,6 +207,10 @@ def impact_command(args: argparse.Namespace) -> int:
             shard = Shard.parse(args.shard) if args.shard else Shard()
             inputs, version = policy_setup(args)
             base = base_inputs(args.paths, args.base) if args.base else None
+            notes: list[str] = []
+            if args.base_pss:
+                config = read_config(args.pss_config) if args.pss_config else PssConfig()
+                base, notes = pss_base(config, version)
         except (SetupError, ValueError, BaseError, InputError) as exc:
             return _fail(str(exc))
         if base is not None:
@@ -218,6 +240,8 @@ def impact_command(args: argparse.Namespace) -> int:
         finally:
             if progress is not None:
                 progress.close()
+        for note in notes:
+            result.note(note)
     output = RENDERERS[args.format](result)
     if args.output_file:
         try:

@@ -78,14 +78,15 @@ class OptionsError(ValueError):
     """A bad level, version or combination: said as the CLI prints it."""
 
 
-def parse_version(text: str) -> int:
-    """`latest` or `v1.N` (`api.ParseVersion`) as a minor; past the newest known: the newest."""
+def parse_version(text: str, newest: int = LATEST_MINOR) -> int:
+    """`latest` or `v1.N` (`api.ParseVersion`) as a minor; past the newest known: the newest
+    (`EvaluatePod` caps the version at its evaluator's newest)."""
     if text == "latest":
-        return LATEST_MINOR
+        return newest
     match = _VERSION.fullmatch(text)
     if match is None:
         raise OptionsError(f'--version {text}: must be "latest" or "v1.x"')
-    return min(int(match.group(1)), LATEST_MINOR)
+    return min(int(match.group(1)), newest)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,13 @@ class Options:
     namespace_labels: bool = False
     kubernetes_version: str = field(default_factory=default_version)
     """The schemas the policy is typed against: which fields and subresources exist."""
+    warn_level: str | None = None
+    """With `namespace_labels`, the warn level of unlabelled namespaces (AdmissionConfiguration
+    `defaults.warn`; None: `level`)."""
+    warn_version: str | None = None
+    newest: int = LATEST_MINOR
+    """The newest policy version the emulated PSA knows (the minor of its kube-apiserver, at most
+    the library's): `latest` and newer versions are that one."""
 
     def problems(self) -> list[str]:
         out: list[str] = []
@@ -108,21 +116,26 @@ class Options:
         allowed = (*LEVELS, PRIVILEGED) if self.namespace_labels else LEVELS
         if self.level is not None and self.level not in allowed:
             out.append(f"--level {self.level}: must be one of {', '.join(allowed)}")
+        if self.warn_level is not None and self.warn_level not in (*LEVELS, PRIVILEGED):
+            out.append(f"warn level {self.warn_level}: must be one of privileged, {', '.join(LEVELS)}")
+        if not 0 <= self.newest <= LATEST_MINOR:
+            out.append(f"newest version v1.{self.newest}: the library knows v1.0 to v1.{LATEST_MINOR}")
         if self.workloads not in WORKLOADS:
             out.append(f"--workloads {self.workloads}: must be one of {', '.join(WORKLOADS)}")
         if self.kubernetes_version not in available_versions():
             out.append(
                 f"--kubernetes-version {self.kubernetes_version}: one of {', '.join(available_versions())}"
             )
-        try:
-            parse_version(self.version)
-        except OptionsError as exc:
-            out.append(str(exc))
+        for version in (self.version, self.warn_version or self.version):
+            try:
+                parse_version(version)
+            except OptionsError as exc:
+                out.append(str(exc))
         return out
 
     @property
     def minor(self) -> int:
-        return parse_version(self.version)
+        return parse_version(self.version, self.newest)
 
     @property
     def base_name(self) -> str:
@@ -259,12 +272,12 @@ def _level_of(labels: str, key: str, default: int, invalid: int) -> str:
     )
 
 
-def _version_of(labels: str, key: str, default: int) -> str:
+def _version_of(labels: str, key: str, default: int, newest: int) -> str:
     value = f"{labels}['{key}']"
     return (
         f"!('{key}' in {labels}) ? {default}"
-        f" : {value}.matches('^v1[.](0|[1-9][0-9]{{0,3}})$') && int({value}.substring(3)) < {LATEST_MINOR}"
-        f" ? int({value}.substring(3)) : {LATEST_MINOR}"
+        f" : {value}.matches('^v1[.](0|[1-9][0-9]{{0,3}})$') && int({value}.substring(3)) < {newest}"
+        f" ? int({value}.substring(3)) : {newest}"
     )
 
 
@@ -273,6 +286,7 @@ def _label_variables(options: Options, warn: bool) -> list[tuple[str, str]]:
     namespace labels, as `api.PolicyToEvaluate` reads them; `warn`: the warn mode's (workloads)."""
     default_level = _LEVEL_NUMBER[options.level or PRIVILEGED]
     default_version = options.minor
+    newest = options.newest
     labels = "variables.namespaceLabels"
     out = [
         (
@@ -282,12 +296,14 @@ def _label_variables(options: Options, warn: bool) -> list[tuple[str, str]]:
         ),
         # an enforce level that does not parse is restricted (fail closed)
         ("enforceLevel", _level_of(labels, LEVEL_LABEL, default_level, 2)),
-        ("enforceVersion", _version_of(labels, VERSION_LABEL, default_version)),
+        ("enforceVersion", _version_of(labels, VERSION_LABEL, default_version, newest)),
     ]
     if not warn:
         return [*out, ("level", "variables.enforceLevel"), ("version", "variables.enforceVersion")]
     # warn: a warn level that does not parse is privileged (fail open); without a warn label, an
     # enforce label (that parses) stricter than the default warns at the enforce level and version
+    default_level = _LEVEL_NUMBER[options.warn_level or options.level or PRIVILEGED]
+    default_version = parse_version(options.warn_version or options.version, newest)
     enforce_set = (
         f"'{LEVEL_LABEL}' in {labels}"
         f" && {labels}['{LEVEL_LABEL}'] in ['privileged', 'baseline', 'restricted']"
@@ -303,7 +319,7 @@ def _label_variables(options: Options, warn: bool) -> list[tuple[str, str]]:
         (
             "version",
             f"variables.warnRaised && !('{WARN_VERSION_LABEL}' in {labels}) ? variables.enforceVersion"
-            f" : {_version_of(labels, WARN_VERSION_LABEL, default_version)}",
+            f" : {_version_of(labels, WARN_VERSION_LABEL, default_version, newest)}",
         ),
     ]
 
@@ -318,18 +334,26 @@ def _ranges(minors: Sequence[int]) -> list[tuple[int, int]]:
     return out
 
 
-def _minor_condition(lo: int, hi: int) -> list[str]:
+def _minor_condition(lo: int, hi: int, newest: int) -> list[str]:
     out: list[str] = []
     if lo > 0:
         out.append(f"variables.version >= {lo}")
-    if hi < LATEST_MINOR:
+    if hi < newest:
         out.append(f"variables.version <= {hi}")
     return out
 
 
-def _applies(check: Check, variant: Variant) -> str:
+def _minors(check: Check, variant: Variant, newest: int) -> dict[str, list[int]]:
+    """`applicable_minors` up to the newest version the emulated PSA knows."""
+    found = {
+        lv: [m for m in minors if m <= newest] for lv, minors in applicable_minors(check, variant).items()
+    }
+    return {lv: m for lv, m in found.items() if m}
+
+
+def _applies(check: Check, variant: Variant, newest: int) -> str:
     """CEL: PSA evaluates this variant at the namespace's level and version."""
-    by_level = applicable_minors(check, variant)
+    by_level = _minors(check, variant, newest)
     if by_level.get(BASELINE) == by_level.get(RESTRICTED):
         groups = [("variables.level >= 1", by_level[BASELINE])]
     else:
@@ -337,20 +361,20 @@ def _applies(check: Check, variant: Variant) -> str:
     terms = []
     for level_test, minors in groups:
         for lo, hi in _ranges(minors):
-            terms.append(" && ".join([level_test, *_minor_condition(lo, hi)]))
+            terms.append(" && ".join([level_test, *_minor_condition(lo, hi, newest)]))
     return " || ".join(f"({t})" if len(terms) > 1 else t for t in terms)
 
 
-def _span(minors: Sequence[int]) -> str:
+def _span(minors: Sequence[int], newest: int) -> str:
     return ", ".join(
-        f"v1.{lo}+" if hi == LATEST_MINOR else (f"v1.{lo}" if lo == hi else f"v1.{lo}–v1.{hi}")
+        f"v1.{lo}+" if hi == newest else (f"v1.{lo}" if lo == hi else f"v1.{lo}–v1.{hi}")
         for lo, hi in _ranges(minors)
     )
 
 
-def _where(check: Check, variant: Variant) -> str:
+def _where(check: Check, variant: Variant, newest: int) -> str:
     """`baseline v1.27–v1.28, restricted v1.27–v1.28`."""
-    return ", ".join(f"{lv} {_span(m)}" for lv, m in applicable_minors(check, variant).items())
+    return ", ".join(f"{lv} {_span(m, newest)}" for lv, m in _minors(check, variant, newest).items())
 
 
 # --- the objects ---------------------------------------------------------------------------------
@@ -382,7 +406,7 @@ def _selected(options: Options) -> list[tuple[Check, Variant, str]]:
         return [(c, v, c.id) for c, v in variants_for(options.level, options.minor)]
     seen: list[tuple[Check, Variant, str]] = []
     for level in LEVELS:
-        for minor in range(LATEST_MINOR + 1):
+        for minor in range(options.newest + 1):
             for c, v in variants_for(level, minor):
                 if not any(c is s[0] and v is s[1] for s in seen):
                     seen.append((c, v, f"{c.id}_v1_{v.since}"))
@@ -450,9 +474,9 @@ def _policy(options: Options, shape: Shape) -> tuple[str, dict[str, Any]]:
             variables.append(item)
         expression = rule.expression
         if options.namespace_labels:
-            expression = f"!({_applies(check, variant)})\n|| {expression}"
+            expression = f"!({_applies(check, variant, options.newest)})\n|| {expression}"
         where = (
-            _where(check, variant)
+            _where(check, variant, options.newest)
             if options.namespace_labels
             else f"{check.level} check, {variant.function} from v1.{variant.since}"
         )
