@@ -149,7 +149,7 @@ def code_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     data, extensions, workspace = tmp_path / "data", tmp_path / "extensions", tmp_path / "examples"
     # examples/impact's cluster snapshot would add its Deployments to "Run against samples" and push
     # the report's lines checked below out of the editor's rendered view.
-    shutil.copytree(ROOT / "examples", workspace, ignore=shutil.ignore_patterns("impact"))
+    shutil.copytree(ROOT / "examples", workspace, ignore=shutil.ignore_patterns("impact", "pss"))
     (data / "User").mkdir(parents=True)
     (data / "User" / "settings.json").write_text(json.dumps(SETTINGS, indent=2), encoding="utf-8")
     # The extension finds `vap-lsp` on PATH, as the README asks of users. VS Code's server takes

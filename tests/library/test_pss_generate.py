@@ -327,3 +327,15 @@ def test_cli_bad_options_exit_2(tmp_path: Path) -> None:
     blocker.write_text("x", encoding="utf-8")
     done = _cli("--level", "baseline", "-o", str(blocker / "sub"))
     assert done.returncode == 2 and "vap-lsp: library pss:" in done.stderr
+
+
+def test_the_docs_page_is_up_to_date() -> None:
+    """docs/library/pss.md is generated from the catalogue (and PSA's fixtures' denials)."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, str(root / "tools" / "generate_pss_docs.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

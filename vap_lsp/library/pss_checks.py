@@ -118,6 +118,10 @@ class Check:
     variants: tuple[Variant, ...]
     summary: str
     """What the check forbids, in PSA's words (the comment at the top of its file)."""
+    fields: tuple[str, ...] = ()
+    """The fields it reads (`containers[*]`: init, regular and ephemeral containers)."""
+    allowed: str = ""
+    """The values it allows, as its file's comment says."""
 
     def variant_at(self, minor: int) -> Variant | None:
         """The variant in effect at v1.`minor` (`inflateVersions`), None before the first."""
@@ -859,6 +863,10 @@ CHECKS: tuple[Check, ...] = (
             Variant(25, "allowPrivilegeEscalation_1_25", _allow_privilege_escalation(True)),
         ),
         "Privilege escalation (such as via set-user-ID or set-group-ID file mode) should not be allowed.",
+        fields=(
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.allowPrivilegeEscalation",
+        ),
+        allowed="false (from v1.25 any value when spec.os.name is windows)",
     ),
     Check(
         "appArmorProfile",
@@ -867,6 +875,14 @@ CHECKS: tuple[Check, ...] = (
         (Variant(0, "appArmorProfile_1_0", _app_armor_1_0),),
         "Overriding or disabling the default AppArmor profile is restricted to RuntimeDefault and "
         "Localhost profiles.",
+        fields=(
+            "spec.securityContext.appArmorProfile.type",
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.appArmorProfile.type",
+            "metadata.annotations['container.apparmor.security.beta.kubernetes.io/*']",
+        ),
+        allowed=(
+            "RuntimeDefault, Localhost, undefined; annotations runtime/default, localhost/*, empty, undefined"
+        ),
     ),
     Check(
         "capabilities_baseline",
@@ -874,6 +890,11 @@ CHECKS: tuple[Check, ...] = (
         "check_capabilities_baseline.go",
         (Variant(0, "capabilitiesBaseline_1_0", _capabilities_baseline_1_0),),
         "Adding NET_RAW or capabilities beyond the default set must be disallowed.",
+        fields=("spec.{containers,initContainers,ephemeralContainers}[*].securityContext.capabilities.add",),
+        allowed=(
+            "undefined, empty, or AUDIT_WRITE, CHOWN, DAC_OVERRIDE, FOWNER, FSETID, KILL, MKNOD, "
+            "NET_BIND_SERVICE, SETFCAP, SETGID, SETPCAP, SETUID, SYS_CHROOT"
+        ),
     ),
     Check(
         "capabilities_restricted",
@@ -888,6 +909,14 @@ CHECKS: tuple[Check, ...] = (
             ),
         ),
         "Containers must drop ALL, and may only add NET_BIND_SERVICE.",
+        fields=(
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.capabilities.drop",
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.capabilities.add",
+        ),
+        allowed=(
+            "drop must include ALL; add undefined, empty or NET_BIND_SERVICE (from v1.25 any value "
+            "when spec.os.name is windows)"
+        ),
     ),
     Check(
         "hostNamespaces",
@@ -895,6 +924,8 @@ CHECKS: tuple[Check, ...] = (
         "check_hostNamespaces.go",
         (Variant(0, "hostNamespaces_1_0", _host_namespaces_1_0),),
         "Sharing the host network, PID, and IPC namespaces must be disallowed.",
+        fields=("spec.hostNetwork", "spec.hostPID", "spec.hostIPC"),
+        allowed="undefined, false",
     ),
     Check(
         "hostPathVolumes",
@@ -902,6 +933,8 @@ CHECKS: tuple[Check, ...] = (
         "check_hostPathVolumes.go",
         (Variant(0, "hostPathVolumes_1_0", _host_path_volumes_1_0),),
         "HostPath volumes must be forbidden.",
+        fields=("spec.volumes[*].hostPath",),
+        allowed="undefined",
     ),
     Check(
         "hostPorts",
@@ -909,6 +942,8 @@ CHECKS: tuple[Check, ...] = (
         "check_hostPorts.go",
         (Variant(0, "hostPorts_1_0", _host_ports_1_0),),
         "HostPort ports must be forbidden.",
+        fields=("spec.{containers,initContainers,ephemeralContainers}[*].ports[*].hostPort",),
+        allowed="undefined, 0",
     ),
     Check(
         "hostProbesAndHostLifecycle",
@@ -916,6 +951,11 @@ CHECKS: tuple[Check, ...] = (
         "check_hostProbesAndhostLifecycle.go",
         (Variant(34, "hostProbesAndHostLifecycleV1Dot34", _host_probes_1_34),),
         "Host field is restricted in the probes and lifecycle handlers.",
+        fields=(
+            "spec.{containers,initContainers,ephemeralContainers}[*].{livenessProbe,readinessProbe,startupProbe}.{httpGet,tcpSocket}.host",
+            "spec.{containers,initContainers,ephemeralContainers}[*].lifecycle.{postStart,preStop}.{httpGet,tcpSocket}.host",
+        ),
+        allowed="undefined, empty",
     ),
     Check(
         "privileged",
@@ -923,6 +963,8 @@ CHECKS: tuple[Check, ...] = (
         "check_privileged.go",
         (Variant(0, "privileged_1_0", _privileged_1_0),),
         "Privileged Pods disable most security mechanisms and must be disallowed.",
+        fields=("spec.{containers,initContainers,ephemeralContainers}[*].securityContext.privileged",),
+        allowed="undefined, false",
     ),
     Check(
         "procMount",
@@ -934,6 +976,8 @@ CHECKS: tuple[Check, ...] = (
         ),
         "The default /proc masks are set up to reduce attack surface, and should be required unless "
         'the pod is in a user namespace ("hostUsers: false").',
+        fields=("spec.{containers,initContainers,ephemeralContainers}[*].securityContext.procMount",),
+        allowed="undefined, Default (from v1.35 any value when spec.hostUsers is false)",
     ),
     Check(
         "procMount_restricted",
@@ -942,6 +986,8 @@ CHECKS: tuple[Check, ...] = (
         (Variant(35, "procMount_1_0", _proc_mount(False), ("procMount",)),),
         "The default /proc masks are set up to reduce attack surface, and should be required by the "
         "restricted profile.",
+        fields=("spec.{containers,initContainers,ephemeralContainers}[*].securityContext.procMount",),
+        allowed="undefined, Default",
     ),
     Check(
         "restrictedVolumes",
@@ -950,6 +996,11 @@ CHECKS: tuple[Check, ...] = (
         (Variant(0, "restrictedVolumes_1_0", _restricted_volumes_1_0, ("hostPathVolumes",)),),
         "In addition to restricting HostPath volumes, the restricted profile limits usage of inline pod "
         "volume sources.",
+        fields=("spec.volumes[*]",),
+        allowed=(
+            "configMap, csi, downwardAPI, emptyDir, ephemeral, image, persistentVolumeClaim, "
+            "projected, secret"
+        ),
     ),
     Check(
         "runAsNonRoot",
@@ -960,6 +1011,14 @@ CHECKS: tuple[Check, ...] = (
             Variant(35, "runAsNonRoot1_35", _run_as_non_root(True)),
         ),
         "Containers must be required to run as non-root users, unless the pod is in a user namespace.",
+        fields=(
+            "spec.securityContext.runAsNonRoot",
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.runAsNonRoot",
+        ),
+        allowed=(
+            "true (a container may leave it undefined when the pod sets true; from v1.35 any value "
+            "when spec.hostUsers is false)"
+        ),
     ),
     Check(
         "runAsUser",
@@ -970,6 +1029,11 @@ CHECKS: tuple[Check, ...] = (
             Variant(35, "runAsUser1_35", _run_as_user(True)),
         ),
         "Containers must not set runAsUser: 0, unless the pod is in a user namespace.",
+        fields=(
+            "spec.securityContext.runAsUser",
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.runAsUser",
+        ),
+        allowed="undefined, non-zero (from v1.35 any value when spec.hostUsers is false)",
     ),
     Check(
         "seLinuxOptions",
@@ -981,6 +1045,14 @@ CHECKS: tuple[Check, ...] = (
         ),
         "Setting the SELinux type is restricted, and setting a custom SELinux user or role option is "
         "forbidden.",
+        fields=(
+            "spec.securityContext.seLinuxOptions",
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.seLinuxOptions",
+        ),
+        allowed=(
+            "type undefined, empty, container_t, container_init_t, container_kvm_t (from v1.31 also"
+            " container_engine_t); user and role undefined or empty"
+        ),
     ),
     Check(
         "seccompProfile_baseline",
@@ -991,6 +1063,16 @@ CHECKS: tuple[Check, ...] = (
             Variant(19, "seccompProfileBaseline_1_19", _seccomp_1_19(restricted=False, windows_exempt=False)),
         ),
         "If seccomp profiles are specified, only runtime default and localhost profiles are allowed.",
+        fields=(
+            "metadata.annotations['seccomp.security.alpha.kubernetes.io/pod']",
+            "metadata.annotations['container.seccomp.security.alpha.kubernetes.io/*']",
+            "spec.securityContext.seccompProfile.type",
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.seccompProfile.type",
+        ),
+        allowed=(
+            "before v1.19 the annotations runtime/default, docker/default, localhost/*, undefined; "
+            "from v1.19 the types RuntimeDefault, Localhost, undefined"
+        ),
     ),
     Check(
         "seccompProfile_restricted",
@@ -1011,6 +1093,14 @@ CHECKS: tuple[Check, ...] = (
             ),
         ),
         "Seccomp profiles must be specified, and only runtime default and localhost profiles are allowed.",
+        fields=(
+            "spec.securityContext.seccompProfile.type",
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.seccompProfile.type",
+        ),
+        allowed=(
+            "RuntimeDefault, Localhost (a container may leave it undefined when the pod sets one; "
+            "from v1.25 any value when spec.os.name is windows)"
+        ),
     ),
     Check(
         "sysctls",
@@ -1025,6 +1115,15 @@ CHECKS: tuple[Check, ...] = (
         ),
         "Sysctls can disable security mechanisms or affect all containers on a host, and should be "
         'disallowed except for an allowed "safe" subset.',
+        fields=("spec.securityContext.sysctls[*].name",),
+        allowed=(
+            "kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, net.ipv4.tcp_syncookies, "
+            "net.ipv4.ping_group_range, net.ipv4.ip_unprivileged_port_start; from v1.27 "
+            "net.ipv4.ip_local_reserved_ports; from v1.29 net.ipv4.tcp_keepalive_time, "
+            "net.ipv4.tcp_fin_timeout, net.ipv4.tcp_keepalive_intvl, net.ipv4.tcp_keepalive_probes;"
+            " from v1.32 net.ipv4.tcp_rmem, net.ipv4.tcp_wmem; from v1.37 "
+            "net.ipv4.tcp_slow_start_after_idle, net.ipv4.tcp_notsent_lowat"
+        ),
     ),
     Check(
         "windowsHostProcess",
@@ -1032,6 +1131,11 @@ CHECKS: tuple[Check, ...] = (
         "check_windowsHostProcess.go",
         (Variant(0, "windowsHostProcess_1_0", _windows_host_process_1_0),),
         "Pod and containers must not set securityContext.windowsOptions.hostProcess to true.",
+        fields=(
+            "spec.securityContext.windowsOptions.hostProcess",
+            "spec.{containers,initContainers,ephemeralContainers}[*].securityContext.windowsOptions.hostProcess",
+        ),
+        allowed="undefined, false",
     ),
 )
 
