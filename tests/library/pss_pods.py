@@ -122,47 +122,55 @@ def _se_linux() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+def _security_context_fields() -> dict[str, st.SearchStrategy[Any]]:
+    return {
+        "privileged": st.booleans(),
+        "allowPrivilegeEscalation": st.booleans(),
+        "capabilities": st.fixed_dictionaries(
+            {},
+            optional={
+                "add": st.lists(st.sampled_from(CAPABILITIES), max_size=3),
+                "drop": st.lists(st.sampled_from(CAPABILITIES), max_size=3),
+            },
+        ),
+        "procMount": st.sampled_from(["Default", "Unmasked"]),
+        "runAsNonRoot": st.booleans(),
+        "runAsUser": st.sampled_from([0, 1, 1000]),
+        "seccompProfile": _profile("localhostProfile"),
+        "appArmorProfile": _profile("localhostProfile"),
+        "seLinuxOptions": _se_linux(),
+        "windowsOptions": st.fixed_dictionaries({}, optional={"hostProcess": st.booleans()}),
+    }
+
+
 def _security_context() -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries(
-        {},
-        optional={
-            "privileged": st.booleans(),
-            "allowPrivilegeEscalation": st.booleans(),
-            "capabilities": st.fixed_dictionaries(
-                {},
-                optional={
-                    "add": st.lists(st.sampled_from(CAPABILITIES), max_size=3),
-                    "drop": st.lists(st.sampled_from(CAPABILITIES), max_size=3),
-                },
-            ),
-            "procMount": st.sampled_from(["Default", "Unmasked"]),
-            "runAsNonRoot": st.booleans(),
-            "runAsUser": st.sampled_from([0, 1, 1000]),
-            "seccompProfile": _profile("localhostProfile"),
-            "appArmorProfile": _profile("localhostProfile"),
-            "seLinuxOptions": _se_linux(),
-            "windowsOptions": st.fixed_dictionaries({}, optional={"hostProcess": st.booleans()}),
-        },
-    )
+    return st.fixed_dictionaries({}, optional=_security_context_fields())
+
+
+def _one_of_fields(fields: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    """No field, or one of them: a small change."""
+    one = st.sampled_from(sorted(fields)).flatmap(lambda k: fields[k].map(lambda v: {k: v}))
+    return st.one_of(st.just({}), one)
+
+
+def _pod_security_context_fields() -> dict[str, st.SearchStrategy[Any]]:
+    return {
+        "runAsNonRoot": st.booleans(),
+        "runAsUser": st.sampled_from([0, 1000]),
+        "seccompProfile": _profile("localhostProfile"),
+        "appArmorProfile": _profile("localhostProfile"),
+        "seLinuxOptions": _se_linux(),
+        "windowsOptions": st.fixed_dictionaries({}, optional={"hostProcess": st.booleans()}),
+        "sysctls": st.lists(
+            st.sampled_from(SYSCTLS).map(lambda n: {"name": n, "value": "1"}),
+            max_size=3,
+            unique_by=lambda s: s["name"],
+        ),
+    }
 
 
 def _pod_security_context() -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries(
-        {},
-        optional={
-            "runAsNonRoot": st.booleans(),
-            "runAsUser": st.sampled_from([0, 1000]),
-            "seccompProfile": _profile("localhostProfile"),
-            "appArmorProfile": _profile("localhostProfile"),
-            "seLinuxOptions": _se_linux(),
-            "windowsOptions": st.fixed_dictionaries({}, optional={"hostProcess": st.booleans()}),
-            "sysctls": st.lists(
-                st.sampled_from(SYSCTLS).map(lambda n: {"name": n, "value": "1"}),
-                max_size=3,
-                unique_by=lambda s: s["name"],
-            ),
-        },
-    )
+    return st.fixed_dictionaries({}, optional=_pod_security_context_fields())
 
 
 def _handler() -> st.SearchStrategy[dict[str, Any]]:
@@ -176,8 +184,8 @@ def _handler() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-def _container(name: str) -> st.SearchStrategy[dict[str, Any]]:
-    optional: dict[str, st.SearchStrategy[Any]] = {
+def _container_fields() -> dict[str, st.SearchStrategy[Any]]:
+    return {
         "securityContext": _security_context(),
         "ports": st.lists(
             st.fixed_dictionaries(
@@ -195,7 +203,30 @@ def _container(name: str) -> st.SearchStrategy[dict[str, Any]]:
         "startupProbe": _handler(),
         "lifecycle": st.fixed_dictionaries({}, optional={"postStart": _handler(), "preStop": _handler()}),
     }
-    return st.fixed_dictionaries({"name": st.just(name), "image": st.sampled_from(IMAGES)}, optional=optional)
+
+
+def _container(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {"name": st.just(name), "image": st.sampled_from(IMAGES)}, optional=_container_fields()
+    )
+
+
+COMPLIANT_CONTAINER: dict[str, Any] = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+COMPLIANT_POD: dict[str, Any] = {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}}
+
+
+def _hardened_container(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    """A restricted container with at most one change to its securityContext and one other field."""
+    others = _container_fields()
+    del others["securityContext"]
+    return st.tuples(_one_of_fields(_security_context_fields()), _one_of_fields(others)).map(
+        lambda t: {
+            "name": name,
+            "image": IMAGES[0],
+            "securityContext": {**COMPLIANT_CONTAINER, **t[0]},
+            **t[1],
+        }
+    )
 
 
 def _annotations(names: list[str]) -> st.SearchStrategy[dict[str, str]]:
@@ -210,44 +241,50 @@ def _annotations(names: list[str]) -> st.SearchStrategy[dict[str, str]]:
 
 @st.composite
 def pods(draw: st.DrawFn) -> dict[str, Any]:
-    """A Pod as a client sends it (the API server defaults it before admission)."""
+    """A Pod as a client sends it (the API server defaults it before admission). Half of them
+    are hardened: restricted Pods with a few changes, so both verdicts of the restricted level
+    are reached (a Pod drawn field by field almost never passes it)."""
+    hardened = draw(st.booleans())
+    container = _hardened_container if hardened else _container
     inits = draw(st.integers(0, 2))
     mains = draw(st.integers(1, 2))
     ephemerals = draw(st.integers(0, 1))
     names = [f"init{i}" for i in range(inits)] + [f"c{i}" for i in range(mains)]
-    spec: dict[str, Any] = {
-        "containers": [draw(_container(f"c{i}")) for i in range(mains)],
-    }
+    spec: dict[str, Any] = {"containers": [draw(container(f"c{i}")) for i in range(mains)]}
     if inits:
-        spec["initContainers"] = [draw(_container(f"init{i}")) for i in range(inits)]
+        spec["initContainers"] = [draw(container(f"init{i}")) for i in range(inits)]
     if ephemerals:
-        spec["ephemeralContainers"] = [draw(_container("debug"))]
+        spec["ephemeralContainers"] = [draw(container("debug"))]
         names.append("debug")
-    extra = draw(
-        st.fixed_dictionaries(
-            {},
-            optional={
-                "securityContext": _pod_security_context(),
-                "hostNetwork": st.booleans(),
-                "hostPID": st.booleans(),
-                "hostIPC": st.booleans(),
-                "hostUsers": st.booleans(),
-                "os": st.sampled_from(["linux", "windows"]).map(lambda n: {"name": n}),
-                "runtimeClassName": st.sampled_from(["gvisor", "kata"]),
-                "volumes": st.lists(
-                    st.sampled_from(sorted(VOLUME_SOURCES)),
-                    max_size=3,
-                    unique=True,
-                ).map(lambda kinds: [{"name": f"v-{k.lower()}", k: VOLUME_SOURCES[k]} for k in kinds]),
-            },
-        )
-    )
-    spec.update(extra)
+    if hardened:
+        context = draw(_one_of_fields(_pod_security_context_fields()))
+        spec["securityContext"] = {**COMPLIANT_POD, **context}
+        spec.update(draw(_one_of_fields(_pod_fields())))
+        annotations = draw(st.one_of(st.just({}), _annotations(names)))
+    else:
+        spec.update(draw(st.fixed_dictionaries({}, optional=_pod_fields())))
+        annotations = draw(_annotations(names))
     metadata: dict[str, Any] = {"name": "generated", "namespace": "default"}
-    annotations = draw(_annotations(names))
     if annotations:
         metadata["annotations"] = annotations
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def _pod_fields() -> dict[str, st.SearchStrategy[Any]]:
+    return {
+        "securityContext": _pod_security_context(),
+        "hostNetwork": st.booleans(),
+        "hostPID": st.booleans(),
+        "hostIPC": st.booleans(),
+        "hostUsers": st.booleans(),
+        "os": st.sampled_from(["linux", "windows"]).map(lambda n: {"name": n}),
+        "runtimeClassName": st.sampled_from(["gvisor", "kata"]),
+        "volumes": st.lists(
+            st.sampled_from(sorted(VOLUME_SOURCES)),
+            max_size=3,
+            unique=True,
+        ).map(lambda kinds: [{"name": f"v-{k.lower()}", k: VOLUME_SOURCES[k]} for k in kinds]),
+    }
 
 
 # --- the oracle ----------------------------------------------------------------------------------
