@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 from tests.library.pss_pods import OracleUnavailable, PssOracle, Tally, build_oracle, differential, pods  # noqa: E402
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, prepare  # noqa: E402
-from vap_lsp.analysis.cost_budget import PER_CALL_LIMIT, RUNTIME_BUDGET  # noqa: E402
+from vap_lsp.analysis.model.cost_budget import PER_CALL_LIMIT, RUNTIME_BUDGET  # noqa: E402
 from vap_lsp.library.pss import Options, generate  # noqa: E402
 from vap_lsp.library.pss_checks import LATEST_MINOR  # noqa: E402
 

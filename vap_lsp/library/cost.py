@@ -1,6 +1,6 @@
 """What a generated policy can cost at admission, by the same static estimate `vap-lsp check`
-and hover give (`analysis.cost_estimates`: cel-go's estimator, lists without `maxItems` sized
-from the 3 MiB request limit), set against the server's limits (`analysis.cost_budget`): each
+and hover give (`analysis.model.cost_estimates`: cel-go's estimator, lists without `maxItems` sized
+from the 3 MiB request limit), set against the server's limits (`analysis.model.cost_budget`): each
 expression and each variable is one program under the per-call limit; the validations and their
 messageExpressions share one budget per evaluation."""
 
@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vap_lsp.analysis.cost_budget import PER_CALL_LIMIT, BudgetEstimate
-from vap_lsp.analysis.cost_checks import policy_budgets, variables_read
-from vap_lsp.analysis.cost_estimates import estimate_policy
 from vap_lsp.analysis.engine import parse_text
-from vap_lsp.analysis.objects import object_data
-from vap_lsp.analysis.typing import policy_typing
+from vap_lsp.analysis.model.cost_advice import policy_budgets, variables_read
+from vap_lsp.analysis.model.cost_budget import PER_CALL_LIMIT, BudgetEstimate
+from vap_lsp.analysis.model.cost_estimates import estimate_policy
+from vap_lsp.analysis.model.object_context import ObjectContext
+from vap_lsp.analysis.model.objects import object_data
 from vap_lsp.cel.environment import ExpressionKind
-from vap_lsp.policy.defaults import apply_defaults
-from vap_lsp.policy.kinds import PolicyKind, recognise
 
 __all__ = ["PER_CALL_LIMIT", "CheckCost", "PolicyCost", "estimate", "render"]
 
@@ -50,15 +48,11 @@ def estimate(text: str, kubernetes_version: str) -> list[PolicyCost]:
     _, objects = parse_text(text)
     out: list[PolicyCost] = []
     for obj in objects:
-        recognised = recognise(obj.api_version, obj.kind)
-        if recognised is None or recognised[0] is not PolicyKind.VAP:
-            continue
+        context = ObjectContext(obj, kubernetes_version).policy
         data = object_data(obj.node)
-        if not isinstance(data, dict):
+        if context is None or not isinstance(data, dict) or obj.kind != "ValidatingAdmissionPolicy":
             continue
-        spec = apply_defaults(recognised[0], recognised[1], data).get("spec") or {}
-        typing = policy_typing(obj.node, recognised[0], spec, kubernetes_version)
-        estimates = estimate_policy(typing)
+        estimates = estimate_policy(context)
         variables = {e.site.name: e for e in estimates if e.site.kind is ExpressionKind.VARIABLE}
         annotations = (data.get("metadata") or {}).get("annotations") or {}
         names = str(annotations.get("vap-lsp/pss-checks", "")).split(",")
@@ -67,7 +61,7 @@ def estimate(text: str, kubernetes_version: str) -> list[PolicyCost]:
             if e.site.kind is not ExpressionKind.VALIDATION:
                 continue
             index = e.site.path[2] if len(e.site.path) > 2 and isinstance(e.site.path[2], int) else -1
-            parsed = typing.view("precise", e.kind).result(e.site).parsed
+            parsed = context.view("precise", e.kind).result(e.site).parsed
             read = [variables[n].cost.max for n in variables_read(parsed) if n in variables]
             checks.append(
                 CheckCost(
@@ -79,7 +73,7 @@ def estimate(text: str, kubernetes_version: str) -> list[PolicyCost]:
                 )
             )
         name = str((data.get("metadata") or {}).get("name", ""))
-        out.append(PolicyCost(name, tuple(checks), tuple(policy_budgets(typing))))
+        out.append(PolicyCost(name, tuple(checks), tuple(policy_budgets(context))))
     return out
 
 
