@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import copy
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -117,45 +116,44 @@ def generated_pods(count: int) -> list[dict[str, Any]]:
 
 def differential_run(count: int, versions: list[str]) -> None:
     print("## Differential: the generated policies against PSA's evaluator")
-    with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        try:
-            binary = build_oracle(Path(tmp))
-        except OracleUnavailable as exc:
-            print(f"skipped: {exc}\n")
-            return
-        print(f"oracle built in {time.perf_counter() - start:.1f} s")
-        start = time.perf_counter()
-        batch = generated_pods(count)
-        print(f"{len(batch):,} pods generated in {time.perf_counter() - start:.1f} s")
-        oracle = PssOracle(binary)
-        print()
-        columns = ["level", "version", "pods", "denied by PSA", "divergent verdicts", "divergent checks"]
-        columns += ["errors", "details = PSA's", "time"]
-        print("| " + " | ".join(columns) + " |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        grand = Tally()
-        for level in LEVELS:
-            for version in versions:
-                start = time.perf_counter()
-                prepared = _prepared(Options(level=level, version=version, workloads="off"))
-                tally = Tally()
-                for i in range(0, len(batch), 200):
-                    tally.add(differential(prepared, oracle, level, version, batch[i : i + 200]))
-                grand.add(tally)
-                share = f"{100 * tally.details_same / tally.details:.1f}%" if tally.details else "-"
-                print(
-                    f"| {level} | {version} | {tally.pods:,} | {tally.denied:,} | {tally.verdicts} | "
-                    f"{tally.reasons} | {tally.errors} | {share} of {tally.details:,} | "
-                    f"{time.perf_counter() - start:.1f} s |"
-                )
-                for example in tally.examples:
-                    print(f"    {example[:2000]}")
-        oracle.close()
-        print(
-            f"\nall: {grand.pods:,} comparisons, {grand.divergences} divergences; "
-            f"details identical to PSA's: {grand.details_same:,} of {grand.details:,}\n"
-        )
+    start = time.perf_counter()
+    try:
+        binary = build_oracle(build=True)
+    except OracleUnavailable as exc:
+        print(f"skipped: {exc}\n")
+        return
+    print(f"oracle built in {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    batch = generated_pods(count)
+    print(f"{len(batch):,} pods generated in {time.perf_counter() - start:.1f} s")
+    oracle = PssOracle(binary)
+    print()
+    columns = ["level", "version", "pods", "denied by PSA", "divergent verdicts", "divergent checks"]
+    columns += ["errors", "details = PSA's", "time"]
+    print("| " + " | ".join(columns) + " |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    grand = Tally()
+    for level in LEVELS:
+        for version in versions:
+            start = time.perf_counter()
+            prepared = _prepared(Options(level=level, version=version, workloads="off"))
+            tally = Tally()
+            for i in range(0, len(batch), 200):
+                tally.add(differential(prepared, oracle, level, version, batch[i : i + 200]))
+            grand.add(tally)
+            share = f"{100 * tally.details_same / tally.details:.1f}%" if tally.details else "-"
+            print(
+                f"| {level} | {version} | {tally.pods:,} | {tally.denied:,} | {tally.verdicts} | "
+                f"{tally.reasons} | {tally.errors} | {share} of {tally.details:,} | "
+                f"{time.perf_counter() - start:.1f} s |"
+            )
+            for example in tally.examples:
+                print(f"    {example[:2000]}")
+    oracle.close()
+    print(
+        f"\nall: {grand.pods:,} comparisons, {grand.divergences} divergences; "
+        f"details identical to PSA's: {grand.details_same:,} of {grand.details:,}\n"
+    )
 
 
 def _costs(prepared: Any, pod: dict[str, Any]) -> tuple[int, int, bool]:

@@ -10,15 +10,14 @@ the beta AppArmor and alpha seccomp annotations, runtimeClassName, init and ephe
 Values are drawn mostly from the ones the checks compare with (allowed lists of every version,
 their neighbours) so that most Pods are near a boundary.
 
-The oracle is `oracle/pss` (`vap-oracle pss` built on its own, k8s.io/pod-security-admission
-v0.37.2); `PssOracle` builds it once and answers over one `batch` pipe.
+The oracle is `vap-oracle pss` (issue 34's oracle, `oracle/cmd/vap-oracle/pss.go`: PSA's own
+evaluator, k8s.io/pod-security-admission v0.37.2); `PssOracle` answers over one `batch` pipe.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +25,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from tests.oracle import harness
+
 ROOT = Path(__file__).resolve().parents[2]
-ORACLE_SOURCE = ROOT / "oracle" / "pss"
 
 CAPABILITIES = [
     "ALL",
@@ -322,34 +322,22 @@ class PssOracle:
         self.process.wait(timeout=30)
 
 
-def build_oracle(out: Path) -> Path:
-    """Build `oracle/pss` into `out` (Go's module and build caches as configured); raises
-    OracleUnavailable with the reason."""
-    go = shutil.which("go")
-    if go is None:
-        raise OracleUnavailable("no Go toolchain on PATH (the PSA oracle needs Go >= 1.26)")
-    binary = out / "vap-oracle-pss"
-    env = {**os.environ, "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}
+def build_oracle(*, build: bool | None = None) -> Path:
+    """vap-oracle (`oracle/`, issue 34; its `pss` command is PSA's evaluator): the binary CI built
+    (`VAP_ORACLE`), else the one built for these sources (`tests/oracle/harness.build_oracle`:
+    built only with `build` or `VAP_ORACLE_BUILD=1`); raises OracleUnavailable with the reason."""
+    skipped = os.environ.get("VAP_ORACLE_SKIP")
+    if skipped:
+        raise OracleUnavailable(skipped)
+    given = os.environ.get("VAP_ORACLE")
+    if given:
+        return Path(given)
+    if build is None:
+        build = os.environ.get("VAP_ORACLE_BUILD") == "1"
     try:
-        built = subprocess.run(
-            [go, "build", "-o", str(binary), "."],
-            cwd=ORACLE_SOURCE,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise OracleUnavailable(f"building {ORACLE_SOURCE} took over 15 minutes") from exc
-    if built.returncode != 0:
-        raise OracleUnavailable(
-            f"{ORACLE_SOURCE} did not build with {go} (it needs k8s.io/pod-security-admission "
-            f"v0.37.2 from the module proxy or cache): {built.stderr.strip()[:500]}"
-        )
-    return binary
-
-
-# --- comparing -----------------------------------------------------------------------------------
+        return harness.build_oracle(build=build)
+    except harness.OracleUnavailable as exc:
+        raise OracleUnavailable(str(exc)) from exc
 
 
 def split_message(message: str) -> tuple[str, str]:

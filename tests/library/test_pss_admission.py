@@ -131,13 +131,16 @@ def test_workloads_deny_and_off() -> None:
     assert _create(off, _wrapped("Deployment", HOST_NETWORK)).warnings == []
 
 
-def test_a_controller_without_template_is_not_evaluated(warn_library: Any) -> None:
-    """`if podMetadata == nil && podSpec == nil`: skipped (a ReplicationController's template is
-    optional)."""
+def test_a_controller_without_template_never_reaches_the_library(warn_library: Any) -> None:
+    """PSA skips a controller without a pod template (`podMetadata == nil && podSpec == nil`); on a
+    cluster a ReplicationController without one is refused before validating admission
+    (`ValidatePodTemplateSpecForRC`: `spec.template: Required value`), so the library is never
+    asked, and warns of nothing."""
     rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "r", "namespace": "apps"}}
     result = _create(warn_library, rc)
-    assert result.allowed and result.warnings == []
-    assert any("has-pod-template" in (e.why_not or "") for e in result.evaluations)
+    assert not result.allowed and result.warnings == []
+    assert "rejected by the built-in validation before validating admission" in result.notes
+    assert [e for e in result.evaluations if e.expressions] == []  # no policy expression ran
 
 
 # --- exemptions ----------------------------------------------------------------------------------

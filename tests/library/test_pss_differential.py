@@ -34,7 +34,7 @@ VERSIONS = ("v1.0", "v1.25", "latest")
 @pytest.fixture(scope="module")
 def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PssOracle]:
     try:
-        binary = build_oracle(tmp_path_factory.mktemp("pss-oracle"))
+        binary = build_oracle()
     except OracleUnavailable as exc:
         pytest.skip(str(exc))
     running = PssOracle(binary)

@@ -52,7 +52,7 @@ func dispatch(argv []string, fs files) (res result) {
 		}
 	}()
 	if len(argv) == 0 {
-		return usage("usage: vap-oracle cel|check|run|batch|serve ...")
+		return usage("usage: vap-oracle cel|check|run|pss|batch|serve ...")
 	}
 	switch argv[0] {
 	case "cel":
@@ -63,6 +63,8 @@ func dispatch(argv []string, fs files) (res result) {
 		return runCommand(argv[1:], fs)
 	case "omitempty":
 		return omitemptyCommand()
+	case "pss":
+		return pssCommand(argv[1:], fs)
 	case "version":
 		return result{Stdout: map[string]string{"kubernetes": kubernetesVersion}}
 	}

@@ -1,1 +1,0 @@
-../cmd/vap-oracle/pss.go
