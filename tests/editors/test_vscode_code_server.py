@@ -147,9 +147,12 @@ def code_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     if package is None:
         pytest.skip(f"no packaged extension in {VSCODE}: {INSTALL_HINT}")
     data, extensions, workspace = tmp_path / "data", tmp_path / "extensions", tmp_path / "examples"
-    # examples/impact's cluster snapshot would add its Deployments to "Run against samples" and push
-    # the report's lines checked below out of the editor's rendered view.
-    shutil.copytree(ROOT / "examples", workspace, ignore=shutil.ignore_patterns("impact", "pss"))
+    # The cluster snapshots of examples/impact and examples/pss, and examples/tests/deploy.yaml (the
+    # README's `cel` examples), would add their Deployments to "Run against samples" and push the
+    # report's lines checked below out of the editor's rendered view.
+    shutil.copytree(
+        ROOT / "examples", workspace, ignore=shutil.ignore_patterns("impact", "pss", "deploy.yaml")
+    )
     (data / "User").mkdir(parents=True)
     (data / "User" / "settings.json").write_text(json.dumps(SETTINGS, indent=2), encoding="utf-8")
     # The extension finds `vap-lsp` on PATH, as the README asks of users. VS Code's server takes
