@@ -140,3 +140,12 @@ def test_an_empty_expression_offers_roots_at_the_cursor(expression_yaml: str) ->
 def test_outside_cel_the_service_declines() -> None:
     text = policy("object.spec.replicas > 1")
     assert complete(snapshot(text), at(text, "name: de")) is None
+
+
+def test_quantity_maps_are_offered_with_the_dyn_spelling() -> None:
+    # `resources.limits` is a map of Quantity, which has no type: not in the type, so the server
+    # warns on `c.resources.limits`; completion still offers it and says how to write it.
+    items = _items("|\n        object.spec.template.spec.containers.all(c, c.resources.", "c.resources.")
+    assert items["limits"].detail == "untyped (Quantity)"
+    assert "`dyn(c.resources).limits`" in (items["limits"].documentation or "")
+    assert items["claims"].detail is not None and items["claims"].detail.startswith("list(")

@@ -58,17 +58,6 @@ def check_both(oracle: Oracle, files: list[Path]) -> Tally:
     return tally
 
 
-# The server's type checker resolves `resources.limits` / `requests` (maps of Quantity, whose
-# OpenAPI v3 schema has no type) as undefined fields and warns on every use; vap-lsp types them
-# as strings (vap_lsp/analysis/matching.py `_STRING_DEFINITIONS`). An open divergence: fixing it
-# means changing vap_lsp/analysis/, under restructuring (issue 32); see the report of issue 34.
-OPEN_TYPE_CHECK = ("undefined field 'limits'", "undefined field 'requests'")
-
-
-def _explained(d: Divergence) -> bool:
-    return d.kind == "type-check-missing" and any(text in str(d.theirs) for text in OPEN_TYPE_CHECK)
-
-
 _OVERLOAD = re.compile(r"no such overload: [^\s(]+\([^)]*\)")
 _PANIC = "internal error: interface conversion: *types.Err is not traits.Lister: missing method Add"
 _ERROR = re.compile(r"resulted in error: [^\"'\]]*")
@@ -109,7 +98,7 @@ def _open_cost(d: Divergence) -> bool:
 def test_examples_and_fixtures_check_alike(oracle: Oracle) -> None:
     files = policy_files(ROOT / "examples", ROOT / "tests" / "fixtures")
     tally = check_both(oracle, files)
-    unexplained = [str(d) for d in tally.divergences if not _explained(d)]
+    unexplained = [str(d) for d in tally.divergences]
     assert tally.cases > 50
     assert unexplained == []
 
@@ -117,7 +106,7 @@ def test_examples_and_fixtures_check_alike(oracle: Oracle) -> None:
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus not found at {CORPUS}")
 def test_corpus_checks_alike(oracle: Oracle) -> None:
     tally = check_both(oracle, policy_files(CORPUS))
-    unexplained = [str(d) for d in tally.divergences if not _explained(d)]
+    unexplained = [str(d) for d in tally.divergences]
     print(f"\n{tally.cases} corpus files; divergences {tally.by_kind()}")
     assert tally.cases > 800
     assert unexplained == []

@@ -724,12 +724,14 @@ def _object_fields(schema: Schema, resolve: Resolver, visited: frozenset[str], n
     required = set(schema.get("required") or ())
     fields: dict[str, FieldDecl] = {}
     raw_names: dict[str, str] = {}
+    untyped: set[str] = set()
     for raw, prop in (schema.get("properties") or {}).items():
         escaped = escape_field_name(raw)
         if escaped is None or not isinstance(prop, Mapping):
             continue
         field_type = _convert_child(prop, resolve, visited, f"{name}.{escaped}")
         if field_type is None:
+            untyped.add(escaped)
             continue
         target = deref_schema(prop, resolve, visited)[0]
         owner = prop if "default" in prop else target
@@ -743,4 +745,4 @@ def _object_fields(schema: Schema, resolve: Resolver, visited: frozenset[str], n
         )
         if escaped != raw:
             raw_names[escaped] = raw
-    return fields, raw_names
+    return fields, raw_names, frozenset(untyped)

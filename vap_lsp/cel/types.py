@@ -107,8 +107,10 @@ class FieldDecl:
     a `date` and a `date-time` are both `timestamp`, and only the second converts back."""
 
 
-FieldTable = tuple[Mapping[str, FieldDecl], Mapping[str, str]]
-"""An object's fields (by escaped name) and its escaped → raw property-name map."""
+FieldTable = tuple[Mapping[str, FieldDecl], Mapping[str, str], frozenset[str]]
+"""An object's fields (by escaped name), its escaped → raw property-name map, and the escaped
+names of the properties its schema declares without a type (`SchemaDeclType` leaves them out:
+a Quantity, a map of them), which objects at admission do hold."""
 
 FieldThunk = Callable[[], FieldTable]
 
@@ -151,7 +153,7 @@ class ObjectType(Type):
             object.__setattr__(self, "_thunk", fields)
         else:
             object.__setattr__(self, "_thunk", None)
-            cache.append((dict(fields or {}), dict(raw_names or {})))
+            cache.append((dict(fields or {}), dict(raw_names or {}), frozenset()))
         object.__setattr__(self, "_cache", cache)
 
     def _resolved(self) -> FieldTable:
@@ -169,6 +171,12 @@ class ObjectType(Type):
     def raw_names(self) -> Mapping[str, str]:
         """Escaped field name → raw property name, only for names that differ."""
         return self._resolved()[1]
+
+    @property
+    def untyped_fields(self) -> frozenset[str]:
+        """Properties of the schema the type leaves out for lack of a type (not selectable in a
+        type-checked expression, yet present in objects at admission)."""
+        return self._resolved()[2]
 
     @property
     def is_resolved(self) -> bool:

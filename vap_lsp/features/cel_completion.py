@@ -186,6 +186,16 @@ def _member_items(b: _Builder, repaired: Repaired, optional: bool) -> None:
                 if var is not None:
                     doc = f"```cel\n{var.site.text.strip()}\n```"
             b.add(name, kind, 0, type_text(decl.type), doc)
+        for name in sorted(target.untyped_fields):
+            b.add(
+                name,
+                "field",
+                0,
+                "untyped (Quantity)",
+                f"In the schema without a type, as every Quantity is: the API server's type checker "
+                f"warns `undefined field '{name}'`, objects at admission have it. Select it from "
+                f"`dyn(...)`: `dyn({qname or 'x'}).{name}`.",
+            )
     if qname is not None:
         for var_name, var_type in env.variables.items():
             if var_name.startswith(qname + ".") and "." not in var_name[len(qname) + 1 :]:

@@ -179,6 +179,20 @@ def _undefined_cel_field(snapshot: DocumentSnapshot, d: DiagnosticRef) -> list[C
         operand_t = checked.type_of(select.operand)
         if not isinstance(operand_t, ObjectType):
             return []
+        if name in operand_t.untyped_fields:
+            # A Quantity field (`resources.limits`): spelled right, only untyped. dyn() around the
+            # object it is selected from leaves it to run time, where the object has it.
+            operand = select.operand
+            first = site.node.source_span(operand.start + result.offset, operand.start + result.offset)
+            last = site.node.source_span(operand.end + result.offset, operand.end + result.offset)
+            return [
+                CodeActionResult(
+                    f"Wrap in dyn(): dyn({result.parsed.source[operand.start : operand.end]}).{name}",
+                    [TextEditResult(first, "dyn("), TextEditResult(last, ")")],
+                    d,
+                    preferred=True,
+                )
+            ]
         matches = difflib.get_close_matches(name, list(operand_t.fields), n=3, cutoff=0.6)
         span = site.node.source_span(start, start + len(name))
         return [

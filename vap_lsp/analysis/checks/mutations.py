@@ -47,7 +47,7 @@ from vap_lsp.cel.ast import (
 )
 from vap_lsp.cel.compile import CompileResult
 from vap_lsp.cel.environment import ExpressionKind
-from vap_lsp.cel.types import Kind, ObjectType, Type
+from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.text import Span
 
@@ -133,9 +133,13 @@ def _did_you_mean(name: str, candidates: Sequence[str]) -> str:
 
 
 def _raw_fields(obj: ObjectType) -> dict[str, Type]:
-    """Field types by JSON property name (the names a patch uses)."""
+    """Field types by JSON property name (the names a patch uses); a property the schema declares
+    without a type (a Quantity, a map of them) is `dyn`: the merge takes any value there."""
     raw = obj.raw_names
-    return {raw.get(name, name): decl.type for name, decl in obj.fields.items()}
+    fields = {raw.get(name, name): decl.type for name, decl in obj.fields.items()}
+    for name in obj.untyped_fields:
+        fields.setdefault(raw.get(name, name), DYN)
+    return fields
 
 
 def _is_open(typ: Type) -> bool:

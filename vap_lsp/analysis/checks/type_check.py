@@ -33,7 +33,7 @@ from vap_lsp.cel.types import DYN, ObjectType, maybe_unwrap_optional
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.yaml.model import Path
 
-__all__ = ["CHECK", "select_at", "selects_from_open_data", "type_check"]
+__all__ = ["CHECK", "select_at", "selects_from_open_data", "type_check", "untyped_field"]
 
 
 @dataclass
@@ -97,7 +97,22 @@ def type_check(context: PolicyContext) -> Iterator[Diagnostic]:
         if context.policy is PolicyKind.VAP and site.kind in SERVER_TYPE_CHECKED:
             if entry.unguarded:
                 text = f"{site.field}: type checking against {kinds_text(entry.unguarded)}: {position}"
-                yield Diagnostic(span, Severity.WARNING, "cel-type-check", text, field=site.field)
+                untyped = untyped_field(result, issue)
+                related = (
+                    ()
+                    if untyped is None
+                    else (
+                        Related(
+                            span,
+                            f"'{untyped}' is in the schema without a type, as every Quantity is: the "
+                            "type checker cannot see it, objects at admission have it; dyn() around "
+                            "the object it is selected from ends the warning",
+                        ),
+                    )
+                )
+                yield Diagnostic(
+                    span, Severity.WARNING, "cel-type-check", text, field=site.field, related=related
+                )
             _fold(branches, entry)
             continue
         # Our own check of expressions the server never type-checks. Only a field the schema
@@ -190,8 +205,9 @@ def select_at(result: CompileResult, issue: CompileIssue) -> Select | None:
 def selects_from_open_data(result: CompileResult, node: Select | None) -> bool:
     """Whether the selection an "undefined field" issue is about (`select_at`) reads an object
     that may hold any field at run time: one without declared fields (schemaless), with open
-    fields (a map), or whose schema preserves unknown fields (the type checker sees only the
-    declared ones). Unknown: True."""
+    fields (a map), whose schema preserves unknown fields (the type checker sees only the
+    declared ones), or a field its schema declares without a type (`untyped_field`). Unknown:
+    True."""
     if node is None or result.checked is None:
         return True
     owner, _ = maybe_unwrap_optional(result.checked.type_of(node.operand) or DYN)
@@ -200,7 +216,21 @@ def selects_from_open_data(result: CompileResult, node: Select | None) -> bool:
         or not owner.fields
         or owner.open_field_type is not None
         or owner.preserves_unknown_fields
+        or node.field in owner.untyped_fields
     )
+
+
+def untyped_field(result: CompileResult, issue: CompileIssue) -> str | None:
+    """The field an "undefined field" issue selects when the schema declares it without a type
+    (a Quantity or a map of them: `resources.limits`, `emptyDir.sizeLimit`): `SchemaDeclType`
+    leaves it out of the type, so the server warns, though objects at admission hold it."""
+    if not issue.cel_message.startswith("undefined field") or result.checked is None:
+        return None
+    node = select_at(result, issue)
+    if node is None:
+        return None
+    owner, _ = maybe_unwrap_optional(result.checked.type_of(node.operand) or DYN)
+    return node.field if isinstance(owner, ObjectType) and node.field in owner.untyped_fields else None
 
 
 CHECK = policy_check(

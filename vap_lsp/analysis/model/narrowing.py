@@ -351,7 +351,9 @@ class _Evaluator:
     def _has(self, node: Select, env: _Env) -> Value:
         """`has(x.f)` is false on a null root `x` (cel-go's presence test on null; `has(x.f.g)`
         selects `f` of null first and fails, deciding nothing); false when `x`'s schema cannot
-        hold `f` (built-in objects are decoded with their schema, unknown fields dropped); true
+        hold `f` (built-in objects are decoded with their schema, unknown fields dropped; a field
+        the schema declares without a type, such as `resources.limits`, is not in the type but
+        is in the object); true
         when `x.f` is guaranteed at admission on a root that is not null."""
         root: Expr = node.operand
         path = [node.field]
@@ -385,6 +387,7 @@ class _Evaluator:
             and owner.open_field_type is None
             and not owner.preserves_unknown_fields
             and node.field not in owner.fields
+            and node.field not in owner.untyped_fields
         ):
             return False
         return UNKNOWN
