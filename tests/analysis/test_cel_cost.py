@@ -84,9 +84,10 @@ def test_nested_comprehension_over_an_unbounded_crd_list() -> None:
             Severity.INFORMATION,
             "object.spec.items.all(a, object.spec.items.exists_one(b, a == b))",
             "spec.validations[0].expression: estimated cost up to 345,880,409,623,809,229 exceeds the "
-            "per-call limit of 1,000,000 the API server enforces at admission (`operation cancelled: "
-            "actual cost limit exceeded`, then failurePolicy decides); dominated by "
-            "`object.spec.items.all(a, object.spec.items.exists_one(b, a == b))`; spec.items has no "
+            "per-call limit of 1,000,000 the API server enforces at admission, 345,880,409,624 times "
+            "over (`operation cancelled: actual cost limit exceeded`, then failurePolicy decides); "
+            "dominated by `object.spec.items.all(a, object.spec.items.exists_one(b, a == b))`; "
+            "spec.items has no "
             "maxItems in the CRD of example.com/v1 Widget, so it is sized as the most a 3 MiB request "
             "can hold: add maxItems (at most 182 with maxLength 256 on spec.items[*] keeps the "
             "expression under the per-call limit); spec.items[*] has no maxLength in the CRD of "

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
+
 from vap_lsp.analysis.checks.cost import cost_diagnostics
 from vap_lsp.analysis.diagnostics import Severity
 from vap_lsp.analysis.model.cost_advice import BoundFix, SiteCost
@@ -177,12 +179,27 @@ def test_over_the_per_call_limit_is_information_naming_comprehension_and_bound()
     ]
     assert found[0].message == (
         "spec.validations[0].expression: estimated cost up to 4,000,000 exceeds the per-call limit "
-        "of 1,000,000 the API server enforces at admission (`operation cancelled: actual cost limit "
-        "exceeded`, then failurePolicy decides); dominated by "
+        "of 1,000,000 the API server enforces at admission, 4.0 times over (`operation cancelled: "
+        "actual cost limit exceeded`, then failurePolicy decides); dominated by "
         "`object.spec.items.all(a, object.spec.items.all(b, a != b))`; spec.items has no maxItems in "
         "the CRD of example.com/v1 Widget, so it is sized as the most a 3 MiB request can hold: add "
         "maxItems (at most 999 keeps the expression under the per-call limit)"
     )
+
+
+@pytest.mark.parametrize(
+    ("cost", "over"),
+    [
+        (1_999_999, " (`"),  # under twice the limit: a small bound does it, no factor
+        (2_000_000, ", 2.0 times over (`"),
+        (9_949_999, ", 9.9 times over (`"),
+        (10_000_000, ", 10 times over (`"),
+        (17_592_173_461_517, ", 17,592,173 times over (`"),
+    ],
+)
+def test_the_factor_over_the_per_call_limit(cost: int, over: str) -> None:
+    (found,) = cost_diagnostics(_costs(cost, 10), _sites(), {"pairs": "spec.variables[0].expression"})
+    assert f"at admission{over}operation cancelled" in found.message
 
 
 def test_under_the_limit_is_silent() -> None:

@@ -86,6 +86,15 @@ def _why(cost: SiteCost) -> str:
     return "; ".join(parts)
 
 
+def _times_over(cost: int) -> str:
+    """How far over the per-call limit, when it is far enough to tell a user something (a cost
+    near the limit wants a small bound; one a million times over wants a different expression)."""
+    factor = cost / PER_CALL_LIMIT
+    if factor < 2:
+        return ""
+    return f", {round(factor):,} times over" if factor >= 10 else f", {factor:.1f} times over"
+
+
 def cost_diagnostics(
     costs: Sequence[SiteCost], sites: Iterable[ExpressionSite], variable_fields: Mapping[str, str]
 ) -> list[Diagnostic]:
@@ -102,8 +111,9 @@ def cost_diagnostics(
                     Severity.INFORMATION,
                     "cel-cost",
                     f"{c.site.field}: estimated cost up to {c.max:,} exceeds the per-call limit of "
-                    f"{PER_CALL_LIMIT:,} the API server enforces at admission (`{COST_LIMIT_EXCEEDED}`, "
-                    "then failurePolicy decides)" + (f"; {why}" if (why := _why(c)) else ""),
+                    f"{PER_CALL_LIMIT:,} the API server enforces at admission{_times_over(c.max)} "
+                    f"(`{COST_LIMIT_EXCEEDED}`, then failurePolicy decides)"
+                    + (f"; {why}" if (why := _why(c)) else ""),
                     field=c.site.field,
                 )
             )
