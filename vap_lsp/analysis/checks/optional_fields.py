@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from vap_lsp.analysis.checks.check import policy_check
+from vap_lsp.analysis.checks.type_check import untyped_field
 from vap_lsp.analysis.diagnostics import Diagnostic, Severity
 from vap_lsp.analysis.model.context import PolicyContext, View
 from vap_lsp.analysis.model.guarantees import (
@@ -46,10 +47,12 @@ def optional_fields(context: PolicyContext) -> Iterator[Diagnostic]:
         for site, result in view.results():
             checkpoint()
             reach = view.reachability(site)
+            # A Quantity field the type leaves out (`resources.limits`) is the server's warning
+            # but no failure at admission: the other reads are still worth a hint.
             runs = any(
                 issue.start < 0 or reach.guard_at(issue.start - result.offset) is None
                 for issue in result.issues
-                if issue.phase != "result"
+                if issue.phase != "result" and untyped_field(result, issue) is None
             )
             if result.checked is None or runs or result.result_error is not None:
                 continue
