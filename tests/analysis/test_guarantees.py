@@ -125,6 +125,43 @@ def test_has_guards_a_read_only_where_it_keeps_the_read_from_running() -> None:
         assert _found(text, "optional-field") == ([hint] if hinted else []), expression
 
 
+def test_a_match_condition_guards_every_read_after_it() -> None:
+    # Validations, variables and mutations run only when every matchCondition is true
+    # (apiserver pkg/admission/plugin/cel/matchconditions/matcher.go `Match`): a has() there
+    # guards the reads; one that leaves a field possible (`||`, a parent only) guards nothing.
+    hint = (
+        "runAsUser", "object.spec.securityContext.runAsUser is optional in the schema; without has() "
+        "or `.?` the expression fails when it is absent",
+    )  # fmt: skip
+    for condition, hinted in [
+        ("has(object.spec.securityContext) && has(object.spec.securityContext.runAsUser)", False),
+        ("object.kind == 'Pod' && has(object.spec.securityContext.runAsUser)", False),
+        ("has(object.spec.securityContext) || object.kind != 'Pod'", True),
+        ("object.kind == 'Pod'", True),
+    ]:
+        text = _vap(
+            f"""            matchConditions:
+              - name: guard
+                expression: "{condition}"
+            validations:
+              - expression: "object.kind != 'Pod' || object.spec.securityContext.runAsUser > 0"
+            """
+        )
+        found = [f for f in _found(text, "optional-field") if f[0] == "runAsUser"]
+        assert found == ([hint] if hinted else []), condition
+    # A condition does not guard itself: its own unguarded read is hinted.
+    text = _vap(
+        """\
+        matchConditions:
+          - name: guard
+            expression: "object.kind != 'Pod' || object.spec.hostNetwork == false"
+        validations:
+          - expression: "true"
+        """
+    )
+    assert [f[0] for f in _found(text, "optional-field")] == ["hostNetwork"]
+
+
 def test_metadata_namespace_of_a_cluster_scoped_kind_is_never_set() -> None:
     rules = """\
   matchConstraints:

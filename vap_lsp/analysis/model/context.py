@@ -271,6 +271,10 @@ class View:
             if not facts.operations & operations:
                 return True  # present in every request of this kind
             facts = replace(facts, operations=facts.operations & operations)
+        if site.kind is not ExpressionKind.MATCH_CONDITION and self.context.conditions_rule_out(
+            self.kind, path, facts.operations
+        ):
+            return True  # a matchCondition is false where the field is absent: `site` never runs
         return guarded(
             result.parsed,
             replace(facts, absent=facts.absent | {path}),
@@ -826,6 +830,52 @@ class PolicyContext:
         built = (replace(facts, operations=frozenset(kept)), excluded)
         with self._lock:
             return self._past_conditions.setdefault(kind.gvk, built)
+
+    def conditions_rule_out(self, kind: KindTyping, path: str, operations: frozenset[str]) -> bool:
+        """Whether a matchCondition is false in every request of `kind` with `operations` where the
+        field `path` (as written: `object.spec.securityContext`) is absent, so the validations,
+        variables and mutations never run there (`matchconditions/matcher.go`: all must be true):
+        `has(object.spec.securityContext)` as a matchCondition guards every read of it. A
+        condition narrowing cannot decide, or that is an error there, rules nothing out."""
+        conditions = [s for s in self.sites if s.kind is ExpressionKind.MATCH_CONDITION]
+        if not conditions or not operations:
+            return False
+        key = ("conditions-rule-out", kind.gvk, path, operations)
+        return self.derived(
+            key, functools.partial(self._conditions_rule_out, kind, path, operations, conditions)
+        )
+
+    def _conditions_rule_out(
+        self, kind: KindTyping, path: str, operations: frozenset[str], conditions: list[ExpressionSite]
+    ) -> bool:
+        facts = self.facts(kind)
+        view = self.type_check(kind)
+        for op in sorted(operations):
+            single = replace(
+                facts,
+                operations=frozenset({op}),
+                null_roots=facts.null_roots | {"namespaceObject"},
+                absent=facts.absent | {path},
+            )
+            for site in conditions:
+                result = view.result(site)
+                checked = result.checked
+                if result.parsed.ast is not None and (
+                    decide(
+                        result.parsed.ast,
+                        single,
+                        {},
+                        type_of=checked.type_of if checked is not None else None,
+                        present=functools.partial(self.guaranteed, kind, checked)
+                        if checked is not None
+                        else None,
+                    )
+                    is False
+                ):
+                    break
+            else:
+                return False
+        return True
 
     def unmatched(self, kind: KindTyping) -> str | None:
         """Why no request of `kind` reaches the policy although the type checker checks it
