@@ -72,9 +72,11 @@ def _open_error_text(d: Divergence) -> bool:
     if d.kind not in ("run-warnings", "run-audit-annotations", "run-message", "cel-error-text"):
         return False
 
+    panic = _PANIC in str(d.theirs)
+
     def norm(value: object) -> str:
         text = _OVERLOAD.sub("no such overload", json.dumps(value, sort_keys=True))
-        if _PANIC in text or d.kind == "cel-error-text":
+        if panic or d.kind == "cel-error-text":
             text = _ERROR.sub("resulted in error: <e>", text.replace(_PANIC, "<e>"))
         return text
 

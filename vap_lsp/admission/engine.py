@@ -40,6 +40,7 @@ from vap_lsp.admission.matching import (
     match_resources,
     selector_matches,
 )
+from vap_lsp.admission.typed import NAMESPACE_DEFINITION, typed_object, typed_request, uses_typed_values
 from vap_lsp.analysis.model.cost_budget import (
     MATCH_CONDITIONS_BUDGET,
     OUT_OF_BUDGET,
@@ -264,6 +265,24 @@ class RequestContext:
     identity: dict[str, Any]
     explain: bool = False
     """Trace every evaluation (`admit(..., explain=True)`, `vap_lsp.admission.explain`)."""
+    typed_values: dict[int, tuple[object, object]] = field(default_factory=dict)
+    """Objects wrapped as Kubernetes 1.37's schemaless typed values (`typed`), by identity."""
+
+    def typed(self, obj: object) -> object:
+        """`obj` as SchemalessTypedToVal wraps it from 1.37 (`vap_lsp.admission.typed`), once
+        per request: a built-in kind's object typed, a custom resource's as it is."""
+        if not isinstance(obj, dict):
+            return obj
+        hit = self.typed_values.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        group, ver = _split_api_version(_text(obj.get("apiVersion")))
+        kind = GVKey(group, ver, _text(obj.get("kind")))
+        custom = any((c.group, c.version, c.kind) == (group, ver, kind.kind) for c in self.crds)
+        definition = None if custom else self.schema.definition_for_kind(group, ver, kind.kind)
+        value = typed_object(self.schema, obj, definition)
+        self.typed_values[id(obj)] = (obj, value)
+        return value
 
 
 def _crds(inputs: PolicyInputs) -> list[CRDVersion]:
@@ -654,6 +673,8 @@ class _Run:
         param: dict[str, Any] | None,
         gvr: GVR,
         gvk: GVKey,
+        *,
+        mutating: bool = False,
     ) -> None:
         self.policy = policy
         self.report_values = ctx.prepared.report_values
@@ -667,14 +688,29 @@ class _Run:
             api_version = f"{gvk.group}/{gvk.version}"
             obj = {**obj, "apiVersion": api_version} if isinstance(obj, dict) else obj
             old = {**old, "apiVersion": api_version} if isinstance(old, dict) else old
+        request = request_value(ctx, gvr, gvk)
+        namespace: object = ctx.namespace_object
+        self.condition_objects: dict[str, Any] = {"object": obj, "oldObject": old}
+        """`object`/`oldObject` as condition.go `ForInput` binds them (matchConditions,
+        validations); a MAP's mutations bind them as mutation.go does (`base`)."""
+        if uses_typed_values(ctx.version):
+            # activation.go newActivation: typed from 1.37 (vap_lsp.admission.typed)
+            self.condition_objects = {"object": ctx.typed(obj), "oldObject": ctx.typed(old)}
+            request = typed_request(request)
+            namespace = typed_object(ctx.schema, namespace, NAMESPACE_DEFINITION)
+            param_value: object = ctx.typed(param)
+        else:
+            param_value = param
         self.base: dict[str, Any] = {
             "object": obj,
             "oldObject": old,
-            "request": request_value(ctx, gvr, gvk),
-            "namespaceObject": ctx.namespace_object,
+            "request": request,
+            "namespaceObject": namespace,
         }
+        if not mutating:
+            self.base.update(self.condition_objects)
         if policy.has_params:
-            self.base["params"] = param
+            self.base["params"] = param_value
         self.authz: dict[str, Any] = {
             "authorizer": k8s.AuthorizerValue(ctx.authorizer),
             "authorizer.requestResource": k8s.resource_check(
@@ -762,7 +798,7 @@ class _Run:
         are read: a false one after an expensive one does not save the budget."""
         if not self.policy.match_conditions:
             return True, None, None
-        activation = {**self.full, "namespaceObject": None}
+        activation = {**self.full, **self.condition_objects, "namespaceObject": None}
         meter = self.meter("matchConditions", MATCH_CONDITIONS_BUDGET)
         results: list[tuple[str, EvalResult]] = []
         for name, e in self.policy.match_conditions:
@@ -1260,7 +1296,7 @@ def _mutating_phase(ctx: RequestContext, out: _Outcome) -> dict[str, Any] | None
             if round_ == 1 and idx not in reinvoke:
                 continue
             p = inv.policy
-            run = _Run(ctx, p, obj, ctx.request.old_object, inv.param, inv.gvr, inv.gvk)
+            run = _Run(ctx, p, obj, ctx.request.old_object, inv.param, inv.gvr, inv.gvk, mutating=True)
             ok, why, err = run.match_conditions()
             if err is not None or not ok:
                 inv.evaluation.budgets.extend(run.budgets)

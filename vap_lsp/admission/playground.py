@@ -19,6 +19,7 @@ from typing import Any
 from vap_lsp.admission import patching
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, UserInfo
 from vap_lsp.admission.engine import prepare, request_value, runtime_environment, validating_view
+from vap_lsp.admission.typed import NAMESPACE_DEFINITION, typed_object, typed_request, uses_typed_values
 from vap_lsp.analysis.model.cost_budget import PER_CALL_LIMIT
 from vap_lsp.analysis.model.crds import crd_versions
 from vap_lsp.analysis.model.matching import GVK, crd_schema_root, crd_type, object_schema_root, object_type
@@ -308,6 +309,14 @@ def evaluate_expression(text: str, inputs: PlaygroundInputs) -> PlaygroundResult
         activation["namespaceObject"] = prepared.namespace_object(name if isinstance(name, str) else "")
     if has_params:
         activation["params"] = prepared.decoded(inputs.params)[0] if inputs.params else inputs.params
+    if uses_typed_values(ctx.version):
+        # bound as condition.go ForInput binds them from 1.37 (vap_lsp.admission.typed)
+        for name in ("object", "oldObject", "params"):
+            if name in activation:
+                activation[name] = ctx.typed(activation[name])
+        namespace = activation["namespaceObject"]
+        activation["namespaceObject"] = typed_object(ctx.schema, namespace, NAMESPACE_DEFINITION)
+        activation["request"] = typed_request(activation["request"])
     a = ctx.attrs
     activation["authorizer"] = k8s.AuthorizerValue(ctx.authorizer)
     activation["authorizer.requestResource"] = k8s.resource_check(

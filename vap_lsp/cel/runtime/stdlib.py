@@ -19,6 +19,7 @@ from vap_lsp.cel.runtime.values import (
     UintType,
     Value,
     cel_equals,
+    go_equals,
     map_get,
     no_such_overload,
     num_compare,
@@ -184,8 +185,19 @@ for _suffix in ("bool", "int64", "int64_double", "int64_uint64", "uint64", "uint
     IMPLS[f"greater_{_suffix}"] = _ordering(lambda c: c > 0)
     IMPLS[f"greater_equals_{_suffix}"] = _ordering(lambda c: c >= 0)
 
-IMPLS["equals"] = cel_equals
-IMPLS["not_equals"] = lambda a, b: not cel_equals(a, b)
+
+def _equals(a: Value, b: Value) -> bool:
+    """`==` (cel-go interpreter `evalEq`): `types.Equal`, whose error (a Kubernetes 1.37 typed
+    value against a value of another kind) is the result."""
+    r = go_equals(a, b)
+    if isinstance(r, CelError):
+        raise r
+    return r
+
+
+IMPLS["equals"] = _equals
+# `!=` (cel-go `evalNe`): `types.Bool(types.Equal(l, r) != types.True)`, an error is unequal
+IMPLS["not_equals"] = lambda a, b: go_equals(a, b) is not True
 
 # --- containers ----------------------------------------------------------------------------------
 

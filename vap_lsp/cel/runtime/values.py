@@ -41,12 +41,16 @@ __all__ = [
     "Optional",
     "Timestamp",
     "TypeValue",
+    "TypedList",
+    "TypedMap",
+    "TypedStruct",
     "UintType",
     "Value",
     "cel_equals",
     "cel_hash_key",
     "format_key",
     "from_python",
+    "go_equals",
     "no_such_overload",
     "num_compare",
     "size_of",
@@ -296,6 +300,111 @@ def cel_equals(a: Value, b: Value) -> bool:
     return bool(a == b)
 
 
+# --- Kubernetes 1.37's schemaless typed values -----------------------------------------------------
+
+
+class TypedStruct(dict[str, Any]):
+    """A Go struct of a built-in kind as admission CEL sees it from Kubernetes 1.37
+    (apiserver pkg/cel/common/valuesschemalesstyped.go `reflectSchemalessTypedStruct`): a map
+    whose `==` against a value that is not a map is an error. `go_type` names its Go type (the
+    OpenAPI definition), which struct-to-struct equality compares (`apiequality.Semantic`)."""
+
+    __slots__ = ("go_type",)
+
+    def __init__(self, items: Mapping[str, Any], go_type: str) -> None:
+        super().__init__(items)
+        self.go_type = go_type
+
+
+class TypedMap(dict[str, Any]):
+    """A Go map of a built-in kind (labels, a ConfigMap's data) from Kubernetes 1.37
+    (valuesschemalesstyped.go `reflectSchemalessTypedMap`)."""
+
+    __slots__ = ()
+
+
+class TypedList(list[Any]):
+    """A Go slice of a built-in kind from Kubernetes 1.37 (valuesschemalesstyped.go
+    `reflectSchemalessTypedList`)."""
+
+    __slots__ = ()
+
+
+_TYPED = (TypedStruct, TypedMap, TypedList)
+
+
+def go_equals(a: Value, b: Value) -> bool | CelError:
+    """cel-go `types.Equal` (common/types/util.go: null equals only null, else `a.Equal(b)`)
+    over values that may hold Kubernetes 1.37's schemaless typed values; an error is returned,
+    not raised, as cel-go returns an error value. Without typed values this is `cel_equals`."""
+    if a is None or b is None:
+        return a is None and b is None
+    return _equal(a, b)
+
+
+def _equal(a: Value, b: Value) -> bool | CelError:
+    """`a.Equal(b)` (ref.Val): the receiver's own semantics, without the null check."""
+    ta = type(a)
+    if ta is TypedStruct:
+        return _struct_equal(a, b)
+    if ta is TypedMap:
+        # reflectSchemalessTypedMap.Equal: another map, every key found and Equal to True
+        if not isinstance(b, dict):
+            return no_such_overload()
+        if len(a) != len(b):
+            return False
+        for k, v in a.items():
+            found, other = map_get(b, k)
+            if not found or _equal(v, other) is not True:
+                return False
+        return True
+    if ta is TypedList:
+        # reflectSchemalessTypedList.Equal: another list, every element Equal to True
+        if not isinstance(b, (list, tuple)):
+            return no_such_overload()
+        if len(a) != len(b):
+            return False
+        return all(_equal(x, y) is True for x, y in zip(a, b, strict=True))
+    if ta is list or ta is tuple:
+        # cel-go baseList.Equal: only an element comparison that is False decides; an error
+        # between elements (a typed element) counts as equal
+        if not isinstance(b, (list, tuple)) or len(a) != len(b):
+            return False
+        return all(go_equals(x, y) is not False for x, y in zip(a, b, strict=True))
+    if ta is dict:
+        # cel-go baseMap.Equal, the same way
+        if not isinstance(b, dict) or len(a) != len(b):
+            return False
+        for k, v in a.items():
+            found, other = map_get(b, k)
+            if not found or go_equals(v, other) is False:
+                return False
+        return True
+    if a is None:
+        return b is None
+    return cel_equals(a, b)
+
+
+def _struct_equal(a: TypedStruct, b: Value) -> bool | CelError:
+    """reflectSchemalessTypedStruct.Equal: two structs are `apiequality.Semantic.DeepEqual` (Go
+    values of different types never are); against another map, the first field that is not
+    Equal decides, an error included; anything else is `no such overload`."""
+    if type(b) is TypedStruct:
+        return a.go_type == b.go_type and cel_equals(a, b)
+    if not isinstance(b, dict):
+        return no_such_overload()
+    if len(a) != len(b):
+        return False
+    for k, v in a.items():
+        found, other = map_get(b, k)
+        if not found:
+            return False
+        eq = _equal(v, other)
+        if eq is not True:
+            return eq
+    return True
+
+
 def map_get(m: Mapping[Any, Value], key: Value) -> tuple[bool, Value]:
     """Map lookup with cel-go's key semantics: numeric keys normalise (1 == 1u == 1.0), a bool
     never finds an int key and vice versa, a non-integral double finds nothing."""
@@ -354,7 +463,7 @@ def size_of(v: Value) -> int:
     return 1
 
 
-_PASS = frozenset({str, int, float, bool, type(None), dict, list})
+_PASS = frozenset({str, int, float, bool, type(None), dict, list, TypedStruct, TypedMap, TypedList})
 
 
 def from_python(v: object) -> Value:
