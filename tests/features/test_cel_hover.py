@@ -181,3 +181,12 @@ def test_a_timestamp_field_says_it_is_a_string_at_admission() -> None:
     )
     _, md = _hover("replicas <=", 2)
     assert "string there" not in md
+
+
+def test_an_untyped_quantity_field_says_why_the_server_warns() -> None:
+    word, md = _hover(
+        "limits)", 2, "|\n        object.spec.template.spec.containers.all(c, 'cpu' in c.resources.limits)"
+    )
+    assert word == "limits"
+    assert md.startswith("```cel\nlimits: untyped (Quantity)\n```")
+    assert "warns `undefined field 'limits'`" in md and "`dyn(...)`" in md

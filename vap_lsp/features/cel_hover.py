@@ -140,6 +140,18 @@ def _field_markdown(ctx: CelContext, node: Select) -> str:
         if ref.field.description:
             parts.append(ref.field.description)
         return "\n\n".join(parts)
+    owner_type = _type_of(ctx, node.operand)
+    if isinstance(owner_type, ObjectType) and node.field in owner_type.untyped_fields:
+        return "\n\n".join(
+            [
+                _code(f"{node.field}: untyped (Quantity)"),
+                f"Field of `{owner_type.name}` its schema declares without a type, as every Quantity "
+                f"is (`oneOf: [string, number]`): the API server's type checker leaves it out of "
+                f"`{owner_type.name}` and warns `undefined field '{node.field}'`. Objects at admission "
+                f"have it (a quantity string, or a map of them). Select it from `dyn(...)` to end "
+                f"the warning.",
+            ]
+        )
     return _code(f"{node.field}: {type_text(typ)}")
 
 
