@@ -794,35 +794,14 @@ class PolicyContext:
         if hit is not None:
             return hit
         facts = self.facts(kind)
-        conditions = [s for s in self.sites if s.kind is ExpressionKind.MATCH_CONDITION]
         kept: set[str] = set()
         false: dict[str, None] = {}
-        view = self.type_check(kind) if conditions else None
         for op in sorted(facts.operations):
-            single = replace(
-                facts, operations=frozenset({op}), null_roots=facts.null_roots | {"namespaceObject"}
-            )
-            for site in conditions:
-                assert view is not None
-                result = view.result(site)
-                checked = result.checked
-                if result.parsed.ast is None or (
-                    decide(
-                        result.parsed.ast,
-                        single,
-                        {},
-                        type_of=checked.type_of if checked is not None else None,
-                        present=functools.partial(self.guaranteed, kind, checked)
-                        if checked is not None
-                        else None,
-                    )
-                    is not False
-                ):
-                    continue
-                false.setdefault(f"{site.field} ({' '.join(site.text.split())[:120]})")
-                break
-            else:
+            site = self._false_condition(kind, facts, op)
+            if site is None:
                 kept.add(op)
+            else:
+                false.setdefault(f"{site.field} ({' '.join(site.text.split())[:120]})")
         of_kind = facts.operations - {"CONNECT"}
         excluded: str | None = None
         if of_kind and not kept - {"CONNECT"}:
@@ -841,41 +820,41 @@ class PolicyContext:
         if not conditions or not operations:
             return False
         key = ("conditions-rule-out", kind.gvk, path, operations)
-        return self.derived(
-            key, functools.partial(self._conditions_rule_out, kind, path, operations, conditions)
-        )
+        return self.derived(key, functools.partial(self._conditions_rule_out, kind, path, operations))
 
-    def _conditions_rule_out(
-        self, kind: KindTyping, path: str, operations: frozenset[str], conditions: list[ExpressionSite]
-    ) -> bool:
+    def _conditions_rule_out(self, kind: KindTyping, path: str, operations: frozenset[str]) -> bool:
         facts = self.facts(kind)
+        absent = replace(facts, absent=facts.absent | {path})
+        return all(self._false_condition(kind, absent, op) is not None for op in operations)
+
+    def _false_condition(self, kind: KindTyping, facts: Facts, operation: str) -> ExpressionSite | None:
+        """The first matchCondition narrowing decides false for `kind`'s requests with `operation`
+        (and `facts`' other knowledge), or None. `namespaceObject` is null there: matchConditions
+        run without the namespace (`matchconditions/matcher.go`)."""
+        conditions = [s for s in self.sites if s.kind is ExpressionKind.MATCH_CONDITION]
+        if not conditions:
+            return None
+        single = replace(
+            facts, operations=frozenset({operation}), null_roots=facts.null_roots | {"namespaceObject"}
+        )
         view = self.type_check(kind)
-        for op in sorted(operations):
-            single = replace(
-                facts,
-                operations=frozenset({op}),
-                null_roots=facts.null_roots | {"namespaceObject"},
-                absent=facts.absent | {path},
-            )
-            for site in conditions:
-                result = view.result(site)
-                checked = result.checked
-                if result.parsed.ast is not None and (
-                    decide(
-                        result.parsed.ast,
-                        single,
-                        {},
-                        type_of=checked.type_of if checked is not None else None,
-                        present=functools.partial(self.guaranteed, kind, checked)
-                        if checked is not None
-                        else None,
-                    )
-                    is False
-                ):
-                    break
-            else:
-                return False
-        return True
+        for site in conditions:
+            result = view.result(site)
+            checked = result.checked
+            if result.parsed.ast is not None and (
+                decide(
+                    result.parsed.ast,
+                    single,
+                    {},
+                    type_of=checked.type_of if checked is not None else None,
+                    present=functools.partial(self.guaranteed, kind, checked)
+                    if checked is not None
+                    else None,
+                )
+                is False
+            ):
+                return site
+        return None
 
     def unmatched(self, kind: KindTyping) -> str | None:
         """Why no request of `kind` reaches the policy although the type checker checks it
