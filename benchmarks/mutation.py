@@ -1,0 +1,322 @@
+"""Mutation testing of the modules that decide verdicts (issue 39), with mutmut.
+
+Not part of CI: a module takes minutes to an hour. Each module is mutated in its own scratch
+copy of the repository (`--workdir`, default `$TMPDIR/vap-mutation/<module>`), with a
+`[tool.mutmut]` section written for that module alone: the module's mutants only, and only the
+fast test files that cover it (`MODULES` below), so one mutant is judged in seconds, not by the
+whole suite. mutmut keeps its results in the scratch copy, so a second run of the same module
+re-tests only what changed (`--fresh` starts over).
+
+The scores go to `benchmarks/mutation_report.json` (the entries of the modules run are
+replaced, the others kept): per module the mutants killed, survived (with their names and
+diffs), equivalent (survivors that `benchmarks/mutation_equivalent.md` explains) and not
+covered by the module's tests, and the score = killed / (killed + survived), equivalent
+mutants left out. `--sample N` judges N mutants drawn at random per module (seeded) instead of
+all of them; the report says so (`sampled`).
+
+Install the tool (a dev dependency only, never needed by the tests):
+    .venv/bin/pip install 'mutmut>=3.8,<4'
+
+Usage:
+    nice -n 15 .venv/bin/python benchmarks/mutation.py --list
+    nice -n 15 .venv/bin/python benchmarks/mutation.py vap_lsp/admission/matching.py
+    nice -n 15 .venv/bin/python benchmarks/mutation.py all --sample 150
+    .venv/bin/python benchmarks/mutation.py --show vap_lsp/admission/matching.py   # survivors' diffs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+REPORT = ROOT / "benchmarks" / "mutation_report.json"
+EQUIVALENT = ROOT / "benchmarks" / "mutation_equivalent.md"
+
+# Each module (a file, or a package: every .py under it) → the fast test files that cover it.
+MODULES: dict[str, list[str]] = {
+    "vap_lsp/defaulting/rules.py": [
+        "tests/defaulting/test_builtin_defaults.py",
+        "tests/defaulting/test_mutation_boundaries.py",
+    ],
+    "vap_lsp/defaulting/custom.py": [
+        "tests/defaulting/test_builtin_defaults.py",
+        "tests/defaulting/test_mutation_boundaries.py",
+    ],
+    "vap_lsp/defaulting/plugins.py": [
+        "tests/defaulting/test_admission_plugins_upstream.py",
+        "tests/defaulting/test_mutation_boundaries.py",
+    ],
+    "vap_lsp/policy/rules.py": [
+        "tests/policy/test_policy_rules.py",
+        "tests/policy/test_policy_upstream.py",
+        "tests/policy/test_policy_limits.py",
+    ],
+    "vap_lsp/admission/matching.py": [
+        "tests/admission/test_admission_matching.py",
+        "tests/admission/test_mutation_boundaries.py",
+    ],
+    "vap_lsp/analysis/model/matching.py": [
+        "tests/admission/test_admission_matching.py",
+        "tests/analysis/test_guarantees.py",
+        "tests/admission/test_mutation_boundaries.py",
+    ],
+    "vap_lsp/admission/engine.py": [
+        "tests/admission/test_admission_validating.py",
+        "tests/admission/test_admission_mutating.py",
+        "tests/admission/test_admission_params.py",
+        "tests/admission/test_admission_budget.py",
+        "tests/admission/test_mutation_boundaries.py",
+    ],
+    "vap_lsp/cel/runtime/cost.py": [
+        "tests/cel/test_cel_cost_k8s_library.py",
+        "tests/cel/test_cel_eval_cost.py",
+    ],
+    "vap_lsp/analysis/model/cost_budget.py": [
+        "tests/analysis/test_cost_budget.py",
+        "tests/admission/test_admission_budget.py",
+    ],
+    "vap_lsp/cel/cost_estimate.py": [
+        "tests/cel/test_cel_cost_estimate_celgo.py",
+        "tests/cel/test_cel_cost_estimate_k8s_library.py",
+        "tests/cel/test_cel_cost_estimate_crd_rules.py",
+    ],
+    "vap_lsp/analysis/model/cost_estimates.py": [
+        "tests/analysis/test_cost_estimates.py",
+    ],
+    "vap_lsp/analysis/model/guarantees.py": [
+        "tests/analysis/test_guarantees.py",
+    ],
+    "vap_lsp/analysis/model/narrowing.py": [
+        "tests/analysis/test_narrowing.py",
+    ],
+    "vap_lsp/impact/": [
+        "tests/impact/test_impact_audit.py",
+        "tests/impact/test_impact_snapshot.py",
+        "tests/impact/test_impact_base_and_shards.py",
+        "tests/impact/test_impact_formats.py",
+    ],
+}
+
+# mutmut's exit codes (mutmut/__init__.py `status_by_exit_code`) folded into the report's words.
+KILLED = {1, 3, -24, 24, 36, 37, 152, 255, -11, -9}  # a test failed, crashed or timed out
+SURVIVED = {0}
+NO_TESTS = {5, 33}
+NAME = re.compile(r"`([A-Za-z0-9_.ǁ]+__mutmut_\d+)`")
+
+
+def _slug(module: str) -> str:
+    return module.strip("/").replace("/", "_").removesuffix(".py")
+
+
+def _glob(module: str) -> str:
+    return module + "*" if module.endswith("/") else module
+
+
+def _toml_list(items: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(i) for i in items) + "]"
+
+
+def _prepare(module: str, workdir: Path, fresh: bool) -> None:
+    """A scratch copy of the sources, schemas and tests, with a mutmut section for this module."""
+    if fresh and workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    for part in ("vap_lsp", "schemas", "tests"):
+        target = workdir / part
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(ROOT / part, target, ignore=ignore)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    pytest_section = pyproject[pyproject.index("[tool.pytest.ini_options]") :]
+    pytest_section = pytest_section[: pytest_section.index("\n[", 1) + 1]
+    (workdir / "pyproject.toml").write_text(
+        "[project]\nname = 'vap-lsp-mutation'\nversion = '0'\n\n"
+        + pytest_section
+        + "\n[tool.mutmut]\n"
+        + 'source_paths = ["vap_lsp"]\n'
+        + f"only_mutate = {_toml_list([_glob(module)])}\n"
+        + 'also_copy = ["schemas"]\n'
+        + f"pytest_add_cli_args_test_selection = {_toml_list(_tests(module))}\n"
+        + 'pytest_add_cli_args = ["-x", "-q", "-p", "no:cacheprovider"]\n'
+        + "use_git_change_detection = false\n",
+        encoding="utf-8",
+    )
+
+
+def _tests(module: str) -> list[str]:
+    """The module's test files that exist (a boundary file may not be written yet)."""
+    return [t for t in MODULES[module] if (ROOT / t).exists()]
+
+
+def _meta_files(module: str, workdir: Path) -> list[Path]:
+    base = workdir / "mutants"
+    if module.endswith("/"):
+        return sorted((base / module).rglob("*.py.meta"))
+    meta = base / (module + ".meta")
+    return [meta] if meta.exists() else []
+
+
+def _exit_codes(module: str, workdir: Path) -> dict[str, int | None]:
+    codes: dict[str, int | None] = {}
+    for meta in _meta_files(module, workdir):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        codes.update(data.get("exit_code_by_key", {}))
+    return codes
+
+
+def _mutmut(workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run(
+        [sys.executable, "-m", "mutmut", *args],
+        cwd=workdir,
+        env=env,
+        text=True,
+        capture_output=True,
+        check=False,
+    )
+
+
+def equivalent_mutants() -> dict[str, str]:
+    """Mutant name → why it is equivalent, from the lines of `mutation_equivalent.md`."""
+    found: dict[str, str] = {}
+    if not EQUIVALENT.exists():
+        return found
+    for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
+        names = NAME.findall(line)
+        reason = line.split(":", 1)[1].strip() if ":" in line else ""
+        for name in names:
+            found[name] = reason
+    return found
+
+
+def _diff(workdir: Path, name: str) -> str:
+    shown = _mutmut(workdir, "show", name).stdout
+    lines = [
+        ln
+        for ln in shown.splitlines()
+        if ln.startswith(("+", "-")) and not ln.startswith(("+++", "---")) and ln[1:].strip()
+    ]
+    return " / ".join(ln.strip() for ln in lines)[:300]
+
+
+def run_module(module: str, args: argparse.Namespace) -> dict[str, Any]:
+    workdir = Path(args.workdir or Path(tempfile.gettempdir()) / "vap-mutation") / _slug(module)
+    _prepare(module, workdir, args.fresh)
+    names: list[str] = []
+    sampled = False
+    if args.sample:
+        # Generation alone (a pattern that names no mutant), then a seeded draw of the names.
+        _mutmut(workdir, "run", "--max-children", "1", "no-such-mutant-*")
+        every = sorted(_exit_codes(module, workdir))
+        if len(every) > args.sample:
+            names = sorted(random.Random(args.seed).sample(every, args.sample))
+            sampled = True
+    run_args = ["run", "--max-children", str(args.max_children), *names]
+    result = _mutmut(workdir, *run_args)
+    (workdir / "mutmut-run.log").write_text(result.stdout + result.stderr, encoding="utf-8")
+    codes = _exit_codes(module, workdir)
+    if names:
+        codes = {n: codes.get(n) for n in names}
+    if not codes:
+        sys.exit(f"{module}: mutmut produced no results; see {workdir / 'mutmut-run.log'}")
+    equivalent = equivalent_mutants()
+    killed = survived = not_covered = untested = 0
+    eq: list[str] = []
+    survivors: list[dict[str, str]] = []
+    for name, code in sorted(codes.items()):
+        if code in KILLED:
+            killed += 1
+        elif code in SURVIVED:
+            if name in equivalent:
+                eq.append(name)
+            else:
+                survived += 1
+                survivors.append({"mutant": name, "diff": _diff(workdir, name)})
+        elif code in NO_TESTS:
+            not_covered += 1
+        else:
+            untested += 1
+    judged = killed + survived
+    return {
+        "mutants": len(codes),
+        "sampled": sampled,
+        "killed": killed,
+        "survived": survived,
+        "equivalent": len(eq),
+        "not_covered": not_covered,
+        "not_run": untested,
+        "score": round(100 * killed / judged, 1) if judged else None,
+        "tests": _tests(module),
+        "survivors": survivors,
+        "equivalent_mutants": eq,
+    }
+
+
+def _commit() -> str:
+    out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, text=True, capture_output=True, check=False)
+    return out.stdout.strip()
+
+
+def _version() -> str:
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "show", "mutmut"], text=True, capture_output=True, check=False
+    )
+    version = next((ln.split()[-1] for ln in out.stdout.splitlines() if ln.startswith("Version:")), "?")
+    return f"mutmut {version}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("modules", nargs="*", help="module paths as in --list, or 'all'")
+    parser.add_argument("--list", action="store_true", help="print the modules and their tests")
+    parser.add_argument("--show", action="store_true", help="print the survivors' diffs of the last run")
+    parser.add_argument("--sample", type=int, default=0, help="judge N random mutants per module")
+    parser.add_argument("--seed", type=int, default=39)
+    parser.add_argument("--max-children", type=int, default=1, help="parallel mutants (the machine is shared)")
+    parser.add_argument("--workdir", help="scratch folder (default $TMPDIR/vap-mutation)")
+    parser.add_argument("--fresh", action="store_true", help="forget earlier results of these modules")
+    args = parser.parse_args()
+    if args.list or not args.modules:
+        for module, tests in MODULES.items():
+            print(module, "←", " ".join(tests))
+        return
+    modules = list(MODULES) if args.modules == ["all"] else args.modules
+    unknown = [m for m in modules if m not in MODULES]
+    if unknown:
+        sys.exit(f"unknown module(s): {', '.join(unknown)}; see --list")
+    if shutil.which("mutmut", path=str(Path(sys.executable).parent)) is None:
+        sys.exit("mutmut is not installed: .venv/bin/pip install 'mutmut>=3.8,<4'")
+    report: dict[str, Any] = {"modules": {}}
+    if REPORT.exists():
+        report = json.loads(REPORT.read_text(encoding="utf-8"))
+    for module in modules:
+        entry = run_module(module, args)
+        report["modules"][module] = entry
+        report["modules"] = dict(sorted(report["modules"].items()))
+        report["tool"] = _version()
+        report["commit"] = _commit()
+        REPORT.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(
+            f"{module}: {entry['killed']} killed, {entry['survived']} survived, "
+            f"{entry['equivalent']} equivalent, {entry['not_covered']} not covered"
+            + (f" (sample of {entry['mutants']})" if entry["sampled"] else "")
+            + (f"; score {entry['score']}%" if entry["score"] is not None else "")
+        )
+        if args.show:
+            for s in entry["survivors"]:
+                print("  ", s["mutant"], "|", s["diff"])
+
+
+if __name__ == "__main__":
+    main()
