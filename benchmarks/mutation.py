@@ -46,15 +46,15 @@ EQUIVALENT = ROOT / "benchmarks" / "mutation_equivalent.md"
 MODULES: dict[str, list[str]] = {
     "vap_lsp/defaulting/rules.py": [
         "tests/defaulting/test_builtin_defaults.py",
-        "tests/defaulting/test_mutation_boundaries.py",
+        "tests/defaulting/test_zero_values.py",
     ],
     "vap_lsp/defaulting/custom.py": [
         "tests/defaulting/test_builtin_defaults.py",
-        "tests/defaulting/test_mutation_boundaries.py",
+        "tests/defaulting/test_zero_values.py",
     ],
     "vap_lsp/defaulting/plugins.py": [
         "tests/defaulting/test_admission_plugins_upstream.py",
-        "tests/defaulting/test_mutation_boundaries.py",
+        "tests/defaulting/test_zero_values.py",
     ],
     "vap_lsp/policy/rules.py": [
         "tests/policy/test_policy_rules.py",
@@ -62,13 +62,14 @@ MODULES: dict[str, list[str]] = {
         "tests/policy/test_policy_limits.py",
     ],
     "vap_lsp/admission/matching.py": [
+        "tests/admission/test_match_outcomes.py",
         "tests/admission/test_admission_matching.py",
-        "tests/admission/test_mutation_boundaries.py",
     ],
     "vap_lsp/analysis/model/matching.py": [
+        "tests/analysis/test_rule_classes.py",
+        "tests/admission/test_match_outcomes.py",
         "tests/admission/test_admission_matching.py",
         "tests/analysis/test_guarantees.py",
-        "tests/admission/test_mutation_boundaries.py",
     ],
     "vap_lsp/admission/engine.py": [
         "tests/admission/test_admission_validating.py",
@@ -78,6 +79,7 @@ MODULES: dict[str, list[str]] = {
         "tests/admission/test_mutation_boundaries.py",
     ],
     "vap_lsp/cel/runtime/cost.py": [
+        "tests/cel/test_cel_cost_rounding.py",
         "tests/cel/test_cel_cost_k8s_library.py",
         "tests/cel/test_cel_eval_cost.py",
     ],
@@ -277,13 +279,17 @@ def _version() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("modules", nargs="*", help="module paths as in --list, or 'all'")
     parser.add_argument("--list", action="store_true", help="print the modules and their tests")
     parser.add_argument("--show", action="store_true", help="print the survivors' diffs of the last run")
     parser.add_argument("--sample", type=int, default=0, help="judge N random mutants per module")
     parser.add_argument("--seed", type=int, default=39)
-    parser.add_argument("--max-children", type=int, default=1, help="parallel mutants (the machine is shared)")
+    parser.add_argument(
+        "--max-children", type=int, default=1, help="parallel mutants (the machine is shared)"
+    )
     parser.add_argument("--workdir", help="scratch folder (default $TMPDIR/vap-mutation)")
     parser.add_argument("--fresh", action="store_true", help="forget earlier results of these modules")
     args = parser.parse_args()
