@@ -76,7 +76,7 @@ MODULES: dict[str, list[str]] = {
         "tests/admission/test_admission_mutating.py",
         "tests/admission/test_admission_params.py",
         "tests/admission/test_admission_budget.py",
-        "tests/admission/test_mutation_boundaries.py",
+        "tests/admission/test_admission_boundaries.py",
     ],
     "vap_lsp/cel/runtime/cost.py": [
         "tests/cel/test_cel_cost_rounding.py",
@@ -96,12 +96,15 @@ MODULES: dict[str, list[str]] = {
         "tests/analysis/test_cost_estimates.py",
     ],
     "vap_lsp/analysis/model/guarantees.py": [
+        "tests/analysis/test_operation_boundaries.py",
         "tests/analysis/test_guarantees.py",
     ],
     "vap_lsp/analysis/model/narrowing.py": [
         "tests/analysis/test_narrowing.py",
+        "tests/analysis/test_operation_boundaries.py",
     ],
     "vap_lsp/impact/": [
+        "tests/impact/test_impact_audit_events.py",
         "tests/impact/test_impact_audit.py",
         "tests/impact/test_impact_snapshot.py",
         "tests/impact/test_impact_base_and_shards.py",
