@@ -236,3 +236,20 @@ def test_nothing_to_suggest_for_ranges_that_are_not_schema_fields() -> None:
     variable, v0, v1, v2 = _sites()
     costs = [SiteCost(v0, 0, 1 << 64, (0, 5), "x", schema_ranges=False)]
     assert cost_diagnostics(costs, [variable, v0, v1, v2], {}) == []
+
+
+def test_a_variable_seen_earlier_in_the_phase_does_not_stop_the_next_ones() -> None:
+    """`v1` reads `x` (charged for `v0` already) and then `z` (new): `z` is charged all the same —
+    the lazy `variables` map of one `ForInput` call evaluates each variable once (issue 39: a
+    `continue` turned `break` charged `z` to nobody)."""
+    costs = {"v0": R(1, 1), "v1": R(1, 1), "m0": R(1, 1), "x": R(10, 10), "z": R(100, 100)}
+    reads = {"v0": ["x"], "v1": ["x", "z"]}
+    [estimate] = estimate_budgets([VALIDATIONS], costs.get, lambda f: reads.get(f, []), {"x": "x", "z": "z"})
+    assert [(c.field, c.phase) for c in estimate.charges] == [
+        ("v0", "validations"),
+        ("x", "validations"),
+        ("v1", "validations"),
+        ("z", "validations"),
+        ("m0", "messageExpressions"),
+    ]
+    assert estimate.max == 1 + 10 + 1 + 100 + 1

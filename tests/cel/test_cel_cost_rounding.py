@@ -17,6 +17,7 @@ import pytest
 
 from vap_lsp.admission.playground import PlaygroundInputs, evaluate_expression
 from vap_lsp.cel.runtime.cost import call_cost, is_unit_cost, traversal_cost
+from vap_lsp.cel.runtime.values import LibraryValue
 
 
 class _Format:
@@ -24,6 +25,12 @@ class _Format:
 
     def __init__(self, max_regex_size: int) -> None:
         self.max_regex_size = max_regex_size
+
+
+class _Library(LibraryValue):
+    """Any library value (the Go switch lists Quantity, IP, CIDR, Format, URL, Semver, authz)."""
+
+    __slots__ = ()
 
 
 def s(n: int, char: str = "a") -> str:
@@ -38,6 +45,9 @@ CASES: list[tuple[str, str, tuple[Any, ...], Any, int, str]] = [
     ("join", "list_join", (["aaaaa", "bbbbb"],), "aaaaabbbbb", 2, "ceil(10*0.2)"),
     ("join", "list_join_string", (["aaaaa", "bbbbb"], "-"), "aaaaa-bbbbb", 3, "ceil(11*0.2)"),
     ("join", "list_join", ([],), "", 0, "ceil(0)"),
+    # Without arguments the library has no estimate: cel-go's default, 1.
+    ("join", "list_join", (), "", 1, "no args: default"),
+    ("isSorted", "list_is_sorted", (), True, 0, "no args: 0"),
     # replace, split: ceil(size(args[0]) × 2 × 0.1): the receiver, never the result.
     ("replace", "string_replace_string_string", (s(5), "a", s(30)), s(150), 1, "ceil(5*0.2)"),
     ("replace", "string_replace_string_string", (s(6), "a", ""), "", 2, "ceil(6*0.2)"),
@@ -94,6 +104,9 @@ CASES: list[tuple[str, str, tuple[Any, ...], Any, int, str]] = [
     ("includes", "list_includes", ([{"k": s(10)}],), True, 1, "int(0.1) + int(1.0)"),
     # Nominal library calls.
     ("check", "authorizer_check", (None, "get"), None, 350_000, "fixed"),
+    # `_==_` of two library values (Quantity, IP, URL...) is nominal, not a string comparison.
+    ("_==_", "equals", (_Library(), _Library()), True, 1, "library value"),
+    ("_==_", "equals", (s(30), s(30)), True, 3, "ceil(30*0.1)"),
     ("name", "authorizer_name", (None, s(100)), None, 1, "nominal"),
     ("getHost", "url_get_host", (s(100),), s(100), 1, "nominal"),
     # cel-go defaults (no library estimate): add_string, contains, matches, comparisons, in.
@@ -201,6 +214,8 @@ def test_traversal_cost(value: Any, cost: int) -> None:
 def test_is_unit_cost_agrees_with_call_cost(function: str, overload: str, library: bool, unit: bool) -> None:
     """The interpreter skips `call_cost` for unit calls: only for calls that cost 1 whatever the arguments."""
     assert is_unit_cost(function, overload, library=library) is unit
+    if library:  # the library estimator is the default (every version since 1.32)
+        assert is_unit_cost(function, overload) is unit
 
 
 @pytest.mark.parametrize(

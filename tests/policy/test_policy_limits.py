@@ -282,3 +282,71 @@ def test_empty_value_required_or_unsupported(
     kind: PolicyKind, changes: dict[str, Any], expected: list[str]
 ) -> None:
     assert msgs(kind, with_spec(kind, **changes)) == expected
+
+
+# ------------------------------------------------------------- details the first mutation run found
+
+
+def _errors(kind: PolicyKind, obj: dict[str, Any], k8s: str = "1.35") -> list[Any]:
+    return validate(kind, VERSION[kind], apply_defaults(kind, VERSION[kind], obj), k8s)
+
+
+def test_too_many_audit_annotations_renders_wrong_types_as_empty_and_sits_on_the_key() -> None:
+    """The Invalid value is the Go slice of `AuditAnnotation` structs: a valueExpression that is
+    not a string decodes to "" (the structural layer reports the type). The error is on the
+    `auditAnnotations` key (`on_key`): the whole list is the bad value."""
+    annotations: list[Any] = [{"key": f"k{i}", "valueExpression": "'v'"} for i in range(20)]
+    annotations.append({"key": "k20", "valueExpression": 7})
+    (error,) = [
+        e
+        for e in _errors(VAP, with_spec(VAP, auditAnnotations=annotations))
+        if e.path[-1] == "auditAnnotations"
+    ]
+    assert error.message().endswith(
+        '{"Key":"k20","ValueExpression":""}]: must not have more than 20 auditAnnotations'
+    )
+    assert error.on_key
+
+
+def test_an_audit_annotation_after_one_of_the_wrong_type_is_still_validated() -> None:
+    annotations = ["junk", {"key": "bad key", "valueExpression": "'v'"}]
+    out = msgs(VAP, with_spec(VAP, auditAnnotations=annotations))
+    assert len(out) == 1
+    assert out[0].startswith('spec.auditAnnotations[1].key: Invalid value: "demo.example.com/bad key":')
+
+
+def test_a_mutation_with_both_patches_is_reported_on_the_other_block_key() -> None:
+    """validateMutation: `field.Invalid(fldPath.Child("applyConfiguration"), "{applyConfiguration}", ...)`."""
+    both = {
+        "patchType": "JSONPatch",
+        "jsonPatch": {"expression": "[]"},
+        "applyConfiguration": {"expression": "x"},
+    }
+    (error,) = _errors(MAP, with_spec(MAP, mutations=[both]))
+    assert error.message() == (
+        'spec.mutations[0].applyConfiguration: Invalid value: "{applyConfiguration}": '
+        "must not be specified when patchType is JSONPatch"
+    )
+    assert error.on_key
+
+
+@pytest.mark.parametrize(
+    ("k8s", "expected"),
+    [
+        (
+            "1.33",
+            'spec.matchConstraints.resourceRules[0].apiVersions: Invalid value: []string{"*", "v1"}: '
+            "if '*' is present, must not specify other API versions",
+        ),
+        (
+            "1.34",
+            'spec.matchConstraints.resourceRules[0].apiVersions: Invalid value: ["*","v1"]: '
+            "if '*' is present, must not specify other API versions",
+        ),
+    ],
+)
+def test_a_wildcard_version_among_others(k8s: str, expected: str) -> None:
+    """validateRule: `field.Invalid(fldPath.Child("apiVersions"), rule.APIVersions, ...)`, a
+    `[]string` printed with `%#v` before 1.34 (apimachinery v0.34 prints JSON)."""
+    rules = [{**_RULES[0], "apiVersions": ["*", "v1"]}]
+    assert msgs(VAP, with_spec(VAP, matchConstraints={"resourceRules": rules}), k8s) == [expected]
