@@ -80,6 +80,7 @@ MODULES: dict[str, list[str]] = {
     ],
     "vap_lsp/cel/runtime/cost.py": [
         "tests/cel/test_cel_cost_rounding.py",
+        "tests/cel/test_cel_cost_celgo_029.py",
         "tests/cel/test_cel_cost_k8s_library.py",
         "tests/cel/test_cel_eval_cost.py",
     ],
@@ -88,6 +89,7 @@ MODULES: dict[str, list[str]] = {
         "tests/admission/test_admission_budget.py",
     ],
     "vap_lsp/cel/cost_estimate.py": [
+        "tests/cel/test_cel_cost_celgo_029.py",
         "tests/cel/test_cel_cost_estimate_celgo.py",
         "tests/cel/test_cel_cost_estimate_k8s_library.py",
         "tests/cel/test_cel_cost_estimate_crd_rules.py",

@@ -51,6 +51,7 @@ from vap_lsp.cel.ast import (
     StructExpr,
 )
 from vap_lsp.cel.checker import CheckedExpr
+from vap_lsp.cel.library import cel_go_before
 from vap_lsp.cel.library import kubernetes as k8slib
 from vap_lsp.cel.library.decls import minor_of
 from vap_lsp.cel.macros import ACCUMULATOR_NAME, LEGACY_ACCUMULATOR_NAME
@@ -295,6 +296,7 @@ class _Coster:
         self.presence = CostEstimate(presence, presence)
         self.sizes = sizes
         self.minor = minor
+        self.cel_go_029 = not cel_go_before(minor, (0, 29))
         self.paths: dict[int, Path] = {}
         self.locals: dict[str, list[_Local]] = {}
         self.computed: dict[int, SizeEstimate] = {}
@@ -646,9 +648,17 @@ class _Coster:
             return _CallEstimate(size(args[0]).multiply_by_cost_factor(STRING_FACTOR).add(arg_sum))
         if overload == "in_list" and len(args) == 2:
             return _CallEstimate(size(args[1]).multiply_by_cost_factor(1).add(arg_sum))
-        if overload == "matches_string" and target is not None and len(args) == 1:
-            str_cost = size(target).add(SizeEstimate(1, 1)).multiply_by_cost_factor(STRING_FACTOR)
-            regex_cost = size(args[0]).multiply_by_cost_factor(REGEX_FACTOR)
+        matched = (
+            (target, args[0])
+            if overload == "matches_string" and target is not None and len(args) == 1
+            else (args[0], args[1])
+            if overload == "matches" and target is None and len(args) == 2 and self.cel_go_029
+            else None
+        )
+        if matched is not None:
+            # cel-go v0.29 (Kubernetes 1.37) estimates the global `matches(s, re)` too
+            str_cost = size(matched[0]).add(SizeEstimate(1, 1)).multiply_by_cost_factor(STRING_FACTOR)
+            regex_cost = size(matched[1]).multiply_by_cost_factor(REGEX_FACTOR)
             return _CallEstimate(str_cost.multiply(regex_cost).add(arg_sum))
         if overload == "contains_string" and target is not None and len(args) == 1:
             str_cost = size(target).multiply_by_cost_factor(STRING_FACTOR)

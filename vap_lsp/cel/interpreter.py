@@ -581,6 +581,8 @@ class _Planner:
         self.library_costs = library_costs(env)
         self.go = for_kubernetes(env.minor)
         """The Go kube-apiserver of the environment's version is built with (URL parsing)."""
+        self.cel_go_029 = not lib.cel_go_before(env.minor, (0, 29))
+        """cel-go v0.29's runtime costs (`call_cost`'s `cel_go_029`): Kubernetes 1.37 on."""
         self.build_errors: list[tuple[int, str]] = []
         """What fails while cel-go builds the program (node id, error), in planning order:
         conversions of constants folded (OptOptimize), constant regexes compiled."""
@@ -858,7 +860,7 @@ class _Planner:
         argc = len(e.args) + (1 if member else 0)
         overloads = [o for o in overloads if o.receiver_style == member and len(o.params) == argc]
         library = self.library_costs
-        affix = self.env.minor >= 37  # cel-go v0.29: startsWith/endsWith priced by their argument
+        v029 = self.cel_go_029
         candidates = [c for c in (_candidate(o, library, self.go) for o in overloads) if c is not None]
         arg_fns = ([self.plan(target)] if target is not None else []) + [self.plan(a) for a in e.args]
         if not candidates:
@@ -904,7 +906,7 @@ class _Planner:
                     ctx.charge(1)
                     raise
                 ctx.charge(
-                    1 if unit else call_cost(fname, oid, (x, y), result, library=library, affix_sized=affix)
+                    1 if unit else call_cost(fname, oid, (x, y), result, library=library, cel_go_029=v029)
                 )
                 return result
 
@@ -935,7 +937,7 @@ class _Planner:
             else:
                 ctx.charge(
                     call_cost(
-                        chosen.function, chosen.overload_id, args, result, library=library, affix_sized=affix
+                        chosen.function, chosen.overload_id, args, result, library=library, cel_go_029=v029
                     )
                 )
             return result
@@ -1039,7 +1041,7 @@ class _Planner:
         assert e.target is not None
         lhs = self.plan(e.target)
         rhs = self.plan(e.args[0])
-        lenient = _cel_go_before(self.env.minor, (0, 28))
+        lenient = lib.cel_go_before(self.env.minor, (0, 28))
 
         def or_(ctx: _Ctx) -> Value:
             # No charge of its own: evalOptionalOr/evalOptionalOrValue are no InterpretableCall,
@@ -1260,14 +1262,6 @@ def _has_field_quiet(v: Value, name: str) -> bool:
 
 
 _OPTIONAL_OR = {"or": "optional_or_optional", "orValue": "optional_orValue_value"}
-
-
-def _cel_go_before(minor: int, version: tuple[int, int]) -> bool:
-    """Whether the cel-go of Kubernetes 1.`minor` (`library.CEL_GO_VERSIONS`) is older than
-    `version` (major, minor)."""
-    text = lib.CEL_GO_VERSIONS.get(minor) or lib.CEL_GO_VERSIONS[max(lib.CEL_GO_VERSIONS)]
-    major_, minor_ = (int(x) for x in text.lstrip("v").split(".")[:2])
-    return (major_, minor_) < version
 
 
 def _is_attribute(e: Expr) -> bool:

@@ -59,6 +59,15 @@ CEL_GO_VERSIONS: dict[int, str] = {
     37: "v0.29.2",
 }
 
+
+def cel_go_before(minor: int, version: tuple[int, int]) -> bool:
+    """Whether the cel-go of Kubernetes 1.`minor` (`CEL_GO_VERSIONS`; a newer minor: the newest
+    known) is older than `version` (major, minor)."""
+    text = CEL_GO_VERSIONS.get(minor) or CEL_GO_VERSIONS[max(CEL_GO_VERSIONS)]
+    major_, minor_ = (int(x) for x in text.lstrip("v").split(".")[:2])
+    return (major_, minor_) < version
+
+
 OLDEST_MINOR = 28
 """Oldest minor modelled faithfully (first with base.go's versioned environment)."""
 NEWEST_MINOR = 37

@@ -155,10 +155,7 @@ def _kubernetes(function: str, overload_id: str, args: Sequence[Value], result: 
     return None
 
 
-_STRING_TRAVERSAL_IDS = frozenset(
-    {"starts_with_string", "ends_with_string", "string_to_bytes", "bytes_to_string", "strings_quote",
-     "string_format"}
-)  # fmt: skip
+_STRING_TRAVERSAL_IDS = frozenset({"string_to_bytes", "bytes_to_string", "strings_quote", "string_format"})
 _AFFIX_IDS = frozenset({"starts_with_string", "ends_with_string"})
 _MIN_SIZE_IDS = frozenset(
     {"less_string", "greater_string", "less_equals_string", "greater_equals_string", "less_bytes",
@@ -173,21 +170,21 @@ def call_cost(
     result: Value,
     *,
     library: bool = True,
-    affix_sized: bool = True,
+    cel_go_029: bool = False,
 ) -> int:
     """The actual cost of one call (cel-go `CostTracker.costCall`); `library`: with Kubernetes'
     `library.CostEstimator` (`cel.CostTracking`), as every version since 1.32 programs have it.
-    `affix_sized`: `startsWith`/`endsWith` cost the traversal of their argument (the prefix or
-    suffix), as cel-go v0.29 prices them (Kubernetes 1.37); up to v0.27 (1.36) the receiver's
-    (interpreter/runtimecost.go `costCall`). Found by the oracle (issue 34)."""
-    if affix_sized and overload_id in _AFFIX_IDS and len(args) == 2:
-        return _str_cost(args[1])
+    `cel_go_029`: cel-go v0.29's defaults (Kubernetes 1.37): `startsWith`/`endsWith` priced by the
+    prefix or suffix, not the receiver, and the global `matches(s, re)` like the member form
+    (before, only `matches_string` was priced: the global one cost 1)."""
     tracker = _TRACKERS.get(overload_id)
     if tracker is not None:
         return tracker(args, result)
     k8s = _kubernetes(function, overload_id, args, result) if library else None
     if k8s is not None:
         return k8s
+    if overload_id in _AFFIX_IDS:
+        return _str_cost(args[1] if cel_go_029 else args[0])
     if overload_id in _STRING_TRAVERSAL_IDS:
         return _str_cost(args[0])
     if overload_id == "in_list":
@@ -196,7 +193,7 @@ def call_cost(
         return _ceil(min(size_of(args[0]), size_of(args[1])) * STRING_FACTOR)
     if overload_id in ("add_string", "add_bytes"):
         return _ceil((size_of(args[0]) + size_of(args[1])) * STRING_FACTOR)
-    if overload_id == "matches_string":
+    if overload_id == "matches_string" or (cel_go_029 and overload_id == "matches"):
         return _regex_cost(args[0], args[1])
     if overload_id == "contains_string":
         return _str_cost(args[0]) * _str_cost(args[1])
@@ -213,11 +210,14 @@ _K8S_FUNCTIONS = (
 
 
 def is_unit_cost(function: str, overload_id: str, *, library: bool = True) -> bool:
-    """Whether `call_cost` is 1 whatever the arguments (lets the interpreter skip it)."""
+    """Whether `call_cost` is 1 whatever the arguments and the cel-go version (lets the
+    interpreter skip it)."""
     return (
         overload_id not in _TRACKERS
         and (not library or function not in _K8S_FUNCTIONS)
         and overload_id not in _STRING_TRAVERSAL_IDS
+        and overload_id not in _AFFIX_IDS
         and overload_id not in _MIN_SIZE_IDS
-        and overload_id not in ("in_list", "add_string", "add_bytes", "matches_string", "contains_string")
+        and overload_id
+        not in ("in_list", "add_string", "add_bytes", "matches_string", "matches", "contains_string")
     )
