@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,9 @@ EQUIVALENT = ROOT / "benchmarks" / "mutation_equivalent.md"
 # Each module (a file, or a package: every .py under it) → the fast test files that cover it.
 MODULES: dict[str, list[str]] = {
     "vap_lsp/defaulting/rules.py": [
-        "tests/defaulting/test_builtin_defaults.py",
+        "tests/defaulting/test_rule_table.py",
         "tests/defaulting/test_zero_values.py",
+        "tests/defaulting/test_builtin_defaults.py",
     ],
     "vap_lsp/defaulting/custom.py": [
         "tests/defaulting/test_builtin_defaults.py",
@@ -217,6 +219,56 @@ def _diff(workdir: Path, name: str) -> str:
     return " / ".join(ln.strip() for ln in lines)[:300]
 
 
+def _module_files(module: str, workdir: Path) -> dict[Path, str]:
+    """The module's source files in the scratch copy, with their text (to restore after `apply`)."""
+    target = workdir / module
+    files = sorted(target.rglob("*.py")) if module.endswith("/") else [target]
+    return {f: f.read_text(encoding="utf-8") for f in files}
+
+
+def _pytest_fresh(module: str, workdir: Path, timeout: float) -> tuple[int, float]:
+    """The module's tests in a new interpreter over the scratch copy's sources: (exit code, seconds);
+    a time-out counts as a failure (exit code -1)."""
+    env = dict(os.environ, PYTHONPATH=str(workdir), PYTHONDONTWRITEBYTECODE="1")
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *_tests(module)]
+    start = time.monotonic()
+    try:
+        done = subprocess.run(
+            command, cwd=workdir, env=env, capture_output=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return -1, time.monotonic() - start
+    return done.returncode, time.monotonic() - start
+
+
+def _confirm(module: str, workdir: Path, names: list[str]) -> dict[str, bool]:
+    """Each mutant written into the source (`mutmut apply`) and the module's tests run in a new
+    interpreter: whether they fail. mutmut 3 switches mutants inside functions of an already
+    imported program, so it cannot see a mutation of code that ran before the switch — tables
+    built at import (`defaulting.rules._build`), results cached in the parent process (compiled
+    defaulting walks, `lru_cache`s) — and reports those mutants as survivors or not covered."""
+    if not names:
+        return {}
+    originals = _module_files(module, workdir)
+    code, baseline = _pytest_fresh(module, workdir, timeout=3600)
+    if code != 0:
+        sys.exit(f"{module}: the tests fail unmutated in the scratch copy (exit {code})")
+    killed: dict[str, bool] = {}
+    try:
+        for name in names:
+            applied = _mutmut(workdir, "apply", name)
+            if applied.returncode != 0:
+                continue
+            code, _ = _pytest_fresh(module, workdir, timeout=max(60.0, 10 * baseline))
+            killed[name] = code not in (0, 5)
+            for path, text in originals.items():
+                path.write_text(text, encoding="utf-8")
+    finally:
+        for path, text in originals.items():
+            path.write_text(text, encoding="utf-8")
+    return killed
+
+
 def run_module(module: str, args: argparse.Namespace) -> dict[str, Any]:
     workdir = Path(args.workdir or Path(tempfile.gettempdir()) / "vap-mutation") / _slug(module)
     _prepare(module, workdir, args.fresh)
@@ -238,22 +290,24 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, Any]:
     if not codes:
         sys.exit(f"{module}: mutmut produced no results; see {workdir / 'mutmut-run.log'}")
     equivalent = equivalent_mutants()
-    killed = survived = not_covered = untested = 0
+    undecided = [
+        n for n, c in sorted(codes.items()) if (c in SURVIVED or c in NO_TESTS) and n not in equivalent
+    ]
+    fresh = {} if args.no_confirm else _confirm(module, workdir, undecided)
+    killed = survived = not_run = 0
     eq: list[str] = []
     survivors: list[dict[str, str]] = []
     for name, code in sorted(codes.items()):
-        if code in KILLED:
+        if code in KILLED or fresh.get(name):
             killed += 1
-        elif code in SURVIVED:
+        elif code in SURVIVED or code in NO_TESTS:
             if name in equivalent:
                 eq.append(name)
             else:
                 survived += 1
                 survivors.append({"mutant": name, "diff": _diff(workdir, name)})
-        elif code in NO_TESTS:
-            not_covered += 1
         else:
-            untested += 1
+            not_run += 1
     judged = killed + survived
     return {
         "mutants": len(codes),
@@ -261,8 +315,9 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, Any]:
         "killed": killed,
         "survived": survived,
         "equivalent": len(eq),
-        "not_covered": not_covered,
-        "not_run": untested,
+        "killed_in_a_new_process": sum(fresh.values()),
+        "not_covered_by_mutmut": sum(1 for c in codes.values() if c in NO_TESTS),
+        "not_run": not_run,
         "score": round(100 * killed / judged, 1) if judged else None,
         "tests": _tests(module),
         "survivors": survivors,
@@ -297,6 +352,11 @@ def main() -> None:
     )
     parser.add_argument("--workdir", help="scratch folder (default $TMPDIR/vap-mutation)")
     parser.add_argument("--fresh", action="store_true", help="forget earlier results of these modules")
+    parser.add_argument(
+        "--no-confirm",
+        action="store_true",
+        help="skip re-running mutmut's survivors in a new interpreter (faster, undercounts kills)",
+    )
     args = parser.parse_args()
     if args.list or not args.modules:
         for module, tests in MODULES.items():
@@ -319,8 +379,8 @@ def main() -> None:
         report["commit"] = _commit()
         REPORT.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(
-            f"{module}: {entry['killed']} killed, {entry['survived']} survived, "
-            f"{entry['equivalent']} equivalent, {entry['not_covered']} not covered"
+            f"{module}: {entry['killed']} killed ({entry['killed_in_a_new_process']} in a new process), "
+            f"{entry['survived']} survived, {entry['equivalent']} equivalent"
             + (f" (sample of {entry['mutants']})" if entry["sampled"] else "")
             + (f"; score {entry['score']}%" if entry["score"] is not None else "")
         )
