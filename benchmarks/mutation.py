@@ -55,6 +55,7 @@ MODULES: dict[str, list[str]] = {
         "tests/defaulting/test_zero_values.py",
     ],
     "vap_lsp/defaulting/plugins.py": [
+        "tests/defaulting/test_plugins_on_update.py",
         "tests/defaulting/test_admission_plugins_upstream.py",
         "tests/defaulting/test_zero_values.py",
     ],
@@ -135,6 +136,36 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
 
+# Appended to the scratch copy's tests/conftest.py (never to the repository's): every test starts
+# with vap-lsp's result caches empty. mutmut forks each mutant's tests from a process that has
+# already run them once; a result cached then (a policy's analysis by its text, a compiled
+# expression, a defaulting walk) would be served again and hide the mutant.
+FRESH_CACHES = """
+
+import functools as _functools
+
+import pytest as _pytest
+
+
+@_pytest.fixture(autouse=True)
+def _mutation_fresh_caches():
+    from vap_lsp.lru import LruCache
+
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("vap_lsp.") or name.startswith("vap_lsp.schema"):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, LruCache):
+                value.clear()
+            elif isinstance(value, _functools._lru_cache_wrapper):
+                value.cache_clear()
+    builtin = sys.modules.get("vap_lsp.defaulting.builtin")
+    if builtin is not None:
+        builtin._DEFAULTERS.clear()
+    yield
+"""
+
+
 def _prepare(module: str, workdir: Path, fresh: bool) -> None:
     """A scratch copy of the sources, schemas and tests, with a mutmut section for this module."""
     if fresh and workdir.exists():
@@ -146,6 +177,8 @@ def _prepare(module: str, workdir: Path, fresh: bool) -> None:
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(ROOT / part, target, ignore=ignore)
+    conftest = workdir / "tests" / "conftest.py"
+    conftest.write_text(conftest.read_text(encoding="utf-8") + FRESH_CACHES, encoding="utf-8")
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     pytest_section = pyproject[pyproject.index("[tool.pytest.ini_options]") :]
     pytest_section = pytest_section[: pytest_section.index("\n[", 1) + 1]
