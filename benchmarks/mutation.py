@@ -101,6 +101,7 @@ MODULES: dict[str, list[str]] = {
         "tests/analysis/test_cost_estimates.py",
     ],
     "vap_lsp/analysis/model/guarantees.py": [
+        "tests/analysis/test_field_guarantees.py",
         "tests/analysis/test_operation_boundaries.py",
         "tests/analysis/test_guarantees.py",
     ],
