@@ -51,6 +51,7 @@ MODULES: dict[str, list[str]] = {
         "tests/defaulting/test_builtin_defaults.py",
     ],
     "vap_lsp/defaulting/custom.py": [
+        "tests/defaulting/test_custom_defaulters.py",
         "tests/defaulting/test_builtin_defaults.py",
         "tests/defaulting/test_zero_values.py",
     ],
