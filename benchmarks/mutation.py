@@ -107,6 +107,7 @@ MODULES: dict[str, list[str]] = {
         "tests/analysis/test_guarantees.py",
     ],
     "vap_lsp/analysis/model/narrowing.py": [
+        "tests/analysis/test_decide.py",
         "tests/analysis/test_narrowing.py",
         "tests/analysis/test_operation_boundaries.py",
     ],

@@ -1,0 +1,193 @@
+"""`narrowing.decide`: the value of a guard for one class of admission requests, when it is the
+same in every request of the class (issue 39: the narrowing evaluator was tested only through
+whole policies, and a CONNECT-only policy, cluster-scoped kinds, absent fields and variables were
+left at the edges).
+
+What a request holds (kubernetes `staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/
+activation.go`, `policy/validating/dispatcher.go`): `oldObject` null on CREATE and CONNECT,
+`object` null on DELETE and the connect options (`PodExecOptions`...) on CONNECT, `request.kind`
+the options' kind on CONNECT, `namespaceObject` null for a cluster-scoped kind (a Namespace's own
+requests carry its name as `request.namespace`), `params` null without a `paramKind`; CEL's
+heterogeneous equality (`'1' == 1` is false), `&&`/`||` absorbing errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from vap_lsp.analysis.model.matching import GVK
+from vap_lsp.analysis.model.narrowing import Facts, decide, reachability
+from vap_lsp.cel.ast import ParsedExpr
+from vap_lsp.cel.compile import parse_expression
+from vap_lsp.cel.environment import ExpressionKind, build_environment
+
+ENV = build_environment("1.35", ExpressionKind.VALIDATION, has_params=True, mode="stored")
+POD = GVK("", "v1", "Pod")
+NODE = GVK("", "v1", "Node")
+NAMESPACE = GVK("", "v1", "Namespace")
+
+
+def _parse(text: str) -> ParsedExpr:
+    parsed = parse_expression(text, ENV)
+    assert parsed.ast is not None, text
+    return parsed
+
+
+def _facts(ops: str = "CREATE", gvk: GVK | None = POD, **extra: object) -> Facts:
+    return Facts(gvk, frozenset({"pods"}), frozenset(ops.split(",")), **extra)  # type: ignore[arg-type]
+
+
+def _decide(
+    text: str,
+    facts: Facts,
+    variables: Mapping[str, str] | None = None,
+    *,
+    for_kind: bool = True,
+) -> bool | None:
+    parsed = {name: _parse(v) for name, v in (variables or {}).items()}
+    ast = _parse(text).ast
+    assert ast is not None
+    return decide(ast, facts, parsed, for_kind=for_kind)
+
+
+@pytest.mark.parametrize(
+    ("text", "ops", "expected"),
+    [
+        ("request.operation == 'CREATE'", "CREATE", True),
+        ("request.operation == 'CREATE'", "UPDATE", False),
+        ("request.operation == 'CREATE'", "CREATE,UPDATE", None),
+        ("request.operation in ['CREATE', 'UPDATE']", "CREATE,UPDATE", True),
+        ("request.operation in ['CREATE']", "CREATE,UPDATE", None),
+        ("request.operation != 'DELETE'", "CREATE,UPDATE", True),
+        ("oldObject == null", "CREATE", True),
+        ("oldObject == null", "CONNECT", True),
+        ("oldObject == null", "CREATE,CONNECT", True),
+        ("oldObject == null", "UPDATE", False),
+        ("oldObject == null", "UPDATE,DELETE", False),
+        ("oldObject == null", "CREATE,UPDATE", None),
+        ("object == null", "DELETE", True),
+        ("object == null", "CREATE,UPDATE", False),
+        ("object == null", "CREATE,DELETE", None),
+        # heterogeneous equality: values of different types are never equal
+        ("request.operation == 1", "CREATE", False),
+        ("request.operation == true", "CREATE", False),
+        ("oldObject == 'x'", "CREATE", False),
+    ],
+)
+def test_operations(text: str, ops: str, expected: bool | None) -> None:
+    assert _decide(text, _facts(ops)) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "ops", "for_kind", "expected"),
+    [
+        # object is of the kind on CREATE; on CONNECT it is the connect options
+        ("object.kind == 'Pod'", "CREATE", True, True),
+        ("object.kind == 'Deployment'", "CREATE", True, False),
+        ("object.kind == 'Pod'", "CONNECT", True, None),
+        # for the kind's type, a CONNECT beside other operations is left out ...
+        ("object.kind == 'Pod'", "CREATE,CONNECT", True, True),
+        # ... but not when every request counts
+        ("object.kind == 'Pod'", "CREATE,CONNECT", False, None),
+        # request.kind is the options' kind on CONNECT
+        ("request.kind.kind == 'Pod'", "CREATE,UPDATE", True, True),
+        ("request.kind.kind == 'Pod'", "CONNECT", True, None),
+        ("request.kind.group == ''", "CREATE", True, True),
+        ("request.kind.version == 'v1'", "CREATE", True, True),
+        ("request.resource.resource == 'pods'", "CREATE", True, True),
+        ("request.resource.resource == 'pods'", "CONNECT", True, True),
+        ("request.resource.group == 'apps'", "CREATE", True, False),
+        ("request.resource.version == 'v1'", "CREATE", True, True),
+        # oldObject.kind: the kind on UPDATE, an error on CREATE (left out for the kind's type)
+        ("oldObject.kind == 'Pod'", "UPDATE", True, True),
+        ("oldObject.kind == 'Pod'", "CREATE,UPDATE", True, True),
+        ("oldObject.kind == 'Pod'", "CREATE,UPDATE", False, None),
+    ],
+)
+def test_kinds_and_connect(text: str, ops: str, for_kind: bool, expected: bool | None) -> None:
+    assert _decide(text, _facts(ops), for_kind=for_kind) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "gvk", "namespaced", "expected"),
+    [
+        ("namespaceObject == null", NODE, False, True),
+        ("namespaceObject == null", POD, True, None),
+        ("request.namespace == ''", NODE, False, True),
+        # a Namespace's own requests carry its name as the namespace
+        ("request.namespace == ''", NAMESPACE, False, None),
+        ("namespaceObject == null", NAMESPACE, False, True),
+        ("request.namespace == ''", POD, None, None),
+    ],
+)
+def test_scope(text: str, gvk: GVK, namespaced: bool | None, expected: bool | None) -> None:
+    assert _decide(text, _facts("CREATE", gvk, namespaced=namespaced)) is expected
+
+
+def test_params_and_null_roots() -> None:
+    assert _decide("params == null", _facts(has_params=False)) is True
+    assert _decide("params == null", _facts(has_params=True)) is None
+    assert _decide("params == null", _facts(null_roots=frozenset({"params"}))) is True
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("has(object.spec.hostNetwork)", False),
+        ("!has(object.spec.hostNetwork)", True),
+        ("has(object.spec.hostPID)", None),
+        # only the field written from the root is absent, not a deeper one of another path
+        ("has(object.metadata.hostNetwork)", None),
+        # has() on a null root is false; one level deeper it fails (nothing decided)
+        ("has(oldObject.spec)", False),
+        ("has(oldObject.spec.hostNetwork)", None),
+    ],
+)
+def test_absent_fields_and_presence(text: str, expected: bool | None) -> None:
+    facts = _facts("CREATE", absent=frozenset({"object.spec.hostNetwork"}))
+    assert _decide(text, facts) is expected
+
+
+def test_a_shadowed_root_is_not_the_root() -> None:
+    """A comprehension variable named like a root is that variable, not the root."""
+    facts = _facts("CREATE", absent=frozenset({"object.spec.hostNetwork"}))
+    assert _decide("[{'spec': {}}].all(object, has(object.spec.hostNetwork))", facts) is None
+
+
+def test_variables_carry_facts() -> None:
+    variables = {
+        "isCreate": "request.operation == 'CREATE'",
+        "k": "object.kind",
+        "alias": "variables.isCreate",
+    }
+    assert _decide("variables.isCreate", _facts("CREATE"), variables) is True
+    assert _decide("variables.alias", _facts("UPDATE"), variables) is False
+    assert _decide("variables.k == 'Pod'", _facts("CREATE"), variables) is True
+    assert _decide("variables.unknown", _facts("CREATE"), variables) is None
+    # a variable cycle decides nothing
+    cycle = {"a": "variables.b", "b": "variables.a"}
+    assert _decide("variables.a", _facts("CREATE"), cycle) is None
+
+
+def test_logic() -> None:
+    facts = _facts("CREATE")
+    assert _decide("request.operation == 'CREATE' && oldObject == null", facts) is True
+    assert _decide("request.operation == 'UPDATE' || oldObject == null", facts) is True
+    assert _decide("request.operation == 'UPDATE' && object.spec.x == 1", facts) is False
+    assert _decide("request.operation == 'CREATE' ? true : false", facts) is True
+    assert _decide("!(request.operation == 'CREATE')", facts) is False
+
+
+def test_reachability_names_the_guard() -> None:
+    """A branch the kind never takes is unreachable, with the guard that rules it out."""
+    parsed = _parse("object.kind == 'Deployment' ? object.spec.replicas > 1 : true")
+    reach = reachability(parsed, _facts("CREATE"), {})
+    assert reach.narrowed
+    assert parsed.ast is not None
+    branch = parsed.ast.args[1]  # type: ignore[attr-defined]
+    guard = reach.guard_of(branch)
+    assert guard is not None and str(guard) == "object.kind == 'Deployment' ? … : …"
+    # for a CONNECT-only policy nothing is decided: object is the connect options
+    assert not reachability(parsed, _facts("CONNECT"), {}).narrowed
