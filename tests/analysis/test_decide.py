@@ -18,10 +18,14 @@ from collections.abc import Mapping
 import pytest
 
 from vap_lsp.analysis.model.matching import GVK
-from vap_lsp.analysis.model.narrowing import Facts, decide, reachability
+from vap_lsp.analysis.model.narrowing import Facts, decide, params_unguarded, reachability
+from vap_lsp.analysis.model.sites import ExpressionSite, expression_sites
 from vap_lsp.cel.ast import ParsedExpr
 from vap_lsp.cel.compile import parse_expression
 from vap_lsp.cel.environment import ExpressionKind, build_environment
+from vap_lsp.policy.kinds import PolicyKind
+from vap_lsp.yaml.model import MappingNode, to_python
+from vap_lsp.yaml.parse import parse_yaml
 
 ENV = build_environment("1.35", ExpressionKind.VALIDATION, has_params=True, mode="stored")
 POD = GVK("", "v1", "Pod")
@@ -191,3 +195,74 @@ def test_reachability_names_the_guard() -> None:
     assert guard is not None and str(guard) == "object.kind == 'Deployment' ? … : …"
     # for a CONNECT-only policy nothing is decided: object is the connect options
     assert not reachability(parsed, _facts("CONNECT"), {}).narrowed
+
+
+# --- params without a paramRef: null in every request (NullFlow over the policy's sites) ---------
+
+
+def _sites(spec: str) -> list[ExpressionSite]:
+    text = (
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+        "metadata: {name: p}\nspec:\n  paramKind: {apiVersion: v1, kind: ConfigMap}\n" + spec
+    )
+    root = parse_yaml(text).documents[0].root
+    assert isinstance(root, MappingNode)
+    data = to_python(root)
+    assert isinstance(data, dict)
+    return expression_sites(root, PolicyKind.VAP, data["spec"])
+
+
+@pytest.mark.parametrize(
+    ("spec", "unguarded"),
+    [
+        ("  validations:\n  - expression: \"params.data.x == '1'\"\n", True),
+        ("  validations:\n  - expression: \"params == null || params.data.x == '1'\"\n", False),
+        ("  validations:\n  - expression: \"params != null && params.data.x == '1'\"\n", False),
+        # dyn() of params is params
+        ("  validations:\n  - expression: \"dyn(params).data.x == '1'\"\n", True),
+        # a conditional's branch that can run
+        ("  validations:\n  - expression: \"(true ? params : params).data.x == '1'\"\n", True),
+        (
+            "  validations:\n  - expression: \"(params == null ? {'data': {}} : params).data.x == '1'\"\n",
+            False,
+        ),
+        # through a variable holding params, read where it can be null
+        (
+            "  variables:\n  - {name: p, expression: params}\n"
+            "  validations:\n  - expression: \"variables.p.data.x == '1'\"\n",
+            True,
+        ),
+        (
+            "  variables:\n  - {name: p, expression: params}\n"
+            "  validations:\n  - expression: \"params == null || variables.p.data.x == '1'\"\n",
+            False,
+        ),
+        # a variable that reads params, never read by an expression: evaluated nowhere
+        (
+            '  variables:\n  - {name: x, expression: "params.data.x"}\n'
+            '  validations:\n  - expression: "true"\n',
+            False,
+        ),
+        (
+            '  variables:\n  - {name: x, expression: "params.data.x"}\n'
+            "  validations:\n  - expression: \"variables.x == '1'\"\n",
+            True,
+        ),
+        # a matchCondition guards every expression
+        (
+            "  matchConditions:\n  - {name: has-params, expression: 'params != null'}\n"
+            "  validations:\n  - expression: \"params.data.x == '1'\"\n",
+            False,
+        ),
+        # a messageExpression that fails falls back to message
+        (
+            '  validations:\n  - expression: "true"\n    messageExpression: "params.data.x"\n',
+            False,
+        ),
+    ],
+)
+def test_params_unguarded(spec: str, unguarded: bool) -> None:
+    """A binding without `paramRef` runs the policy with null params (`CollectParams`: "Validate
+    with nil params"); `references` warns on such a binding when this says the policy reads
+    params unguarded."""
+    assert params_unguarded(_sites(spec)) is unguarded
