@@ -1,5 +1,5 @@
-# ruff: noqa: E501  (expected objects kept on one line each)
-"""What the default-enabled plugins leave on a Pod UPDATE (issue 39: untested branches that the
+
+"""What the default-enabled plugins leave on a Pod UPDATE, and edges of CREATE (issue 39: untested branches that the
 mutation runs found).
 
 A Pod's service account, its volumes and their mounts cannot change (`ValidatePodUpdate` in
@@ -128,3 +128,59 @@ def test_priority_is_kept_from_the_stored_pod_on_update() -> None:
     stored = _stored(priorityClassName="high", priority=1000, preemptionPolicy="Never")
     spec = update({"priorityClassName": "high", "containers": [{"name": "app", "image": "x"}]}, stored=stored)
     assert (spec["priority"], spec["preemptionPolicy"]) == (1000, "Never")
+
+
+# --- CREATE: edges of the ServiceAccount plugin's mirror-pod checks and DefaultStorageClass ------
+# serviceaccount/admission.go `Validate` of a mirror pod (`kubernetes.io/config.mirror`):
+# `podutil.VisitPodSecretNames` over init, regular and ephemeral containers and every volume
+# source, projected ones included.
+
+MIRROR = {"kubernetes.io/config.mirror": "x"}
+SECRET_ENV = [{"name": "e", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]
+
+
+def _create(spec: JsonDict, annotations: JsonDict | None = None) -> str | None:
+    obj = _pod(copy.deepcopy(spec))
+    if annotations:
+        obj["metadata"]["annotations"] = annotations
+    return admission_plugins(obj, None, "CREATE", ("", "pods"), "ns", ClusterObjects(), 35).forbidden
+
+
+def test_a_mirror_pod_may_not_reference_secrets_anywhere() -> None:
+    secrets = 'pods "p" is forbidden: a mirror pod may not reference secrets'
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        assert _create({key: [{"name": "c", "image": "x", "env": SECRET_ENV}]}, MIRROR) == secrets, key
+    projected = {"name": "v", "projected": {"sources": [{"secret": {"name": "s"}}]}}
+    assert _create({"containers": [], "volumes": [projected]}, MIRROR) == secrets
+    config = {"name": "v", "projected": {"sources": [{"configMap": {"name": "c"}}]}}
+    assert _create({"containers": [], "volumes": [config]}, MIRROR) is None
+
+
+def test_a_mirror_pod_may_not_name_a_service_account() -> None:
+    assert _create({"serviceAccountName": "builder", "containers": []}, MIRROR) == (
+        'pods "p" is forbidden: a mirror pod may not reference service accounts'
+    )
+
+
+def test_a_pod_without_a_service_account_gets_default_and_a_named_one_is_kept() -> None:
+    obj = _pod({"containers": [{"name": "c", "image": "x"}]})
+    admission_plugins(obj, None, "CREATE", ("", "pods"), "ns", ClusterObjects(), 35)
+    assert (obj["spec"]["serviceAccountName"], obj["spec"]["serviceAccount"]) == ("default", "default")
+    named = _pod({"serviceAccountName": "builder", "containers": [{"name": "c", "image": "x"}]})
+    admission_plugins(named, None, "CREATE", ("", "pods"), "ns", ClusterObjects(), 35)
+    assert named["spec"]["serviceAccountName"] == "builder"
+    assert "serviceAccount" not in named["spec"]
+
+
+def test_a_claim_without_a_class_and_no_default_class_is_noted() -> None:
+    """DefaultStorageClass (plugin/pkg/admission/storage/storageclass/setdefault): sets the
+    newest default class; without one offline, the note says what a cluster would do."""
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"}, "spec": {}}
+    outcome = admission_plugins(
+        pvc, None, "CREATE", ("", "persistentvolumeclaims"), "ns", ClusterObjects(), 35
+    )
+    assert outcome.notes == [
+        "spec.storageClassName: left unset as no default StorageClass was given; on a cluster with one, "
+        "the DefaultStorageClass admission plugin sets it before admission policies"
+    ]
+    assert "storageClassName" not in pvc["spec"]
