@@ -1,6 +1,6 @@
 
-"""What the default-enabled plugins leave on a Pod UPDATE, and edges of CREATE (issue 39: untested branches that the
-mutation runs found).
+"""What the default-enabled plugins leave on a Pod UPDATE, and edges of CREATE (issue 39:
+untested branches that the mutation runs found).
 
 A Pod's service account, its volumes and their mounts cannot change (`ValidatePodUpdate` in
 kubernetes `pkg/apis/core/validation/validation.go`: "pod updates may not change fields other
