@@ -1,4 +1,3 @@
-
 """What the default-enabled plugins leave on a Pod UPDATE, and edges of CREATE (issue 39:
 untested branches that the mutation runs found).
 
