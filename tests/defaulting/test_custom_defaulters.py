@@ -19,6 +19,7 @@ import pytest
 from vap_lsp.defaulting.custom import (
     custom_for,
     job,
+    limit_range_item,
     pod,
     pod_with_pod_level_resources,
     replication_controller,
@@ -177,3 +178,73 @@ def test_a_job_takes_its_template_labels_when_it_has_none() -> None:
     labelled = _with_template({"app": "batch"}, meta_labels={"team": "a"})
     job(labelled)
     assert labelled["metadata"]["labels"] == {"team": "a"}
+
+
+def _sidecar(cpu: str) -> JsonDict:
+    return {"name": "s", "restartPolicy": "Always", "resources": {"requests": {"cpu": cpu}}}
+
+
+def _init(cpu: str) -> JsonDict:
+    return {"name": "i", "resources": {"requests": {"cpu": cpu}}}
+
+
+@pytest.mark.parametrize(
+    ("init_containers", "cpu"),
+    [
+        # a regular init container runs alone: the larger of it and the containers
+        ([_init("500m")], "500m"),
+        ([_init("50m")], "100m"),
+        # a sidecar runs beside the containers: added to them
+        ([_sidecar("200m")], "300m"),
+        # an init container after a sidecar runs beside it: 400m + 200m
+        ([_sidecar("200m"), _init("400m")], "600m"),
+        # one before the sidecar runs alone: 250m < 100m + 200m
+        ([_init("250m"), _sidecar("200m")], "300m"),
+        # an init container without a cpu request counts 0 (beside the sidecars before it)
+        ([_sidecar("200m"), {"name": "i"}], "300m"),
+    ],
+)
+def test_pod_level_requests_aggregate_init_containers_and_sidecars(
+    init_containers: list[JsonDict], cpu: str
+) -> None:
+    """resourcehelper.AggregateContainerRequests: max(containers + sidecars, each init container
+    plus the sidecars started before it)."""
+    spec = {
+        "containers": [_container(requests={"cpu": "100m"})],
+        "initContainers": copy.deepcopy(init_containers),
+        "resources": {"limits": {"cpu": "4"}},
+    }
+    obj = {"spec": spec}
+    pod_with_pod_level_resources(obj)
+    assert obj["spec"]["resources"]["requests"]["cpu"] == cpu
+
+
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        # default ← max; defaultRequest ← default
+        (
+            {"type": "Container", "max": {"cpu": "2"}},
+            {"default": {"cpu": "2"}, "defaultRequest": {"cpu": "2"}},
+        ),
+        # defaultRequest ← default before min
+        (
+            {"type": "Container", "min": {"cpu": "1"}, "default": {"cpu": "3"}},
+            {"default": {"cpu": "3"}, "defaultRequest": {"cpu": "3"}},
+        ),
+        # ... and min where default has nothing
+        ({"type": "Container", "min": {"memory": "1Gi"}}, {"defaultRequest": {"memory": "1Gi"}}),
+        # a written defaultRequest is kept
+        (
+            {"type": "Container", "max": {"cpu": "2"}, "defaultRequest": {"cpu": "500m"}},
+            {"default": {"cpu": "2"}, "defaultRequest": {"cpu": "500m"}},
+        ),
+        # only type Container is defaulted
+        ({"type": "Pod", "max": {"cpu": "2"}}, {}),
+    ],
+)
+def test_limit_range_item(item: JsonDict, expected: JsonDict) -> None:
+    """SetDefaults_LimitRangeItem (core/v1)."""
+    obj = copy.deepcopy(item)
+    limit_range_item(obj)
+    assert {k: obj[k] for k in ("default", "defaultRequest") if k in obj} == expected
