@@ -277,3 +277,32 @@ def test_crd_schema_roots_are_cached_per_schema_object() -> None:
     assert crd_schema_root("1.35", _crd(schema)) is root
     assert crd_schema_root("1.35", _crd({"type": "object"})) is not root
     assert crd_schema_root("1.35", _crd(None)) is None
+
+
+def test_resources_that_are_not_a_list_match_nothing() -> None:
+    """A `resources` string (a wrong type the structural layer reports) is not a list of one-letter
+    resources: `"*"` as a string does not match every resource."""
+    rule = {**DEPLOYMENTS, "resources": "*"}
+    assert not rule_matches(rule, R("CREATE", "apps", "v1", "deployments"))
+    assert not rule_matches(rule, R("CREATE", "apps", "v1", "*"))
+
+
+def test_operations_reaching_a_kind_of_the_wrong_scope() -> None:
+    """A Cluster-scoped rule never reaches a namespaced kind, a Namespaced one never a cluster-scoped kind."""
+    ops = ["CREATE", "UPDATE"]
+    cluster = {"resourceRules": [{**DEPLOYMENTS, "scope": "Cluster"}]}
+    namespaced = {"resourceRules": [{**DEPLOYMENTS, "scope": "Namespaced"}]}
+    kind = [("apps", "v1", "deployments")]
+    assert operations_reaching(cluster, ops, kind, True) == set()
+    assert operations_reaching(cluster, ops, kind, False) == {"CREATE", "UPDATE"}
+    assert operations_reaching(namespaced, ops, kind, False) == set()
+    assert operations_reaching(namespaced, ops, kind, None) == {"CREATE", "UPDATE"}
+
+
+def test_a_quantity_resolves_to_a_string_with_its_description() -> None:
+    from vap_lsp.analysis.model.matching import _resolver
+
+    resolve = _resolver(get_schema_set("1.35"))
+    ref = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+    assert resolve({"$ref": ref}) == {"type": "string", "description": ""}
+    assert resolve({"$ref": ref, "description": "limit"}) == {"type": "string", "description": "limit"}

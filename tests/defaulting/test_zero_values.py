@@ -149,3 +149,27 @@ def test_a_probe_with_explicit_zeros_is_fully_defaulted() -> None:
         "failureThreshold": 3,
         "initialDelaySeconds": 0,
     }
+
+
+@pytest.mark.parametrize("rule", ZERO_RULES, ids=[_name(r) for r in ZERO_RULES])
+def test_the_zero_values_are_go_zero_values(rule: Rule) -> None:
+    """What counts as unset besides nil is the Go zero value of the field's type ("" for a
+    string, 0 for a number, an empty slice), never another value: the tests above take `zero`
+    from the rule, this one holds it to Go."""
+    assert rule.zero
+    assert all(z in ("", 0, []) and z is not False for z in rule.zero), rule.zero
+
+
+def test_copy_json_copies_containers_and_shares_leaves() -> None:
+    """`copy_json`: nested maps and lists are new (a default set on two objects is not shared),
+    leaves are the same objects."""
+    from vap_lsp.defaulting.rules import copy_json
+
+    leaf = "text"
+    value = {"a": [[1, leaf], {"b": [2]}], "c": leaf}
+    copied = copy_json(value)
+    assert copied == value
+    assert copied is not value and copied["a"] is not value["a"]
+    assert copied["a"][0] is not value["a"][0]
+    assert copied["a"][1]["b"] is not value["a"][1]["b"]
+    assert copied["c"] is leaf and copied["a"][0][1] is leaf
