@@ -175,3 +175,92 @@ def test_estimates_live_as_long_as_their_model() -> None:
     clear_cache()
     gc.collect()
     assert model() is None
+
+
+# --- edges the mutation runs found (issue 39) ------------------------------------------------------
+
+
+def _context(spec_tail: str, crd_bounds: str = "maxItems: 10", param_kind: bool = False) -> PolicyContext:
+    """A policy over the CRD's Team (CREATE and UPDATE), with `spec_tail` (variables, validations)."""
+    workspace = WorkspaceIndex()
+    analyse_text(_crd(crd_bounds), AnalysisSettings("1.35"), workspace=workspace, uri="crd.yaml")
+    params = "  paramKind: {apiVersion: example.com/v1, kind: Team}\n" if param_kind else ""
+    text = (
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+        "metadata: {name: teams}\nspec:\n" + params + "  matchConstraints:\n    resourceRules:\n"
+        "      - {apiGroups: [example.com], apiVersions: [v1], operations: [CREATE, UPDATE],\n"
+        "         resources: [teams]}\n" + textwrap.indent(textwrap.dedent(spec_tail), "  ")
+    )
+    (obj,) = parse_text(text)[1]
+    return policy_context(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.35", workspace)
+
+
+def _all_cost(root: str, bounds: str = "maxItems: 10", param_kind: bool = False) -> CostEstimate:
+    context = _context(
+        f'validations:\n- expression: "{root}.spec.groups.all(g, size(g.members) < 5)"\n', bounds, param_kind
+    )
+    found = estimate_site(context, context.sites[0])
+    assert found is not None
+    return found.cost
+
+
+def test_old_object_and_params_are_sized_by_their_schemas() -> None:
+    """`oldObject` has the matched kind's schema, `params` the paramKind's (maxItems 10 each)."""
+    bounded = _all_cost("object")
+    assert bounded.max < 1000
+    assert _all_cost("oldObject") == bounded
+    assert _all_cost("params", param_kind=True) == bounded
+    # without the bound, each is the 3 MiB worst case
+    assert _all_cost("oldObject", "x-kubernetes-list-type: atomic").max > 1_000_000
+
+
+def test_a_bound_on_a_field_read_through_a_variable() -> None:
+    """`with_bound` on the field a variable aliases changes the estimate of an expression that
+    reads the variable: the override is keyed by the field, not by `variables.<name>`."""
+    context = _context(
+        "variables:\n- {name: groups, expression: object.spec.groups}\n"
+        'validations:\n- expression: "variables.groups.all(g, size(g.members) < 5)"\n',
+        "x-kubernetes-list-type: atomic",
+    )
+    found = estimate_site(context, context.sites[1])
+    assert found is not None
+    (r,) = found.unbounded()
+    assert r.path == ("object", "spec", "groups")
+    assert found.with_bound(r.path, 1).max < found.cost.max
+    assert found.with_bound(r.path, 1) == CostEstimate(3, 3 + 1 * 7)
+
+
+def test_a_variable_that_does_not_compile_leaves_its_readers_estimated() -> None:
+    context = _context(
+        'variables:\n- {name: bad, expression: "object.spec.nope"}\n'
+        'validations:\n- expression: "variables.bad == 1"\n- expression: "object.spec.groups.size() < 3"\n'
+    )
+    assert estimate_site(context, context.sites[0]) is None  # the variable's type error
+    assert estimate_site(context, context.sites[2]) is not None
+    fields = [e.site.field for e in estimate_policy(context)]  # the policy as a whole does not fail
+    assert "spec.validations[1].expression" in fields
+
+
+def test_a_site_with_a_type_error_has_no_estimate() -> None:
+    context = _context('validations:\n- expression: "object.spec.groups.nope == 1"\n')
+    assert estimate_site(context, context.sites[0]) is None
+    assert estimate_policy(context) == []
+
+
+def test_an_estimate_shared_between_models_names_each_models_site() -> None:
+    """Two models with the same expression text share the estimate, each with its own site."""
+    spec = 'validations:\n- expression: "object.spec.groups.all(g, true)"\n'
+    first, second = _context(spec), _context(spec)
+    a, b = estimate_site(first, first.sites[0]), estimate_site(second, second.sites[0])
+    assert a is not None and b is not None
+    assert a.site is first.sites[0] and b.site is second.sites[0]
+    assert a.cost == b.cost
+
+
+def test_no_bound_to_solve_for_a_computed_range() -> None:
+    context = _context('validations:\n- expression: "[1, 2, 3].all(i, object.spec.groups.all(g, i > 0))"\n')
+    found = estimate_site(context, context.sites[0])
+    assert found is not None
+    outer, _inner = found.ranges()
+    assert outer.path is None and outer.bound is None
+    assert found.largest_bound_within(outer, 1_000_000) is None
