@@ -93,6 +93,7 @@ MODULES: dict[str, list[str]] = {
         "tests/admission/test_admission_budget.py",
     ],
     "vap_lsp/cel/cost_estimate.py": [
+        "tests/cel/test_cel_cost_estimate_lists.py",
         "tests/cel/test_cel_cost_celgo_029.py",
         "tests/cel/test_cel_cost_estimate_celgo.py",
         "tests/cel/test_cel_cost_estimate_k8s_library.py",
