@@ -163,9 +163,17 @@ def _mutation_fresh_caches():
                 value.clear()
             elif isinstance(value, _functools._lru_cache_wrapper):
                 value.cache_clear()
-    builtin = sys.modules.get("vap_lsp.defaulting.builtin")
-    if builtin is not None:
-        builtin._DEFAULTERS.clear()
+    for module_name, attribute in (
+        ("vap_lsp.defaulting.builtin", "_DEFAULTERS"),
+        ("vap_lsp.admission.engine", "_COMPILED"),
+        ("vap_lsp.cel.interpreter", "_PLANS"),
+        ("vap_lsp.cel.interpreter", "_TRACED_PLANS"),
+        ("vap_lsp.cel.interpreter", "_CANDIDATES"),
+        ("vap_lsp.cel.interpreter", "_CANDIDATES_DEFAULT_COSTS"),
+    ):
+        cache = getattr(sys.modules.get(module_name), attribute, None)
+        if cache is not None:
+            cache.clear()
     yield
 """
 
