@@ -80,6 +80,7 @@ MODULES: dict[str, list[str]] = {
         "tests/admission/test_admission_mutating.py",
         "tests/admission/test_admission_params.py",
         "tests/admission/test_admission_budget.py",
+        "tests/admission/test_admission_explain.py",
         "tests/admission/test_admission_boundaries.py",
     ],
     "vap_lsp/cel/runtime/cost.py": [

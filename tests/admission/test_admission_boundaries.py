@@ -1,4 +1,6 @@
-"""Offline admission at the edges the mutation runs found untested (issue 39).
+"""Offline admission at the edges the mutation runs found untested (issue 39): what the
+request binds (subresource, options, the Namespace, the authorizer's name, the decoded oldObject),
+bindings that do not match, JSONPatch values with wrong type names.
 
 `namespaceObject` inside matchConditions: `pkg/admission/plugin/webhook/matchconditions/
 matcher.go` `Match` evaluates the conditions with `ForInput(..., nil, ...)` — no namespace —
@@ -78,3 +80,197 @@ def test_validations_see_the_namespace_the_conditions_do_not() -> None:
         "namespaceObject.metadata.labels.tier != 'gold'",
     )
     assert not result.allowed  # the validation read the Namespace's label
+
+
+# --- what the request binds (`plugin/cel/activation.go` CreateAdmissionRequest, `namespace`'s
+# CreateNamespaceObject, `authorizer.requestResource`) ---------------------------------------------
+
+
+def _validate(expression: str, request: AdmissionRequestInput, *extra: dict[str, Any]) -> AdmissionResult:
+    text = f"""
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {{name: p}}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {{apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods", "pods/status"]}}
+  validations:
+  - expression: "{expression}"
+    message: denied
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {{name: b}}
+spec: {{policyName: p, validationActions: [Deny]}}
+"""
+    docs = [d for d in yaml.safe_load_all(text) if d] + list(extra)
+    return admit(request, PolicyInputs.from_objects(docs), kubernetes_version="1.34")
+
+
+def _holds(expression: str, request: AdmissionRequestInput, *extra: dict[str, Any]) -> None:
+    result = _validate(expression, request, *extra)
+    assert result.allowed, [d.message for d in result.denials]
+    assert result.evaluations[0].why_not is None
+
+
+def test_the_request_names_its_subresource_twice() -> None:
+    request = AdmissionRequestInput("UPDATE", POD, POD, sub_resource="status")
+    _holds("request.subResource == 'status' && request.requestSubResource == 'status'", request)
+    _holds(
+        "!has(request.subResource) && !has(request.requestSubResource)", AdmissionRequestInput("CREATE", POD)
+    )
+
+
+def test_the_request_options() -> None:
+    """Given options as they are; else the operation's kind (CreateOptions...), never for CONNECT."""
+    given = {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "kubectl"}
+    _holds("request.options.fieldManager == 'kubectl'", AdmissionRequestInput("CREATE", POD, options=given))
+    _holds("request.options.kind == 'CreateOptions'", AdmissionRequestInput("CREATE", POD))
+    _holds("request.options.kind == 'UpdateOptions'", AdmissionRequestInput("UPDATE", POD, POD))
+    _holds("request.options.kind == 'DeleteOptions'", AdmissionRequestInput("DELETE", None, POD))
+
+
+def test_the_namespace_object_keeps_what_create_namespace_object_copies() -> None:
+    namespace = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": "default",
+            "uid": "u-1",
+            "creationTimestamp": "2024-01-01T00:00:00Z",
+            "finalizers": ["example.com/keep"],
+            "annotations": {"a": "b"},
+            "labels": {"tier": "gold"},
+        },
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    }
+    _holds(
+        "namespaceObject.metadata.creationTimestamp != null"
+        " && namespaceObject.metadata.finalizers == ['example.com/keep']"
+        " && namespaceObject.metadata.annotations.a == 'b'"
+        " && namespaceObject.metadata.labels['kubernetes.io/metadata.name'] == 'default'"
+        " && namespaceObject.spec.finalizers == ['kubernetes'] && namespaceObject.status.phase == 'Active'",
+        AdmissionRequestInput("CREATE", POD),
+        namespace,
+    )
+
+
+def test_the_authorizer_checks_the_request_s_name() -> None:
+    """`authorizer.requestResource` is the request's resource with its name: a rule for that name
+    allows it, one for another name does not."""
+    expression = "authorizer.requestResource.check('update').allowed()"
+    for names, allowed in ((["web"], True), (["other"], False)):
+        inputs_rules = [
+            {
+                "user": "alice",
+                "verbs": ["update"],
+                "apiGroups": [""],
+                "resources": ["pods"],
+                "names": names,
+            }
+        ]
+        docs = yaml.safe_load_all(
+            f"""
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {{name: p}}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {{apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods"]}}
+  validations:
+  - expression: "{expression}"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {{name: b}}
+spec: {{policyName: p, validationActions: [Deny]}}
+"""
+        )
+        inputs = PolicyInputs.from_objects([d for d in docs if d])
+        inputs.authorizer_rules = inputs_rules
+        from vap_lsp.admission.api import UserInfo
+
+        result = admit(
+            AdmissionRequestInput("UPDATE", POD, POD, user=UserInfo("alice")),
+            inputs,
+            kubernetes_version="1.34",
+        )
+        assert result.allowed is allowed, names
+
+
+def test_the_old_object_is_decoded_and_defaulted_like_the_object() -> None:
+    """An UPDATE's oldObject as stored: decoded and defaulted (a container's
+    terminationMessagePolicy is always set on a stored Pod)."""
+    old = {**POD, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    _holds(
+        "oldObject.spec.containers[0].terminationMessagePolicy == 'File'",
+        AdmissionRequestInput("UPDATE", POD, old),
+    )
+
+
+def test_a_binding_that_does_not_match_is_reported_under_its_policy() -> None:
+    text = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods"]}
+  validations:
+  - expression: "false"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec:
+  policyName: p
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector: {matchLabels: {tier: silver}}
+"""
+    docs = [d for d in yaml.safe_load_all(text) if d] + [NAMESPACE]
+    result = admit(
+        AdmissionRequestInput("CREATE", POD), PolicyInputs.from_objects(docs), kubernetes_version="1.34"
+    )
+    assert result.allowed
+    (evaluation,) = result.evaluations
+    assert (evaluation.policy, evaluation.binding) == ("p", "b")
+    assert evaluation.why_not is not None and "namespaceSelector does not match" in evaluation.why_not
+
+
+def test_a_json_patch_value_with_wrong_nested_type_names() -> None:
+    """mutating/patch/json_patch.go: an `Object{...}` value must name its nested types by their
+    field path (`CheckTypeNamesMatchFieldPathNames`), as in an ApplyConfiguration."""
+    text = """
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata: {name: m}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        [JSONPatch{op: 'add', path: '/spec/securityContext',
+          value: Object.spec.securityContext{seLinuxOptions: Object.spec.wrong{level: 's0'}}}]
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: m-b}
+spec: {policyName: m}
+"""
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    result = admit(
+        AdmissionRequestInput("CREATE", POD), PolicyInputs.from_objects(docs), kubernetes_version="1.34"
+    )
+    assert [d.detail for d in result.denials] == [
+        'type mismatch: unexpected type name "Object.spec.wrong", expected '
+        '"Object.spec.securityContext.seLinuxOptions", which matches field name path from root Object type'
+    ]
