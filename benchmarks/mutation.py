@@ -320,10 +320,12 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, Any]:
     _prepare(module, workdir, args.fresh)
     names: list[str] = []
     sampled = False
+    generated = 0
     if args.sample:
         # Generation alone (a pattern that names no mutant), then a seeded draw of the names.
         _mutmut(workdir, "run", "--max-children", "1", "no-such-mutant-*")
         every = sorted(_exit_codes(module, workdir))
+        generated = len(every)
         if len(every) > args.sample:
             names = sorted(random.Random(args.seed).sample(every, args.sample))
             sampled = True
@@ -331,6 +333,7 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, Any]:
     result = _mutmut(workdir, *run_args)
     (workdir / "mutmut-run.log").write_text(result.stdout + result.stderr, encoding="utf-8")
     codes = _exit_codes(module, workdir)
+    generated = generated or len(codes)
     if names:
         codes = {n: codes.get(n) for n in names}
     if not codes:
@@ -357,6 +360,7 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, Any]:
     judged = killed + survived
     return {
         "mutants": len(codes),
+        "generated": generated,
         "sampled": sampled,
         "killed": killed,
         "survived": survived,
@@ -369,6 +373,21 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, Any]:
         "survivors": survivors,
         "equivalent_mutants": eq,
     }
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The report as a table: module, mutants judged, killed, survived, equivalent, score."""
+    rows = [
+        "| module | mutants (sampled of) | killed (in a new process) | survived | equivalent | score |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for module, e in report["modules"].items():
+        sample = f"{e['mutants']} of {e['generated']}" if e.get("generated") else str(e["mutants"])
+        rows.append(
+            f"| `{module}` | {sample} | {e['killed']} ({e['killed_in_a_new_process']}) | {e['survived']} "
+            f"| {e['equivalent']} | {e['score']}% |"
+        )
+    return "\n".join(rows)
 
 
 def _commit() -> str:
@@ -390,6 +409,7 @@ def main() -> None:
     )
     parser.add_argument("modules", nargs="*", help="module paths as in --list, or 'all'")
     parser.add_argument("--list", action="store_true", help="print the modules and their tests")
+    parser.add_argument("--markdown", action="store_true", help="print the report as the README's table")
     parser.add_argument("--show", action="store_true", help="print the survivors' diffs of the last run")
     parser.add_argument("--sample", type=int, default=0, help="judge N random mutants per module")
     parser.add_argument("--seed", type=int, default=39)
@@ -404,6 +424,9 @@ def main() -> None:
         help="skip re-running mutmut's survivors in a new interpreter (faster, undercounts kills)",
     )
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(REPORT.read_text(encoding="utf-8"))))
+        return
     if args.list or not args.modules:
         for module, tests in MODULES.items():
             print(module, "←", " ".join(tests))
