@@ -141,6 +141,9 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
 
+# What the scratch copy holds: the sources, and what the tests read besides them.
+COPIED = ("vap_lsp", "schemas", "tests", "examples", "README.md")
+
 # Appended to the scratch copy's tests/conftest.py (never to the repository's): every test starts
 # with vap-lsp's result caches empty. mutmut forks each mutant's tests from a process that has
 # already run them once; a result cached then (a policy's analysis by its text, a compiled
@@ -185,11 +188,14 @@ def _prepare(module: str, workdir: Path, fresh: bool) -> None:
         shutil.rmtree(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
-    for part in ("vap_lsp", "schemas", "tests"):
+    for part in COPIED:
         target = workdir / part
-        if target.exists():
+        if target.is_dir():
             shutil.rmtree(target)
-        shutil.copytree(ROOT / part, target, ignore=ignore)
+        if (ROOT / part).is_dir():
+            shutil.copytree(ROOT / part, target, ignore=ignore)
+        else:
+            shutil.copy2(ROOT / part, target)
     conftest = workdir / "tests" / "conftest.py"
     conftest.write_text(conftest.read_text(encoding="utf-8") + FRESH_CACHES, encoding="utf-8")
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
@@ -201,7 +207,7 @@ def _prepare(module: str, workdir: Path, fresh: bool) -> None:
         + "\n[tool.mutmut]\n"
         + 'source_paths = ["vap_lsp"]\n'
         + f"only_mutate = {_toml_list([_glob(module)])}\n"
-        + 'also_copy = ["schemas"]\n'
+        + f"also_copy = {_toml_list([p for p in COPIED if p not in ('vap_lsp', 'tests')])}\n"
         + f"pytest_add_cli_args_test_selection = {_toml_list(_tests(module))}\n"
         + 'pytest_add_cli_args = ["-x", "-q", "-p", "no:cacheprovider"]\n'
         + "use_git_change_detection = false\n",
@@ -336,8 +342,8 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, Any]:
     generated = generated or len(codes)
     if names:
         codes = {n: codes.get(n) for n in names}
-    if not codes:
-        sys.exit(f"{module}: mutmut produced no results; see {workdir / 'mutmut-run.log'}")
+    if not codes or all(c is None for c in codes.values()):
+        sys.exit(f"{module}: mutmut judged no mutant; see {workdir / 'mutmut-run.log'}")
     equivalent = equivalent_mutants()
     undecided = [
         n for n, c in sorted(codes.items()) if (c in SURVIVED or c in NO_TESTS) and n not in equivalent

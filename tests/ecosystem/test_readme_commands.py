@@ -55,6 +55,13 @@ NOT_RUN = {
     "vap-lsp impact examples/impact/policies --audit-log 'examples/impact/*.log' --scheduler "
     "tcp://127.0.0.1:8786": "the cluster above: test_impact_dask.py compares --scheduler with one "
     "process on these inputs (and larger ones)",
+    ".venv/bin/pip install 'mutmut>=3.8,<4'": "installs a dev tool from the package index; "
+    "tests/ecosystem/test_mutation_config.py checks what the mutation script reads without it",
+    "nice -n 15 .venv/bin/python benchmarks/mutation.py vap_lsp/policy/rules.py --sample 60 --show": "mutmut "
+    "and minutes of two cores: benchmarks/mutation_report.json holds the run, "
+    "tests/ecosystem/test_mutation_config.py its consistency",
+    "nice -n 15 .venv/bin/python benchmarks/mutation.py all --sample 60": "mutmut and an hour or more: "
+    "benchmarks/mutation_report.json holds the run",
 }
 
 
