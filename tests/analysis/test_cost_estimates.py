@@ -264,3 +264,26 @@ def test_no_bound_to_solve_for_a_computed_range() -> None:
     outer, _inner = found.ranges()
     assert outer.path is None and outer.bound is None
     assert found.largest_bound_within(outer, 1_000_000) is None
+
+
+def test_a_variable_reading_an_earlier_variable_keeps_its_bounds() -> None:
+    """A variable's estimate sees the variables before it (`variables.groups`, bounded by maxItems
+    10 through its alias), never itself or a later one."""
+    context = _context(
+        "variables:\n- {name: groups, expression: object.spec.groups}\n"
+        '- {name: small, expression: "variables.groups.all(g, size(g.members) < 5)"}\n'
+        'validations:\n- expression: "variables.small"\n'
+    )
+    found = estimate_site(context, context.sites[1])
+    assert found is not None
+    assert found.cost == CostEstimate(3, 3 + 10 * 7)
+
+
+def test_no_bound_to_solve_for_a_range_outside_the_schemas() -> None:
+    """`request`'s lists have a path but no schema: no keyword bounds them."""
+    context = _context("validations:\n- expression: \"request.userInfo.groups.all(g, g != '')\"\n")
+    found = estimate_site(context, context.sites[0])
+    assert found is not None
+    (r,) = found.ranges()
+    assert r.path is not None and r.bound is None
+    assert found.largest_bound_within(r, 1_000_000) is None
