@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from vap_lsp.impact.locations import Location
 from vap_lsp.impact.sources import AuditStats, Shard, audit_items
 
 
@@ -53,7 +54,7 @@ def replay(
     log = tmp_path / "audit.log"
     log.write_text("".join(json.dumps(e) + "\n" for e in events))
     stats = AuditStats({})
-    items = list(audit_items([log], stats, shard or Shard()))
+    items = list(audit_items([Location(str(log))], stats, shard or Shard()))
     return items, stats.counts
 
 
