@@ -18,9 +18,9 @@ from collections.abc import Mapping
 import pytest
 
 from vap_lsp.analysis.model.matching import GVK
-from vap_lsp.analysis.model.narrowing import Facts, decide, params_unguarded, reachability
+from vap_lsp.analysis.model.narrowing import Facts, decide, guarded, params_unguarded, reachability
 from vap_lsp.analysis.model.sites import ExpressionSite, expression_sites
-from vap_lsp.cel.ast import ParsedExpr
+from vap_lsp.cel.ast import ParsedExpr, subtree
 from vap_lsp.cel.compile import parse_expression
 from vap_lsp.cel.environment import ExpressionKind, build_environment
 from vap_lsp.policy.kinds import PolicyKind
@@ -237,6 +237,12 @@ def _sites(spec: str) -> list[ExpressionSite]:
             "  validations:\n  - expression: \"params == null || variables.p.data.x == '1'\"\n",
             False,
         ),
+        # a variable holding a variable holding params
+        (
+            "  variables:\n  - {name: p, expression: params}\n  - {name: q, expression: variables.p}\n"
+            '  validations:\n  - expression: "variables.q.data.x == \'1\'"\n',
+            True,
+        ),
         # a variable that reads params, never read by an expression: evaluated nowhere
         (
             '  variables:\n  - {name: x, expression: "params.data.x"}\n'
@@ -266,3 +272,49 @@ def test_params_unguarded(spec: str, unguarded: bool) -> None:
     with nil params"); `references` warns on such a binding when this says the policy reads
     params unguarded."""
     assert params_unguarded(_sites(spec)) is unguarded
+
+
+def test_a_conditional_failing_at_a_null_root_is_left_out_for_the_kind() -> None:
+    """`oldObject.kind == 'Pod' ? a : b` fails on CREATE (its condition reads a null root): for
+    the kind's type only UPDATE counts, where it is the Pod."""
+    facts = _facts("CREATE,UPDATE")
+    assert _decide("oldObject.kind == 'Pod' ? true : false", facts, for_kind=True) is True
+    assert _decide("oldObject.kind == 'Pod' ? true : false", facts, for_kind=False) is None
+    # a failure in a branch is not the conditional's
+    assert _decide("request.operation == 'UPDATE' ? oldObject.kind == 'Pod' : true", facts) is True
+
+
+def test_several_resources_of_one_kind() -> None:
+    """`request.resource.resource` is one of the kind's resources: decided only when all agree."""
+    facts = Facts(POD, frozenset({"pods", "pods-legacy"}), frozenset({"CREATE"}))
+    assert _decide("request.resource.resource == 'pods'", facts) is None
+    assert _decide("request.resource.resource == 'nodes'", facts) is False
+    assert _decide("request.resource.resource in ['pods', 'pods-legacy']", facts) is True
+    assert _decide("request.resource.resource in ['pods']", facts) is None
+    assert _decide("request.resource.resource == 1", facts) is None
+
+
+GUARDED_EXPRESSIONS = [
+    "object.kind == 'Deployment' ? object.spec.replicas > 1 : object.spec.containers.size() > 0",
+    "request.operation == 'UPDATE' && oldObject.metadata.name == object.metadata.name",
+    "oldObject == null || oldObject.metadata.name == 'x'",
+    "has(object.spec.hostNetwork) && object.spec.hostNetwork",
+    "variables.isUpdate ? oldObject.metadata.name == 'x' : true",
+    "object.spec.containers.all(c, object.kind == 'Pod' || c.image == 'x')",
+]
+
+
+@pytest.mark.parametrize("ops", ["CREATE", "CREATE,UPDATE", "UPDATE,DELETE", "CREATE,CONNECT"])
+@pytest.mark.parametrize("text", GUARDED_EXPRESSIONS)
+def test_guarded_agrees_with_the_whole_walk(text: str, ops: str) -> None:
+    """`guarded(…, node)` decides only the conditions on the way to `node`: it must agree with
+    `reachability(…).guard_of(node)` for every node."""
+    facts = _facts(ops, absent=frozenset({"object.spec.hostNetwork"}))
+    variables = {"isUpdate": _parse("request.operation == 'UPDATE'")}
+    parsed = _parse(text)
+    assert parsed.ast is not None
+    reach = reachability(parsed, facts, variables)
+    for node in subtree(parsed.ast):
+        assert guarded(parsed, facts, variables, node) is (reach.guard_of(node) is not None), text[
+            node.start : node.end
+        ]
