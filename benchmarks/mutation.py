@@ -1,27 +1,33 @@
-"""Mutation testing of the modules that decide verdicts (issue 39), with mutmut.
+"""Mutation testing of the modules that decide verdicts (issue 39), with mutmut 3.
 
-Not part of CI: a module takes minutes to an hour. Each module is mutated in its own scratch
-copy of the repository (`--workdir`, default `$TMPDIR/vap-mutation/<module>`), with a
-`[tool.mutmut]` section written for that module alone: the module's mutants only, and only the
-fast test files that cover it (`MODULES` below), so one mutant is judged in seconds, not by the
-whole suite. mutmut keeps its results in the scratch copy, so a second run of the same module
-re-tests only what changed (`--fresh` starts over).
+Not part of CI: a module takes minutes. Each module is mutated in its own scratch copy of the
+repository (`--workdir`, default `$TMPDIR/vap-mutation/<module>`) with a `[tool.mutmut]` section
+for that module alone: its mutants only (`EXCLUDED`: files of a package left out), and only the
+fast test files that cover it (`MODULES`), so one mutant is judged in seconds, not by the suite.
+
+mutmut 3 switches mutants inside functions of an already imported program. What ran before the
+switch is invisible to it: a table built at import (`defaulting.rules._build`), a result cached
+by an earlier test (a policy's analysis by its text, a compiled program). So the scratch copy's
+`tests/conftest.py` empties vap-lsp's result caches before each test (`FRESH_CACHES`), and every
+mutant mutmut calls a survivor or leaves uncovered is written into the source (`mutmut apply`)
+and judged again by the module's tests in a new interpreter (`--no-confirm` skips that).
 
 The scores go to `benchmarks/mutation_report.json` (the entries of the modules run are
-replaced, the others kept): per module the mutants killed, survived (with their names and
-diffs), equivalent (survivors that `benchmarks/mutation_equivalent.md` explains) and not
-covered by the module's tests, and the score = killed / (killed + survived), equivalent
-mutants left out. `--sample N` judges N mutants drawn at random per module (seeded) instead of
-all of them; the report says so (`sampled`).
+replaced, the others kept): per module the mutants killed (and how many of them only a new
+interpreter saw), survived (each with its diff), equivalent (survivors whose reason
+`benchmarks/mutation_equivalent.md` gives), and the score = killed / (killed + survived).
+`--sample N` judges N mutants drawn per module (seeded, `--seed`) instead of all of them; the
+report says so (`sampled`, out of `generated`). `--markdown` prints the report as the README's
+table.
 
 Install the tool (a dev dependency only, never needed by the tests):
     .venv/bin/pip install 'mutmut>=3.8,<4'
 
 Usage:
-    nice -n 15 .venv/bin/python benchmarks/mutation.py --list
-    nice -n 15 .venv/bin/python benchmarks/mutation.py vap_lsp/admission/matching.py
-    nice -n 15 .venv/bin/python benchmarks/mutation.py all --sample 150
-    .venv/bin/python benchmarks/mutation.py --show vap_lsp/admission/matching.py   # survivors' diffs
+    .venv/bin/python benchmarks/mutation.py --list
+    nice -n 15 .venv/bin/python benchmarks/mutation.py vap_lsp/admission/matching.py --show
+    nice -n 15 .venv/bin/python benchmarks/mutation.py all --sample 60
+    .venv/bin/python benchmarks/mutation.py --markdown
 """
 
 from __future__ import annotations
