@@ -274,3 +274,48 @@ spec: {policyName: m}
         'type mismatch: unexpected type name "Object.spec.wrong", expected '
         '"Object.spec.securityContext.seLinuxOptions", which matches field name path from root Object type'
     ]
+
+
+GENERATED = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"generateName": "web-", "namespace": "default"},
+    "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+}
+
+
+def test_a_generate_name_only_object_has_its_name_by_validating_admission() -> None:
+    """registry/rest/create.go `BeforeCreate` generates the name after mutating admission;
+    `AdmissionToValidateObjectFunc` gives validating admission the request with it."""
+    request = AdmissionRequestInput("CREATE", GENERATED)
+    _holds("request.name.startsWith('web-') && size(request.name) > size('web-')", request)
+    _holds("object.metadata.name == request.name", request)
+
+
+def test_a_generate_name_only_object_has_no_name_in_mutating_admission() -> None:
+    text = """
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata: {name: m}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  matchConditions:
+  - {name: unnamed, expression: "!has(request.name) && !has(object.metadata.name)"}
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: "[JSONPatch{op: 'add', path: '/metadata/labels', value: {'named': 'later'}}]"
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: m-b}
+spec: {policyName: m}
+"""
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    result = admit(
+        AdmissionRequestInput("CREATE", GENERATED), PolicyInputs.from_objects(docs), kubernetes_version="1.34"
+    )
+    assert result.allowed, [d.message for d in result.denials]
+    assert result.patched is not None and result.patched["metadata"]["labels"] == {"named": "later"}
