@@ -145,3 +145,30 @@ def test_type_path_segments_map_to_the_defaulted_fields() -> None:
     )
     unescaped = ("spec", "containers", "idx", "terminationMessagePolicy")
     assert field_guarantee("object", unescaped, OPTIONAL, POD, VALIDATING, "1.35").present is False
+
+
+def test_escaped_segments_are_the_properties_they_name() -> None:
+    """apiserver `pkg/cel/escaping.go`: a property that is a CEL reserved word is `__word__` in a
+    type path, `__dash__`/`__dot__`/`__slash__`/`__underscores__` stand for `-`, `.`, `/`, `__`;
+    anything else is itself."""
+    from vap_lsp.analysis.model.guarantees import _raw
+
+    assert _raw("__namespace__") == "namespace"
+    assert _raw("__in__") == "in"
+    assert _raw("__notreserved__") == "__notreserved__"
+    assert _raw("xxinxx") == "xxinxx"
+    assert _raw("a__dash__b__dot__c__slash__d__underscores__e") == "a-b.c/d__e"
+    assert _raw("plain") == "plain"
+
+
+def test_field_decl_follows_the_path() -> None:
+    from vap_lsp.analysis.model.guarantees import field_decl
+
+    inner = ObjectType("T.spec", {"replicas": FieldDecl(t.INT, required=True)})
+    root = ObjectType("T", {"spec": FieldDecl(inner), "items": FieldDecl(t.list_of(inner))})
+    found = field_decl(root, ("spec", "replicas"))
+    assert found is not None and found.required
+    assert field_decl(root, ("spec", "nope")) is None
+    assert field_decl(root, ("nope", "replicas")) is None
+    assert field_decl(root, ("items", "@idx", "replicas")) is found
+    assert field_decl(root, ("spec", "@idx")) is None  # not a list
