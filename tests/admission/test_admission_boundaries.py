@@ -11,6 +11,7 @@ policy, which also admits); these assert the decision each way.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import yaml
@@ -319,3 +320,79 @@ spec: {policyName: m}
     )
     assert result.allowed, [d.message for d in result.denials]
     assert result.patched is not None and result.patched["metadata"]["labels"] == {"named": "later"}
+
+
+def test_a_rejection_by_a_builtin_plugin_is_the_whole_result() -> None:
+    """serviceaccount/admission.go rejects a mirror pod naming a service account before any
+    policy runs: one Forbidden denial, nothing evaluated, no patch, no warnings."""
+    mirror = copy.deepcopy(POD)
+    mirror["metadata"]["annotations"] = {"kubernetes.io/config.mirror": "x"}
+    mirror["spec"]["serviceAccountName"] = "builder"
+    result = _validate("true", AdmissionRequestInput("CREATE", mirror))
+    assert not result.allowed
+    assert [(d.message, d.reason) for d in result.denials] == [
+        ('pods "web" is forbidden: a mirror pod may not reference service accounts', "Forbidden")
+    ]
+    assert (result.warnings, result.audit_annotations, result.patched, result.patch_diff) == (
+        [],
+        {},
+        None,
+        None,
+    )
+    assert result.evaluations == [] and result.evaluated is None
+    assert result.notes[-1] == "rejected by a built-in admission plugin before mutating admission"
+
+
+BAD_SELECTOR = "namespaceSelector: {matchExpressions: [{key: a, operator: Bad, values: [x]}]}"
+
+
+def test_a_policy_that_cannot_be_configured_is_denied_under_its_own_name() -> None:
+    """A selector the server cannot parse: with failurePolicy Fail the request is denied with
+    "failed to configure policy", a VAP in its kind's words, a MAP as `policy "<name>"`."""
+    vap = f"""
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {{name: p}}
+spec:
+  matchConstraints:
+    {BAD_SELECTOR}
+    resourceRules:
+    - {{apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods"]}}
+  validations:
+  - expression: "true"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {{name: b}}
+spec: {{policyName: p, validationActions: [Deny]}}
+"""
+    mutating = vap.replace("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy").replace(
+        "admissionregistration.k8s.io/v1", "admissionregistration.k8s.io/v1beta1"
+    )
+    mutating = mutating.replace(
+        '  validations:\n  - expression: "true"\n',
+        "  reinvocationPolicy: Never\n  mutations:\n"
+        "  - patchType: JSONPatch\n    jsonPatch: {expression: '[]'}\n",
+    ).replace("spec: {policyName: p, validationActions: [Deny]}", "spec: {policyName: p}")
+    error = 'failed to configure policy: "Bad" is not a valid label selector operator'
+    for text, expected in (
+        (vap, f"ValidatingAdmissionPolicy 'p' denied request: {error}"),
+        (mutating, f'policy "p" denied request: {error}'),
+    ):
+        docs = [d for d in yaml.safe_load_all(text) if d] + [NAMESPACE]
+        result = admit(
+            AdmissionRequestInput("CREATE", POD), PolicyInputs.from_objects(docs), kubernetes_version="1.34"
+        )
+        assert [d.message for d in result.denials] == [expected]
+
+
+def test_admission_leaves_the_callers_objects_as_they_were() -> None:
+    """The request's objects are the caller's: decoding, defaulting and the registry's fill-ins
+    happen on admission's own copies."""
+    obj, old = copy.deepcopy(POD), copy.deepcopy(POD)
+    before = (copy.deepcopy(obj), copy.deepcopy(old))
+    for request in (AdmissionRequestInput("CREATE", obj), AdmissionRequestInput("UPDATE", obj, old)):
+        result = _validate("true", request)
+        assert result.allowed and result.evaluated is not None
+        assert result.evaluated["spec"]["containers"][0]["terminationMessagePolicy"] == "File"
+    assert (obj, old) == before
