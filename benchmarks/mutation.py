@@ -137,6 +137,10 @@ MODULES: dict[str, list[str]] = {
         "tests/impact/test_impact_base_and_shards.py",
         "tests/impact/test_impact_formats.py",
         "tests/impact/test_impact_urls.py",
+        "tests/impact/test_impact_inputs_edges.py",
+        "tests/impact/test_impact_html.py",
+        "tests/impact/test_impact_robustness.py",
+        "tests/impact/test_impact_readme.py",
     ],
 }
 
