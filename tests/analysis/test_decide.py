@@ -240,7 +240,7 @@ def _sites(spec: str) -> list[ExpressionSite]:
         # a variable holding a variable holding params
         (
             "  variables:\n  - {name: p, expression: params}\n  - {name: q, expression: variables.p}\n"
-            '  validations:\n  - expression: "variables.q.data.x == \'1\'"\n',
+            "  validations:\n  - expression: \"variables.q.data.x == '1'\"\n",
             True,
         ),
         # a variable that reads params, never read by an expression: evaluated nowhere
