@@ -6,12 +6,20 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
+import types
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import vap_lsp.impact
 from tests.impact.conftest import impact_cli
+from vap_lsp.impact import driver
+from vap_lsp.impact.evaluate import ImpactSetup, WorkItem, run
+from vap_lsp.impact.report import Impact
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "impact"
@@ -114,7 +122,28 @@ def test_an_unknown_ref_is_bad_input(
     assert (
         impact_cli(["policies", "--objects", "../snapshot.json", "--base", "no-such-ref", "--jobs", "1"]) == 2
     )
-    assert "no-such-ref" in capsys.readouterr().err
+    # `git rev-parse --verify --quiet` fails without a word on stderr: the message says it failed
+    assert capsys.readouterr().err == "vap-lsp: git rev-parse --verify --quiet no-such-ref^{commit}: failed\n"
+
+
+def test_a_failing_git_command_is_bad_input_with_gits_own_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside a repository `git rev-parse --show-toplevel` exits 128; its stderr is the message
+    (a BaseError, exit 2), not a traceback."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "p.yaml").write_text(POLICY.replace("LIMIT", "5"))
+    (tmp_path / "snapshot.json").write_text('{"apiVersion": "v1", "kind": "List", "items": []}')
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # never find a repository above
+    monkeypatch.chdir(outside)
+    assert impact_cli(["p.yaml", "--objects", "../snapshot.json", "--base", "main", "--jobs", "1"]) == 2
+    assert capsys.readouterr().err == (
+        "vap-lsp: git rev-parse --show-toplevel: fatal: not a git repository "
+        "(or any of the parent directories): .git\n"
+    )
 
 
 def _json_run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
@@ -212,3 +241,37 @@ def test_sums_of_batches_do_not_depend_on_their_order() -> None:
     assert all(r == reports[0] for r in reports)
     assert reports[0]["notes"] == ["note 0", "note 1", "note 2", "note 3"]
     assert reports[0]["requests"] == 15
+
+
+@pytest.mark.parametrize("engine", [["--jobs", "3"], ["--scheduler", "tcp://scheduler.example:8786"]])
+def test_every_request_goes_to_the_dask_engine(
+    engine: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--jobs N` reads the first CLUSTER_MIN_REQUESTS requests to decide whether a local cluster
+    repays its start; those and the rest of the stream go to the cluster, as `--scheduler` sends
+    the whole stream. A stand-in for `impact.scale` (no Dask here) evaluates what it is sent in
+    this process and counts it: the 15 objects of the example, the report of one process."""
+    sent: list[str] = []
+
+    @contextmanager
+    def cluster(scheduler: str | None, jobs: int, say: object) -> Iterator[str]:
+        yield scheduler or f"local cluster of {jobs}"
+
+    def run_stream(where: str, setup: ImpactSetup, items: Iterable[WorkItem], progress: object) -> Impact:
+        listed = list(items)
+        sent.extend(f"{where}: {item.request.name}" for item in listed)
+        return run(setup, listed)
+
+    scale = types.ModuleType("vap_lsp.impact.scale")
+    scale.cluster = cluster  # type: ignore[attr-defined]
+    scale.run_stream = run_stream  # type: ignore[attr-defined]
+    base = [str(EXAMPLE / "policies"), "--objects", str(EXAMPLE / "cluster.yaml")]
+    whole = _json_run([*base, "--jobs", "1"], capsys)
+    monkeypatch.setitem(sys.modules, "vap_lsp.impact.scale", scale)
+    monkeypatch.setattr(vap_lsp.impact, "scale", scale, raising=False)
+    monkeypatch.setattr(driver, "dask_available", lambda: True)
+    monkeypatch.setattr(driver, "CLUSTER_MIN_REQUESTS", 4)  # the example's 15 repay a cluster
+    assert _json_run([*base, *engine], capsys) == whole
+    where = engine[1] if engine[0] == "--scheduler" else "local cluster of 3"
+    assert len(sent) == whole["requests"] == 15
+    assert all(line.startswith(f"{where}: ") for line in sent)
