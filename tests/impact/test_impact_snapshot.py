@@ -383,3 +383,55 @@ def test_a_fifo_in_a_snapshot_folder_is_reported_not_read(
     os.mkfifo(tmp_path / "snap" / "pipe.yaml")
     assert impact_cli([str(tmp_path / "p.yaml"), "--objects", str(tmp_path / "snap"), "--jobs", "1"]) == 2
     assert "a named pipe (FIFO) is not a regular file" in capsys.readouterr().err
+
+
+def test_a_mutating_policy_is_counted_with_its_action_mutate(tmp_path: Path, impact_json: Any) -> None:
+    """A MutatingAdmissionPolicyBinding has no validationActions (`MutatingAdmissionPolicyBindingSpec`
+    in k8s.io/api admissionregistration/v1beta1): the report names its action `Mutate`. Mutating
+    admission runs before validating admission (the apiserver's admission chain), so the
+    ValidatingAdmissionPolicy sees the label the mutation defaulted: nothing is denied."""
+    policies = """
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata: {name: default-team}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"team": "unknown"}}}'
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: default-team}
+spec: {policyName: default-team}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: require-team}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  validations:
+  - expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: require-team}
+spec: {policyName: require-team, validationActions: [Deny]}
+"""
+    (tmp_path / "policies.yaml").write_text(policies)
+    pods = [_pod(i) for i in (0, 4)]  # pod-0 has no team label, pod-4 has one
+    _list_json(tmp_path / "snap.json", pods)
+    code, report = impact_json(
+        [str(tmp_path / "policies.yaml"), "--objects", str(tmp_path / "snap.json"), "--jobs", "1"]
+    )
+    assert [(b["binding"], b["actions"], b["admitted"], b["denied"]) for b in report["bindings"]] == [
+        ("default-team", ["Mutate"], 2, 0),
+        ("require-team", ["Deny"], 2, 0),
+    ]
+    assert code == 0  # without the mutating policy, pod-0 would be denied
