@@ -141,6 +141,7 @@ MODULES: dict[str, list[str]] = {
         "tests/impact/test_impact_html.py",
         "tests/impact/test_impact_robustness.py",
         "tests/impact/test_impact_readme.py",
+        "tests/impact/test_impact_pss.py",
     ],
 }
 

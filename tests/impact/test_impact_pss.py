@@ -119,7 +119,7 @@ def test_reading_the_configuration(tmp_path: Path) -> None:
     plain = tmp_path / "psc.yaml"
     plain.write_text(
         "apiVersion: pod-security.admission.config.k8s.io/v1\nkind: PodSecurityConfiguration\n"
-        "defaults: {enforce: baseline, enforce-version: v1.29}\n"
+        "defaults: {enforce: baseline, enforce-version: v1.29, warn: restricted, warn-version: v1.30}\n"
         "exemptions: {usernames: [admin], runtimeClasses: [kata]}\n",
         encoding="utf-8",
     )
@@ -127,6 +127,8 @@ def test_reading_the_configuration(tmp_path: Path) -> None:
     assert config == PssConfig(
         enforce="baseline",
         enforce_version="v1.29",
+        warn="restricted",
+        warn_version="v1.30",
         usernames=("admin",),
         runtime_classes=("kata",),
         source=str(plain),
