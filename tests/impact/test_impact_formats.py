@@ -59,6 +59,7 @@ def test_sarif_one_result_per_failing_request(capsys: pytest.CaptureFixture[str]
     sarif = json.loads(_out([*ARGS, "--format", "sarif"], capsys))
     assert sarif["version"] == "2.1.0"
     (run,) = sarif["runs"]
+    assert run["tool"]["driver"]["name"] == "vap-lsp impact"
     assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
         "no-latest-images/spec.validations[0]",
         "require-team-label/spec.validations[0]",
@@ -74,6 +75,34 @@ def test_sarif_one_result_per_failing_request(capsys: pytest.CaptureFixture[str]
         ("warning", "Pod payments/ledger-6f7c8-pqrst"),
         ("warning", "Pod payments/ledger-6f7c8-uvwxy"),
     ]
+    search = next(
+        r
+        for r in run["results"]
+        if r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "Deployment shop/search"
+    )
+    assert search["message"] == {"text": "denied by binding 'require-team-label': search has no team label"}
+    assert search["properties"] == {
+        "binding": "require-team-label",
+        "verdict": "denied",
+        "kind": "Deployment",
+        "namespace": "shop",
+        "name": "search",
+    }
+
+
+def test_a_result_read_from_a_live_cluster_names_its_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--cluster` records the server in the JSON result (`cluster`); the reports say where the
+    objects were read, also when the result is merged later."""
+    result = json.loads(_out([*ARGS, "--format", "json"], capsys))
+    result["cluster"] = {"server": "https://10.0.0.1:6443", "context": "prod", "lists": []}
+    saved = tmp_path / "result.json"
+    saved.write_text(json.dumps(result))
+    out = _out(["--merge", str(saved)], capsys)
+    assert out.splitlines()[0] == (
+        "Impact over 15 objects read from the cluster at https://10.0.0.1:6443 (Kubernetes 1.37)"
+    )
 
 
 def test_no_progress_line_when_stderr_is_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,11 +1,14 @@
 """The HTML report in a real headless Chromium (Debian's, driven by Playwright): it renders
 without any network request, its charts are SVG bars for the failing bindings and namespaces,
-and a screenshot is written for a person to look at (`VAP_LSP_SCREENSHOTS=DIR` keeps it)."""
+and a screenshot is written for a person to look at (`VAP_LSP_SCREENSHOTS=DIR` keeps it). The
+charts' geometry, without a browser: everything drawn lies inside the picture."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -91,3 +94,44 @@ def test_html_report_renders_offline_with_its_charts(
     assert rows[0][:3] == ["binding", "actions", "admitted"]
     assert ["require-team-label / require-team-label", "Deny", "6", "3", "0", "0", "0", "6"] in rows
     assert shot.stat().st_size > 10_000
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+ONE_FAILURE = """
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: shop}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: search, namespace: shop}
+  spec: {replicas: 1, selector: {}, template: {spec: {containers: [{name: c, image: "nginx:1.27"}]}}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("snapshot", "rows"),
+    [(ONE_FAILURE, 1), (ONE_FAILURE.replace("search, ", "search, labels: {team: a}, "), 0)],
+    ids=["one-row", "no-row"],
+)
+def test_charts_draw_inside_their_picture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], snapshot: str, rows: int
+) -> None:
+    """With one failing binding and namespace (one bar each), or none ("nothing failed"), the
+    bars, the totals and the legend lie within the SVG's width and height: none is cut off."""
+    (tmp_path / "cluster.yaml").write_text(snapshot)
+    impact_cli([str(EXAMPLE / "policies"), "--objects", str(tmp_path / "cluster.yaml"), "--format", "html"])
+    charts = [ET.fromstring(svg) for svg in re.findall(r"<svg .*?</svg>", capsys.readouterr().out)]
+    assert [c.get("aria-label") for c in charts] == ["Failures per binding", "Failures per namespace"]
+    for chart in charts:
+        width, height = float(chart.get("width", "0")), float(chart.get("height", "0"))
+        bars = [r for r in chart.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+        assert len(bars) == rows
+        legend = [t.text for t in chart.iter(f"{SVG}text")][-4:]
+        assert legend == ["denied", "warned", "audited", "errors"]
+        for rect in chart.iter(f"{SVG}rect"):
+            x, y = float(rect.get("x", "0")), float(rect.get("y", "0"))
+            assert x + float(rect.get("width", "0")) <= width
+            assert y + float(rect.get("height", "0")) <= height
+        for text in chart.iter(f"{SVG}text"):
+            assert float(text.get("x", "0")) <= width and float(text.get("y", "0")) <= height, text.text
