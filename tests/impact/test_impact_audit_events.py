@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
+from vap_lsp.impact.inputs import SnapshotError
 from vap_lsp.impact.locations import Location
-from vap_lsp.impact.sources import AuditStats, Shard, audit_items
+from vap_lsp.impact.sources import AuditStats, Shard, audit_events, audit_items
 
 
 def _deployment(replicas: int, name: str = "web") -> dict[str, Any]:
@@ -224,3 +225,15 @@ def test_shards_split_by_object(tmp_path: Path) -> None:
     assert sum(counts.get("events", 0) for _, counts in owned) == 9
     web = [k for k, (items, _) in enumerate(owned) if any(i.audit["auditID"] == "id-1" for i in items)]
     assert len(web) == 1 and any(i.audit["auditID"] == "id-3" for i in owned[web[0]][0])
+
+
+def test_a_log_gone_before_it_is_read_is_named_in_the_error(tmp_path: Path) -> None:
+    """Logs are listed first (`--audit-log` folders, globs, URLs) and opened one after another:
+    one rotated away in between stops the run with its name and the system's reason."""
+    first, gone = tmp_path / "audit-1.log", tmp_path / "audit-2.log"
+    first.write_text(json.dumps(_event(1)) + "\n")
+    events = audit_events([Location(str(first)), Location(str(gone))], AuditStats({}))
+    assert next(events)["auditID"] == "id-1"
+    with pytest.raises(SnapshotError) as info:
+        next(events)
+    assert str(info.value) == f"{gone}: no such file or directory"
