@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, PolicyInputs, admit
+from vap_lsp.admission.api import AdmissionRequestInput, AdmissionResult, Failure, PolicyInputs, admit
 
 POD: dict[str, Any] = {
     "apiVersion": "v1",
@@ -396,3 +396,283 @@ def test_admission_leaves_the_callers_objects_as_they_were() -> None:
         assert result.allowed and result.evaluated is not None
         assert result.evaluated["spec"]["containers"][0]["terminationMessagePolicy"] == "File"
     assert (obj, old) == before
+
+
+# --- found by the sampled mutation run of the engine (60 mutants, 17 survivors) -------------------
+
+
+def _documents(text: str, *extra: dict[str, Any]) -> PolicyInputs:
+    return PolicyInputs.from_objects([d for d in yaml.safe_load_all(text) if d] + list(extra))
+
+
+MATCH_CONDITION_ERROR = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  failurePolicy: FAILURE_POLICY
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods"]}
+  matchConditions:
+  - {name: reads-missing, expression: "object.spec.missing == 'x'"}
+  validations:
+  - expression: "true"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: p, validationActions: [Deny]}
+"""
+
+
+def test_a_match_condition_error_is_an_error_failure_whatever_the_failure_policy() -> None:
+    """validating/validator.go `Validate`: a matchConditions error is a decision with
+    `Evaluation: EvalError` (the failurePolicy only picks its action), so the evaluation records
+    it as an error, not a failed validation; Fail denies with the error's text, Ignore admits."""
+    error = "expression 'object.spec.missing == 'x'' resulted in error: no such key: missing"
+    for failure_policy, allowed in (("Fail", False), ("Ignore", True)):
+        inputs = _documents(MATCH_CONDITION_ERROR.replace("FAILURE_POLICY", failure_policy), NAMESPACE)
+        result = admit(AdmissionRequestInput("CREATE", POD), inputs, kubernetes_version="1.34")
+        assert result.allowed is allowed
+        assert result.evaluations[0].failures == [Failure("spec.matchConditions", error, True)]
+        expected = (
+            [] if allowed else [f"ValidatingAdmissionPolicy 'p' with binding 'b' denied request: {error}"]
+        )
+        assert [d.message for d in result.denials] == expected
+
+
+def test_a_binding_without_its_params_reports_no_expressions() -> None:
+    """generic/policy_dispatcher.go `Dispatch`: a paramRef that finds nothing under
+    parameterNotFoundAction Allow skips the binding; it evaluated nothing, and the JSON report
+    (`vap-lsp run --format json`) lists it with an empty expression list."""
+    text = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods"]}
+  validations:
+  - expression: "false"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec:
+  policyName: p
+  validationActions: [Deny]
+  paramRef: {name: absent, parameterNotFoundAction: Allow}
+"""
+    result = admit(
+        AdmissionRequestInput("CREATE", POD), _documents(text, NAMESPACE), kubernetes_version="1.34"
+    )
+    assert result.allowed
+    assert result.to_json()["evaluations"] == [
+        {
+            "policy": "p",
+            "binding": "b",
+            "param": None,
+            "matched": False,
+            "whyNot": "no params found (parameterNotFoundAction: Allow)",
+            "expressions": [],
+        }
+    ]
+
+
+ADD_OWNER = """
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata: {name: m}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: "[JSONPatch{op: 'add', path: '/metadata/labels/owner', value: 'platform'}]"
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: m-b}
+spec: {policyName: m}
+"""
+
+
+def test_explain_carries_a_json_patch_s_operations() -> None:
+    """mutating/patch/json_patch.go `ApplyPatch`: a JSONPatch mutation's patch is its list of
+    operations; `--explain` shows them as the step's patch, beside the object after it."""
+    from vap_lsp.admission.engine import prepare
+
+    prepared = prepare(_documents(ADD_OWNER), "1.34")
+    result = prepared.admit(AdmissionRequestInput("CREATE", POD), explain=True)
+    [step] = result.evaluations[0].mutations
+    assert step.patch == [{"op": "add", "path": "/metadata/labels/owner", "value": "platform"}]
+    assert step.changed and step.object is not None
+    assert step.object["metadata"]["labels"] == {"app": "web", "owner": "platform"}
+
+
+def test_the_patch_diff_does_not_depend_on_the_order_keys_were_written_in() -> None:
+    """A JSON object has no key order (Go's encoding/json writes a map's keys sorted): the diff
+    prints both objects with sorted keys, so it shows what the mutation changed and nothing
+    of how the YAML was laid out."""
+    expected = (
+        "--- original\n+++ patched\n@@ -3,6 +3,7 @@\n metadata:\n   labels:\n     app: web\n"
+        "+    owner: platform\n   name: web\n   namespace: default\n spec:\n"
+    )
+    reordered = {
+        "spec": POD["spec"],
+        "metadata": {"labels": {"app": "web"}, "namespace": "default", "name": "web"},
+        "kind": "Pod",
+        "apiVersion": "v1",
+    }
+    for obj in (POD, reordered):
+        result = admit(AdmissionRequestInput("CREATE", obj), _documents(ADD_OWNER), kubernetes_version="1.34")
+        assert result.patch_diff == expected
+
+
+def test_an_update_keeps_the_stored_pod_s_priority() -> None:
+    """plugin/pkg/admission/priority/admission.go `admitPod`: on UPDATE, a pod that leaves out
+    `spec.priority` and `spec.preemptionPolicy` gets the old (stored) pod's, which the plugin set
+    when the pod was created (0 and PreemptLowerPriority: no PriorityClass is the default)."""
+    old = copy.deepcopy(POD)
+    _holds(
+        "object.spec.priority == 0 && object.spec.preemptionPolicy == 'PreemptLowerPriority'",
+        AdmissionRequestInput("UPDATE", copy.deepcopy(POD), old),
+    )
+    high = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "high"},
+        "value": 7,
+    }
+    old["spec"].update(priorityClassName="high", priority=7)
+    new = copy.deepcopy(POD)
+    new["spec"]["priorityClassName"] = "high"
+    _holds("object.spec.priority == 7", AdmissionRequestInput("UPDATE", new, old), high)
+
+
+NAMESPACE_SELECTED = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    namespaceSelector: {matchLabels: {env: prod}}
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods", "namespaces"]}
+  validations:
+  - {expression: "false", message: denied}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: p, validationActions: [Deny]}
+"""
+
+
+def _namespace(labels: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team", "labels": labels}}
+
+
+def test_the_namespace_selector_reads_the_labels_of_the_request_s_namespace() -> None:
+    """predicates/namespace/matcher.go `GetNamespaceLabels`: a Pod's namespace's labels come from
+    the stored Namespace (the lister); a Namespace's own create or update is matched by the labels
+    it is written with (the lister does not have them yet), its delete by the stored ones."""
+    pod = {**POD, "metadata": {"name": "web", "namespace": "team"}}
+    stored_dev, prod = _namespace({"env": "dev"}), _namespace({"env": "prod"})
+    cases = [
+        # (request, the stored Namespace "team", whether the policy matches and denies)
+        (AdmissionRequestInput("CREATE", pod), prod, True),
+        (AdmissionRequestInput("CREATE", pod), stored_dev, False),
+        (AdmissionRequestInput("CREATE", prod), stored_dev, True),
+        (AdmissionRequestInput("UPDATE", prod, stored_dev), stored_dev, True),
+        (AdmissionRequestInput("UPDATE", stored_dev, prod), prod, False),
+        (AdmissionRequestInput("DELETE", None, prod), prod, True),
+        (AdmissionRequestInput("DELETE", None, stored_dev), stored_dev, False),
+    ]
+    for request, stored, denied in cases:
+        result = admit(request, _documents(NAMESPACE_SELECTED, stored), kubernetes_version="1.34")
+        assert result.allowed is not denied, (request.operation, request.object, stored)
+
+
+WIDGETS = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer, default: 1}}}
+  - name: v2
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer, default: 2}}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: at-v1}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [example.com], apiVersions: [v1], operations: ["*"], resources: [widgets]}
+  validations:
+  - {expression: "object.apiVersion == 'example.com/v1' && object.spec.size == 1", message: at-v1}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: at-v2}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [example.com], apiVersions: [v2], operations: ["*"], resources: [widgets]}
+  validations:
+  - {expression: "object.apiVersion == 'example.com/v2' && object.spec.size == 1", message: at-v2}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: at-v1}
+spec: {policyName: at-v1, validationActions: [Deny]}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: at-v2}
+spec: {policyName: at-v2, validationActions: [Deny]}
+"""
+
+
+def test_a_custom_resource_is_defaulted_at_its_version_then_converted_for_another() -> None:
+    """A Widget written at v1 is decoded with v1's schema (default size 1, not v2's 2:
+    apiextensions-apiserver customresource_handler.go, the served version's structural
+    defaults). A rule for v2 matches it too (matchPolicy Equivalent), and that policy sees it
+    converted (admission/conversion.go `NewVersionedAttributes`): a CRD's `None` conversion
+    (conversion/nop_converter.go `Convert`) changes the apiVersion and nothing else."""
+    widget = {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {},
+    }
+    result = admit(
+        AdmissionRequestInput("CREATE", widget), _documents(WIDGETS, NAMESPACE), kubernetes_version="1.34"
+    )
+    assert [(e.policy, e.matched) for e in result.evaluations] == [("at-v1", True), ("at-v2", True)]
+    assert result.allowed, [d.message for d in result.denials]
+    assert result.evaluated is not None and result.evaluated["spec"] == {"size": 1}
