@@ -564,7 +564,10 @@ spec:
   matchConstraints:
     namespaceSelector: {matchLabels: {env: prod}}
     resourceRules:
-    - {apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods", "namespaces"]}
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["*"]
+      resources: ["pods", "namespaces", "namespaces/status", "namespaces/finalize"]
   validations:
   - {expression: "false", message: denied}
 ---
@@ -582,7 +585,8 @@ def _namespace(labels: dict[str, str]) -> dict[str, Any]:
 def test_the_namespace_selector_reads_the_labels_of_the_request_s_namespace() -> None:
     """predicates/namespace/matcher.go `GetNamespaceLabels`: a Pod's namespace's labels come from
     the stored Namespace (the lister); a Namespace's own create or update is matched by the labels
-    it is written with (the lister does not have them yet), its delete by the stored ones."""
+    it is written with (the lister does not have them yet), its delete and the updates of its
+    subresources (status, finalize) by the stored ones."""
     pod = {**POD, "metadata": {"name": "web", "namespace": "team"}}
     stored_dev, prod = _namespace({"env": "dev"}), _namespace({"env": "prod"})
     cases = [
@@ -592,6 +596,9 @@ def test_the_namespace_selector_reads_the_labels_of_the_request_s_namespace() ->
         (AdmissionRequestInput("CREATE", prod), stored_dev, True),
         (AdmissionRequestInput("UPDATE", prod, stored_dev), stored_dev, True),
         (AdmissionRequestInput("UPDATE", stored_dev, prod), prod, False),
+        # a subresource's update: the stored labels, whatever the object is written with
+        (AdmissionRequestInput("UPDATE", prod, stored_dev, sub_resource="status"), stored_dev, False),
+        (AdmissionRequestInput("UPDATE", stored_dev, prod, sub_resource="finalize"), prod, True),
         (AdmissionRequestInput("DELETE", None, prod), prod, True),
         (AdmissionRequestInput("DELETE", None, stored_dev), stored_dev, False),
     ]

@@ -483,7 +483,11 @@ def request_context(request: AdmissionRequestInput, prepared: PreparedInputs) ->
         namespace = ""
     ns_object: dict[str, Any] | None = None
     ns_labels: Mapping[str, Any] | None = None
-    if is_namespace_kind and request.operation in ("CREATE", "UPDATE") and request.object is not None:
+    # predicates/namespace/matcher.go `GetNamespaceLabels`: a Namespace's own create or update
+    # is matched by the labels it is written with; a delete, or a request for a subresource
+    # (status, finalize), by the stored Namespace's.
+    writes_namespace = request.operation in ("CREATE", "UPDATE") and not request.sub_resource
+    if is_namespace_kind and writes_namespace and request.object is not None:
         ns_labels = _meta(request.object).get("labels") or {}
     elif namespace:
         ns_labels = prepared.namespace_object(namespace)["metadata"]["labels"]
