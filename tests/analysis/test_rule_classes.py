@@ -232,13 +232,15 @@ def test_equivalent_resources() -> None:
     assert equivalent_resources(schema, "apps", "v1", "deployments", "Scale", "nope") == []
 
 
-def test_quantity_is_a_string_to_the_type_checker() -> None:
-    """Built-in Quantity fields are strings (compiled Go OpenAPI), not OpenAPI v3's `oneOf`."""
+def test_quantity_is_untyped_to_the_type_checker() -> None:
+    """Built-in Quantity fields have no type (`oneOf: [string, number]` in the compiled Go OpenAPI
+    the server types built-in kinds from): left out of the type, recorded as untyped."""
     pod = object_type("1.35", GVK("", "v1", "Pod"))
     assert pod is not None
     containers = _field(_field(pod, "spec"), "containers")
-    limits = _field(_field(containers.elem_type, "resources"), "limits")  # type: ignore[arg-type]
-    assert str(limits.elem_type) == "string"
+    resources = _field(containers.elem_type, "resources")
+    assert "limits" not in resources.fields and "claims" in resources.fields
+    assert {"limits", "requests"} <= resources.untyped_fields
 
 
 def _field(t: Any, name: str) -> Any:
@@ -299,10 +301,15 @@ def test_operations_reaching_a_kind_of_the_wrong_scope() -> None:
     assert operations_reaching(namespaced, ops, kind, None) == {"CREATE", "UPDATE"}
 
 
-def test_a_quantity_resolves_to_a_string_with_its_description() -> None:
+def test_a_quantity_resolves_to_a_string_with_its_description_for_sizes_only() -> None:
     from vap_lsp.analysis.model.matching import _resolver
 
-    resolve = _resolver(get_schema_set("1.35"))
     ref = "io.k8s.apimachinery.pkg.api.resource.Quantity"
-    assert resolve({"$ref": ref}) == {"type": "string", "description": ""}
-    assert resolve({"$ref": ref, "description": "limit"}) == {"type": "string", "description": "limit"}
+    sizes = _resolver(get_schema_set("1.35"), quantity_as_string=True)
+    assert sizes({"$ref": ref}) == {"type": "string", "description": ""}
+    assert sizes({"$ref": ref, "description": "limit"}) == {"type": "string", "description": "limit"}
+    types = _resolver(get_schema_set("1.35"))
+    assert "type" not in types({"$ref": ref}) and types({"$ref": ref})["oneOf"] == [
+        {"type": "string"},
+        {"type": "number"},
+    ]
