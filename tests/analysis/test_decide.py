@@ -160,6 +160,23 @@ def test_a_shadowed_root_is_not_the_root() -> None:
     assert _decide("[{'spec': {}}].all(object, has(object.spec.hostNetwork))", facts) is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a comprehension variable named `request` is that variable: its `kind` is the map's
+        "[{'kind': {'kind': 'Secret'}}].all(request, request.kind.kind == 'Pod')",
+        "[{'resource': {'group': 'x'}}].all(request, request.resource.group == '')",
+        # `kind.kind` / `resource.group` of another root or variable is not the request's
+        "[{'kind': {'kind': 'Secret'}}].all(r, r.kind.kind == 'Pod')",
+        "params.kind.kind == 'Pod'",
+        "object.resource.version == 'v1'",
+    ],
+)
+def test_only_the_request_has_the_request_kind(text: str) -> None:
+    """`request.kind.kind` and `request.resource.group` are facts of the request only."""
+    assert _decide(text, _facts("CREATE")) in (False, None)
+
+
 def test_variables_carry_facts() -> None:
     variables = {
         "isCreate": "request.operation == 'CREATE'",
@@ -173,6 +190,70 @@ def test_variables_carry_facts() -> None:
     # a variable cycle decides nothing
     cycle = {"a": "variables.b", "b": "variables.a"}
     assert _decide("variables.a", _facts("CREATE"), cycle) is None
+
+
+def test_decide_is_for_the_kinds_type_by_default() -> None:
+    """Left unsaid, `for_kind` is the kind's type (what `PolicyContext` asks of a kind-dispatching
+    variable and of a matchCondition): a CONNECT's requests, whose `object` is the options, are
+    left out beside other operations."""
+    ast = _parse("object.kind == 'Pod'").ast
+    assert ast is not None
+    assert decide(ast, _facts("CREATE,CONNECT"), {}) is True
+    assert decide(ast, _facts("CREATE,CONNECT"), {}, for_kind=False) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # `object.?kind` on a Pod is `optional.of('Pod')` (cel-go's optional select, `.?`)
+        ("object.?kind.hasValue()", True),
+        ("!object.?kind.hasValue()", False),
+        ("object.?kind.value() == 'Pod'", True),
+        ("object.?kind.orValue('') == 'Deployment'", False),
+        ("object.?apiVersion.orValue('') == 'v1'", True),
+        # labels may be absent: nothing decided
+        ("object.?metadata.?labels.hasValue()", None),
+    ],
+)
+def test_optionals(text: str, expected: bool | None) -> None:
+    assert _decide(text, _facts("CREATE")) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("request.operation.startsWith('CRE')", True),
+        ("request.operation.startsWith('UPD')", False),
+        ("request.operation.endsWith('ATE')", True),
+        ("request.operation.endsWith('CRE')", False),
+        ("request.operation.contains('EAT')", True),
+        ("request.operation.contains('DEL')", False),
+        ("object.apiVersion.startsWith('v')", True),
+        # an unknown receiver or argument decides nothing (and the other side of `||` still does)
+        ("object.metadata.name.startsWith('kube-')", None),
+        ("request.operation.startsWith(object.metadata.name)", None),
+        ("object.metadata.name.contains('x') || request.operation == 'CREATE'", True),
+        ("request.operation.endsWith(object.metadata.name) && request.operation == 'UPDATE'", False),
+    ],
+)
+def test_string_tests(text: str, expected: bool | None) -> None:
+    """`startsWith`, `endsWith` and `contains` of two known strings (cel-go `strings` overloads)."""
+    assert _decide(text, _facts("CREATE")) is expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # CREATE matches the pattern (RE2, unanchored search as cel-go's `matches`) ...
+        "request.operation.matches('^C.*E$')",
+        # ... and its `E` is at index 2 (`indexOf`, Kubernetes' strings library)
+        "request.operation.indexOf('E') == 2",
+    ],
+)
+def test_other_string_functions_are_never_decided_false(text: str) -> None:
+    """Only the three string tests above are evaluated: another function of one string argument
+    is not a substring test (true, or not decided; never false)."""
+    assert _decide(text, _facts("CREATE")) in (True, None)
 
 
 def test_logic() -> None:
