@@ -246,6 +246,34 @@ def test_a_kind_dispatching_variable_has_no_finding_for_any_kind() -> None:
     ]
 
 
+def test_a_kind_dispatching_variable_is_typed_for_the_kind_on_delete_too() -> None:
+    """Matched on DELETE as well, `object` is null there: the variable's conditions fail (the
+    `object.kind` read) before deciding anything, so the requests that can type it as the kind
+    are CREATE and UPDATE (`narrowing.decide`'s default, the kind's type) and the variable is
+    still typed per kind: the typo stays reported."""
+    head = WORKLOADS.replace('["CREATE", "UPDATE"]', '["CREATE", "UPDATE", "DELETE"]')
+    assert _findings(
+        """\
+        variables:
+          - name: podSpec
+            expression: >-
+              object.kind == 'Pod' ? object.spec
+              : object.kind == 'CronJob' ? object.spec.jobTemplate.spec.template.spec
+              : object.spec.template.spec
+        validations:
+          - expression: "variables.podSpec.hostPIDz == false"
+        """,
+        head,
+    ) == [
+        (
+            "vap-lsp-type-check",
+            "spec.validations[0].expression: undefined field 'hostPIDz' (vap-lsp's own type check through "
+            f"`variables.podSpec`, typed from {POD}; {DEPLOYMENT}; {CRONJOB}; the API server reads object "
+            "types as dyn through variables and does not report this)",
+        )
+    ]
+
+
 # --- what still runs is still reported ---------------------------------------------------------
 
 
@@ -353,6 +381,21 @@ def test_optional_field_hints_only_in_the_branch_that_runs() -> None:
     ]
 
 
+def test_optional_field_guarded_by_a_field_admission_guarantees() -> None:
+    """Where `minReadySeconds` is absent, `has(object.spec.minReadySeconds)` is false and, for a
+    Deployment, `!has(object.spec.template)` is false too (`template` is required in apps/v1
+    DeploymentSpec: always there at admission, `analysis.guarantees`): the read never runs
+    absent, so no hint. Pods and CronJobs have no such field (a type error, not this hint)."""
+    e = "(has(object.spec.minReadySeconds) || !has(object.spec.template)) && object.spec.minReadySeconds > 0"
+    assert _findings(_one(e), codes=("optional-field",)) == []
+    # Without the guaranteed field in the guard the read can run absent.
+    e = "(has(object.spec.minReadySeconds) || has(object.spec.paused)) && object.spec.minReadySeconds > 0"
+    assert [m for _, m in _findings(_one(e), codes=("optional-field",))] == [
+        f"{V0}: object.spec.minReadySeconds is optional in the schema; without has() or `.?` the expression "
+        "fails when it is absent"
+    ]
+
+
 def test_the_guarded_code_can_be_regraded_like_any_other() -> None:
     text = WORKLOADS + textwrap.indent(
         textwrap.dedent("""\
@@ -428,6 +471,21 @@ def test_has_of_a_field_always_present_at_admission_is_true() -> None:
     assert [m for code, m in found if "'containers'" in m] == [
         _warning(V0, f"{DEPLOYMENT}; {CRONJOB}", _col(e, ".containers"), "undefined field 'containers'")[1]
     ]
+
+
+def test_has_of_a_field_always_present_on_the_old_object_is_true_on_update() -> None:
+    """The same guard on `oldObject`, matched on UPDATE and DELETE only: `oldObject` is the
+    stored object in every request (`activation.go`), whose required `spec.template` is there,
+    so for a Deployment the Pod branch cannot run."""
+    head = WORKLOADS.replace('["CREATE", "UPDATE"]', '["UPDATE", "DELETE"]')
+    e = "!has(oldObject.spec.template) && oldObject.spec.containers.all(c, c.name != '')"
+    assert [f for f in _findings(_one(e), head) if "'containers'" in f[1]] == [
+        _guarded(
+            V0, DEPLOYMENT, _col(e, ".containers"), "undefined field 'containers'",
+            "!has(oldObject.spec.template) && …",
+        ),
+        _warning(V0, CRONJOB, _col(e, ".containers"), "undefined field 'containers'"),
+    ]  # fmt: skip
 
 
 # --- a kind test on a root that can be null ------------------------------------------------------
