@@ -67,7 +67,8 @@ MODULES: dict[str, list[str]] = {
         "tests/defaulting/test_zero_values.py",
     ],
     # The rest of the package: the walk, the conversion round trip, CRDs, the registry's fill-ins,
-    # a Service's allocations, the built-in required fields.
+    # a Service's allocations, the built-in required fields (the upstream file holds the
+    # conversion tables, conversion_test.go; builtin_validation the Job selector and rejections).
     "vap_lsp/defaulting/": [
         "tests/defaulting/test_builtin_defaults.py",
         "tests/defaulting/test_compiled_walk.py",
@@ -76,6 +77,9 @@ MODULES: dict[str, list[str]] = {
         "tests/defaulting/test_gated_defaults.py",
         "tests/admission/test_admission_defaulting.py",
         "tests/admission/test_service_allocation.py",
+        "tests/admission/test_admission_builtin_validation.py",
+        "tests/defaulting/test_admission_plugins_upstream.py",
+        "tests/defaulting/test_registry_boundaries.py",
     ],
     "vap_lsp/policy/rules.py": [
         "tests/policy/test_policy_rules.py",

@@ -78,18 +78,23 @@ def tracks_generation(group: str, kind: str, kubernetes_minor: int, *, custom: b
     return since is not None and kubernetes_minor >= since
 
 
+_WIPED_ON_CREATE = ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink")
+"""`rest.WipeObjectMetaSystemFields` on create (uid and creationTimestamp are filled in again)."""
+
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
 
 
 def before_mutating(obj: JsonDict, namespace: str, namespaced: bool) -> None:
-    """The request's namespace on the object (step 1 above), in place."""
+    """The request's namespace on the object (step 1 above), in place: a cluster-scoped object's
+    request has no namespace, so whatever namespace the object names is cleared
+    (`EnsureObjectNamespaceMatchesRequestNamespace`, apiserver pkg/registry/rest/meta.go)."""
     meta = child_map(obj, "metadata")
     if meta is None:
         return
     if namespaced and namespace and not meta.get("namespace"):
         meta["namespace"] = namespace
-    elif not namespaced and meta.get("namespace") == "":
-        del meta["namespace"]
+    elif not namespaced:
+        meta.pop("namespace", None)
 
 
 def _digest(obj: JsonDict) -> bytes:
@@ -121,17 +126,34 @@ def _dict(v: object) -> JsonDict:
     return v if isinstance(v, dict) else {}
 
 
-def _qos_class(spec: JsonDict) -> str:
-    """qos.GetPodQOS over cpu and memory of every container and init container."""
+_QOS_RESOURCES = ("cpu", "memory")
+
+
+def _qos_class(spec: JsonDict, kubernetes_minor: int) -> str:
+    """qos.GetPodQOS (`pkg/apis/core/helper/qos/qos.go`) over cpu and memory: of the pod-level
+    `resources` when PodLevelResources (beta, on by default since 1.34) makes them decide —
+    whenever set up to 1.36, from 1.37 (PodLevelResourcesFixKubeletQOSClass) only when they name
+    a pod-level resource (`helper.IsPodLevelResourcesSet`) — else of every container and init
+    container."""
+    pod_level = spec.get("resources")
+    if kubernetes_minor >= 34 and isinstance(pod_level, dict):
+        named = [k for part in ("requests", "limits") for k in _dict(pod_level.get(part))]
+        if kubernetes_minor < 37 or any(k in _QOS_RESOURCES or k.startswith("hugepages-") for k in named):
+            return _requirements_qos([pod_level])
     containers: list[JsonDict] = []
     for key in ("containers", "initContainers"):
         listed = spec.get(key)
         containers += [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
+    return _requirements_qos([_dict(c.get("resources")) for c in containers])
+
+
+def _requirements_qos(requirements: list[JsonDict]) -> str:
+    """BestEffort when no cpu or memory is requested or limited above zero, Guaranteed when each
+    of them is limited and requested at that limit, else Burstable."""
     guaranteed, any_set = True, False
-    for c in containers:
-        res = _dict(c.get("resources"))
+    for res in requirements:
         requests, limits = _dict(res.get("requests")), _dict(res.get("limits"))
-        for r in ("cpu", "memory"):
+        for r in _QOS_RESOURCES:
             req, lim = requests.get(r), limits.get(r)
             if req not in (None, "0", 0) or lim not in (None, "0", 0):
                 any_set = True
@@ -192,7 +214,9 @@ def before_validating(
         stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
         meta["creationTimestamp"] = stamp
         meta["uid"] = str(uuid.UUID(bytes=seed[:16], version=4))
-        meta.pop("deletionTimestamp", None)
+        # rest.WipeObjectMetaSystemFields (handlers/create.go): what a client wrote there is gone.
+        for key in _WIPED_ON_CREATE:
+            meta.pop(key, None)
         prefix = meta.get("generateName")
         if isinstance(prefix, str) and prefix and not meta.get("name"):
             meta["name"] = generated_name(prefix, seed[16:])
@@ -206,7 +230,7 @@ def before_validating(
             meta["generation"] = 1
         spec = obj.get("spec")
         if (group, kind) == ("", "Pod") and isinstance(spec, dict):
-            obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec)}
+            obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec, kubernetes_minor)}
         if builtin and (group, kind) == ("apps", "DaemonSet"):
             current = template_generation(obj)
             if current is not None:
