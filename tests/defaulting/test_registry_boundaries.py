@@ -18,8 +18,9 @@ import yaml
 
 from vap_lsp.admission.api import AdmissionRequestInput, PolicyInputs, admit
 from vap_lsp.defaulting import default_object
-from vap_lsp.defaulting.builtin import _DEFAULTERS, default_builtin
+from vap_lsp.defaulting.builtin import _DEFAULTERS, ITEM, default_builtin
 from vap_lsp.defaulting.server import status_update
+from vap_lsp.defaulting.validation import required_field
 
 POLICY = """
 apiVersion: admissionregistration.k8s.io/v1
@@ -73,6 +74,8 @@ _C = "{name: c, image: i, resources: RES}"
         # req == lim != 0 for cpu, zero for memory: a mismatch of classes is Burstable.
         pytest.param("{limits: {cpu: '1'}}", "Burstable", id="cpu limited, memory not: Burstable"),
         pytest.param("{limits: {cpu: '1', memory: 1Gi}}", "Guaranteed", id="both limited: Guaranteed"),
+        # cpu Guaranteed, memory limited at zero (BestEffort): a mismatch, Burstable.
+        pytest.param("{limits: {cpu: '1', memory: '0'}}", "Burstable", id="a zero memory limit: Burstable"),
     ],
 )
 def test_the_qos_class_of_one_container(resources: str, qos: str) -> None:
@@ -156,6 +159,42 @@ def test_a_namespace_without_spec_gets_the_kubernetes_finalizer(namespace: str) 
     result = _admit(f"{{apiVersion: v1, kind: Namespace, metadata: {namespace}}}")
     assert result.evaluated["spec"] == {"finalizers": ["kubernetes"]}
     assert result.evaluated["status"] == {"phase": "Active"}
+
+
+@pytest.mark.parametrize(
+    ("finalizers", "expected"),
+    [(["kubernetes"], ["kubernetes"]), (["example.com/x"], ["example.com/x", "kubernetes"])],
+)
+def test_a_namespace_has_the_kubernetes_finalizer_once(finalizers: list[str], expected: list[str]) -> None:
+    """namespaceStrategy.PrepareForCreate: appended only when `hasKubeFinalizer` is false."""
+    ns = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "n"},
+        "spec": {"finalizers": finalizers},
+    }
+    assert _admit(ns).evaluated["spec"]["finalizers"] == expected
+
+
+def test_a_status_written_on_create_is_reset() -> None:
+    """deploymentStrategy.PrepareForCreate (pkg/registry/apps/deployment/strategy.go):
+    `deployment.Status = apps.DeploymentStatus{}`, read back as an empty `status`."""
+    deployment = (
+        "{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: n},"
+        " spec: {selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}},"
+        " spec: {containers: [{name: c, image: i}]}}}, status: {replicas: 5, readyReplicas: 5}}"
+    )
+    assert _admit(deployment).evaluated["status"] == {}
+
+
+def test_the_validation_rows_name_the_go_function_hover_cites() -> None:
+    """Hover's and optional-field's reason "required by the server's validation (<function>)"
+    (tests/analysis/test_guarantees_validation.py) reads the row of the field:
+    `validateContainerCommon` requires a container's image (pkg/apis/core/validation)."""
+    row = required_field(("", "v1", "Pod"), ("spec", "containers", ITEM, "image"))
+    assert row is not None and row.function == "validateContainerCommon"
+    row = required_field(("", "v1", "ReplicationController"), ("spec", "template"))
+    assert row is not None and row.function == "ValidatePodTemplateSpecForRC"
 
 
 def test_empty_omitempty_fields_of_nested_objects_are_gone() -> None:
