@@ -322,6 +322,57 @@ spec: {policyName: m}
     assert result.patched is not None and result.patched["metadata"]["labels"] == {"named": "later"}
 
 
+def test_mutating_admission_sees_a_create_without_the_system_fields_a_client_wrote() -> None:
+    """handlers/create.go calls `rest.WipeObjectMetaSystemFields` before admission: uid,
+    creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds and selfLink are gone when
+    mutating admission runs (an update keeps them: `rest.BeforeUpdate` takes uid and
+    creationTimestamp from the stored object)."""
+    text = """
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata: {name: m}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"]}
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >-
+        Object{metadata: Object.metadata{labels: {'seen': [
+          has(object.metadata.uid), has(object.metadata.creationTimestamp),
+          has(object.metadata.deletionTimestamp), has(object.metadata.deletionGracePeriodSeconds),
+          has(object.metadata.selfLink)].exists(x, x) ? 'some' : 'none'}}}
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: m-b}
+spec: {policyName: m}
+"""
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "web",
+            "namespace": "default",
+            "uid": "11111111-1111-1111-1111-111111111111",
+            "creationTimestamp": "2020-01-01T00:00:00Z",
+            "deletionTimestamp": "2020-01-02T00:00:00Z",
+            "deletionGracePeriodSeconds": 30,
+            "selfLink": "/api/v1/namespaces/default/pods/web",
+        },
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+    }
+    for operation, seen in (("CREATE", "none"), ("UPDATE", "some")):
+        request = AdmissionRequestInput(operation, pod, pod if operation == "UPDATE" else None)
+        result = admit(request, PolicyInputs.from_objects(docs), kubernetes_version="1.34")
+        assert result.patched is not None, operation
+        assert result.patched["metadata"]["labels"] == {"seen": seen}, operation
+        if operation == "CREATE":  # the mutated object, before Store.Create fills uid in anew
+            assert "uid" not in result.patched["metadata"]
+
+
 def test_a_rejection_by_a_builtin_plugin_is_the_whole_result() -> None:
     """serviceaccount/admission.go rejects a mirror pod naming a service account before any
     policy runs: one Forbidden denial, nothing evaluated, no patch, no warnings."""

@@ -1438,7 +1438,7 @@ def _before_mutating_admission(
     writes = request.operation in ("CREATE", "UPDATE") and not request.sub_resource
     if not isinstance(request.object, dict) or not writes:
         return PluginOutcome()
-    before_mutating(request.object, namespace, ctx.namespaced)
+    before_mutating(request.object, namespace, ctx.namespaced, create=request.operation == "CREATE")
     if not prepared.builtin_admission:
         return PluginOutcome()
     return admission_plugins(

@@ -5,7 +5,9 @@ The order (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`, `upd
 
 1. decode and default (`vap_lsp.defaulting.default_object`); the request's namespace is set on
    a namespaced object without one (`rest.EnsureObjectNamespaceMatchesRequestNamespace`), a
-   cluster-scoped object loses its namespace: `before_mutating`;
+   cluster-scoped object loses its namespace, and a create's object loses the system fields a
+   client wrote (`rest.WipeObjectMetaSystemFields`: uid, creationTimestamp, deletion fields,
+   selfLink): `before_mutating`;
 2. mutating admission: kube-apiserver's default-enabled plugins (`vap_lsp.defaulting.plugins`),
    then MutatingAdmissionPolicies and webhooks; a mutated object is defaulted again;
 3. `Store.Create`: `FillObjectMetaSystemFields` (uid, creationTimestamp), the name from
@@ -80,17 +82,25 @@ def tracks_generation(group: str, kind: str, kubernetes_minor: int, *, custom: b
 
 _WIPED_ON_CREATE = ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink")
 """`rest.WipeObjectMetaSystemFields` on create (uid and creationTimestamp are filled in again)."""
+_WIPED_BEFORE_ADMISSION = ("creationTimestamp", "uid", *_WIPED_ON_CREATE)
+"""All that `rest.WipeObjectMetaSystemFields` clears: a create's object reaches mutating admission
+without them."""
 
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
 
 
-def before_mutating(obj: JsonDict, namespace: str, namespaced: bool) -> None:
+def before_mutating(obj: JsonDict, namespace: str, namespaced: bool, *, create: bool = False) -> None:
     """The request's namespace on the object (step 1 above), in place: a cluster-scoped object's
     request has no namespace, so whatever namespace the object names is cleared
-    (`EnsureObjectNamespaceMatchesRequestNamespace`, apiserver pkg/registry/rest/meta.go)."""
+    (`EnsureObjectNamespaceMatchesRequestNamespace`, apiserver pkg/registry/rest/meta.go). On
+    `create` the system fields a client wrote are gone before mutating admission sees the object
+    (`rest.WipeObjectMetaSystemFields`, called by handlers/create.go before admission)."""
     meta = child_map(obj, "metadata")
     if meta is None:
         return
+    if create:
+        for key in _WIPED_BEFORE_ADMISSION:
+            meta.pop(key, None)
     if namespaced and namespace and not meta.get("namespace"):
         meta["namespace"] = namespace
     elif not namespaced:
