@@ -234,6 +234,29 @@ class ParsedExpr:
     positions: dict[int, int] = field(default_factory=dict)
     _at_location: dict[int, list[Expr]] | None = field(default=None, repr=False)
     _parents: dict[int, Expr] | None = field(default=None, repr=False)
+    _identifiers: frozenset[str] | None = field(default=None, repr=False)
+    _selections: dict[str, dict[str, list[Select]]] = field(default_factory=dict, repr=False)
+
+    def selections(self, root: str) -> dict[str, list[Select]]:
+        """The field selections of the identifier `root` (`variables.<name>`) by field name, in
+        walk order, found once per root (each variable's readers are asked for it per view)."""
+        found = self._selections.get(root)
+        if found is None:
+            found = {}
+            for n in self.walk():
+                if isinstance(n, Select) and isinstance(n.operand, Ident) and n.operand.name == root:
+                    found.setdefault(n.field, []).append(n)
+            self._selections[root] = found
+        return found
+
+    def identifiers(self) -> frozenset[str]:
+        """The names of the identifiers the expression reads (iteration variables included),
+        found on first use: narrowing asks it for every class of requests of every view."""
+        found = self._identifiers
+        if found is None:
+            found = frozenset(n.name for n in self.walk() if isinstance(n, Ident))
+            self._identifiers = found
+        return found
 
     def location(self, node: Node) -> int:
         """Offset at which cel-go would report an issue about ``node``."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import re
 import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -167,6 +168,9 @@ class View:
     variables: list[tuple[ExpressionSite, str, Type | None]] = field(default_factory=list)
     """Each named variable's site, name and inferred type in this view (None: does not compile)."""
     _cache: _SiteCache = field(default_factory=_SiteCache)
+    _declared: list[tuple[int, str, Type]] = field(default_factory=list)
+    """`variables` as declared to the expressions after them (index, name, `declared` type),
+    converted once each."""
 
     def _narrowing_key(self, site: ExpressionSite) -> SiteKey:
         """A variable's narrowing depends on where the other expressions read it (`_unread`):
@@ -186,13 +190,14 @@ class View:
     def environment(self, site: ExpressionSite) -> Environment:
         """The environment of `site` (a variable sees the earlier variables, others all)."""
         pt = self.context
+        declared = self._declared
+        for s, name, t in self.variables[len(declared) :]:
+            declared.append((variable_index(s), name, self.declared(t)))
         if site.kind is ExpressionKind.VARIABLE:
             index = variable_index(site)
-            visible: tuple[tuple[str, Type], ...] | None = tuple(
-                (name, self.declared(t)) for s, name, t in self.variables if variable_index(s) < index
-            )
+            visible: tuple[tuple[str, Type], ...] | None = tuple((n, t) for i, n, t in declared if i < index)
         elif pt.has_variables:
-            visible = tuple((name, self.declared(t)) for _, name, t in self.variables)
+            visible = tuple((n, t) for _, n, t in declared)
         else:
             visible = None
         return _environment(
@@ -293,23 +298,20 @@ class View:
         if name is None or sum(1 for s in sites if s.kind is ExpressionKind.VARIABLE and s.name == name) > 1:
             return None
         first: Guard | None = None
-        for reader in sites:
-            if reader is site or f"variables.{name}" not in reader.text:
+        for reader in self.context.variable_readers().get(name, ()):
+            if reader is site:
                 continue
             if reader.kind is ExpressionKind.VARIABLE and variable_index(reader) < variable_index(site):
                 continue
-            result, reach = self.result(reader), self.reachability(reader)
-            for node in result.parsed.walk():
-                if (
-                    isinstance(node, Select)
-                    and node.field == name
-                    and isinstance(node.operand, Ident)
-                    and node.operand.name == "variables"
-                ):
-                    guard = reach.guard_of(node)
-                    if guard is None:
-                        return None
-                    first = first or guard
+            nodes = self.result(reader).parsed.selections("variables").get(name)
+            if not nodes:
+                continue
+            reach = self.reachability(reader)
+            for node in nodes:
+                guard = reach.guard_of(node)
+                if guard is None:
+                    return None
+                first = first or guard
         if first is None:
             return None
         return Guard(first.condition, f"{first.text}, where variables.{name} is read")
@@ -324,6 +326,10 @@ class View:
         variables = [s for s in self.context.sites if s.kind is ExpressionKind.VARIABLE]
         others = [s for s in self.context.sites if s.kind is not ExpressionKind.VARIABLE]
         return [(s, self.result(s)) for s in variables + others]
+
+
+_VARIABLE_READ = re.compile(r"\bvariables\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+"""`variables.<name>` in an expression's text (CEL allows spaces around the dot)."""
 
 
 def _same_shape(a: Type, b: Type) -> bool:
@@ -875,6 +881,18 @@ class PolicyContext:
         return (
             "the spec.matchResources of every binding of the policy (no request of this kind gets past them)"
         )
+
+    def variable_readers(self) -> dict[str, list[ExpressionSite]]:
+        """The sites whose text reads `variables.<name>`, by name (a text search, once per policy:
+        what a variable's lazy evaluation asks of every other site in every view)."""
+        return self.derived("variable-readers", self._variable_readers)
+
+    def _variable_readers(self) -> dict[str, list[ExpressionSite]]:
+        readers: dict[str, list[ExpressionSite]] = {}
+        for site in self.sites:
+            for name in dict.fromkeys(_VARIABLE_READ.findall(site.text)):
+                readers.setdefault(name, []).append(site)
+        return readers
 
     def variable_asts(self, site: ExpressionSite) -> VariableAsts:
         """The parsed expression of each variable `site` may read (by name; a later one wins),

@@ -848,7 +848,8 @@ def _class_guards(
     walker = _Walker(parsed, _Evaluator(facts, variables, type_of, present))
     walker.walk(parsed.ast, {}, None)
     nulls = _null_roots(facts) if for_kind else frozenset()
-    if not nulls:
+    if not nulls or nulls.isdisjoint(parsed.identifiers()):
+        # Only a node reading a null root directly can fail there (`_fails`): none, no extra guard.
         return walker.guards, ""
     optimistic = _Walker(parsed, _Evaluator(facts, variables, type_of, present, optimistic=True))
     optimistic.walk(parsed.ast, {}, None)
