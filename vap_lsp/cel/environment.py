@@ -342,6 +342,11 @@ class Environment:
     # cel-go's container for name resolution; the API server compiles with none (only the
     # cel-spec conformance environment sets one).
     container: str = ""
+    _type_identifiers_found: dict[str, Type | None] = field(
+        default_factory=dict, init=False, compare=False, hash=False, repr=False
+    )
+    """`find_type_identifier`'s answers: the checker asks for every qualified name it resolves
+    (`variables.v1` before selecting `v1`), most of them no type."""
 
     @property
     def minor(self) -> int:
@@ -387,6 +392,14 @@ class Environment:
 
     def find_type_identifier(self, name: str) -> Type | None:
         """An identifier naming a type (`int`, `list`, `Object`…), typed `type(T)`."""
+        memo = self._type_identifiers_found
+        if name in memo:
+            return memo[name]
+        found = self._find_type_identifier(name)
+        memo[name] = found
+        return found
+
+    def _find_type_identifier(self, name: str) -> Type | None:
         found = self.type_identifiers.get(name)
         if found is not None:
             return found

@@ -887,6 +887,15 @@ class PolicyContext:
         what a variable's lazy evaluation asks of every other site in every view)."""
         return self.derived("variable-readers", self._variable_readers)
 
+    def variables_read(self, site: ExpressionSite) -> frozenset[str] | None:
+        """The variables `site`'s text selects (`variables.<name>`); None when it may read one
+        another way (`variables[...]`, `variables` alone), so every visible one counts."""
+        text = site.text
+        names = frozenset(_VARIABLE_READ.findall(text))
+        if text.count("variables") != len(_VARIABLE_READ.findall(text)):
+            return None
+        return names
+
     def _variable_readers(self) -> dict[str, list[ExpressionSite]]:
         readers: dict[str, list[ExpressionSite]] = {}
         for site in self.sites:

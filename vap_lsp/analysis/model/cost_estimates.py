@@ -253,7 +253,10 @@ def _estimate(
     schema = _sizes(context, kind)
     variables: dict[str, Estimate] = {}
     if site.kind is not ExpressionKind.MATCH_CONDITION:
+        read = context.variables_read(site)  # only what the expression selects: not the chain
         for other, name, _ in view.variables:
+            if read is not None and name not in read:
+                continue
             if other is site or (site.kind is ExpressionKind.VARIABLE and _index(other) >= _index(site)):
                 continue
             found = estimate_site(context, other, kind)
