@@ -84,9 +84,10 @@ from vap_lsp.analysis.model.workspace import Read, WorkspaceIndex, recording, re
 from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.ast import Call, Expr, Ident, ParsedExpr, Select
 from vap_lsp.cel.checker import CheckedExpr
-from vap_lsp.cel.compile import CompileIssue, CompileResult, compile_expression
+from vap_lsp.cel.compile import CompileIssue, CompileResult, compile_expression, parse_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, Mode, build_environment, variable_field_type
 from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
+from vap_lsp.golang.strings import trim_space_offset
 from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind
 from vap_lsp.schema.store import get_schema_set
@@ -212,8 +213,34 @@ class View:
         if hit is not None:
             return hit
         checkpoint()  # a newer edit's analysis does not wait for this one's expressions
-        result = compile_expression(site.text, self.environment(site), trim=site.kind in TRIMMED)
+        env = self.environment(site)
+        trim = site.kind in TRIMMED
+        shared = self._kind_free(site, env, trim)
+        if shared is None:
+            result = compile_expression(site.text, env, trim=trim)
+        else:
+            result = self.context.derived(
+                shared, functools.partial(compile_expression, site.text, env, trim=trim)
+            )
         return self._cache.results.setdefault(key, result)
+
+    def _kind_free(self, site: ExpressionSite, env: Environment, trim: bool) -> Hashable | None:
+        """In the type-check views, an expression that names no kind-typed root (`object`,
+        `oldObject`, the kind's type) compiles alike for every kind: its environments differ only
+        in the type of `object`, the variables it sees are declared as the server declares them
+        (object types read as `dyn`), so the kinds share one result (a key for it). None otherwise."""
+        if self.name != "type-check" or self.kind is None or not isinstance(self.object_type, ObjectType):
+            return None
+        text = trim_space_offset(site.text)[0] if trim else site.text
+        names = parse_expression(text, env).identifiers()
+        if "object" in names or "oldObject" in names or self.object_type.name in names:
+            return None
+        visible = tuple(
+            (n, t)
+            for i, n, t in self._declared
+            if site.kind is not ExpressionKind.VARIABLE or i < variable_index(site)
+        )
+        return ("kind-free-compile", _site_key(site), trim, visible, id(self.params_type))
 
     def reachability(self, site: ExpressionSite) -> Reachability:
         """Which nodes of `site`'s compile result in this view can run for the view's kind
