@@ -12,6 +12,7 @@ Insert texts are escaped for the YAML scalar style they land in.
 
 from __future__ import annotations
 
+from vap_lsp.analysis.model.typing import untyped_field_note
 from vap_lsp.cel import types as t
 from vap_lsp.cel.ast import ParsedExpr
 from vap_lsp.cel.compile import parse_expression
@@ -192,9 +193,8 @@ def _member_items(b: _Builder, repaired: Repaired, optional: bool) -> None:
                 "field",
                 0,
                 "untyped (Quantity)",
-                f"In the schema without a type, as every Quantity is: the API server's type checker "
-                f"warns `undefined field '{name}'`, objects at admission have it. Select it from "
-                f"`dyn(...)`: `dyn({qname or 'x'}).{name}`.",
+                f"{untyped_field_note(name)} (the API server warns `undefined field '{name}'`): "
+                f"`dyn({qname or 'x'}).{name}`.",
             )
     if qname is not None:
         for var_name, var_type in env.variables.items():

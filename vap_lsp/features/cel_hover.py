@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from vap_lsp.analysis.model.coverage import typing_note
 from vap_lsp.analysis.model.guarantees import field_guarantee, per_kind_text, type_path
-from vap_lsp.analysis.model.typing import KindTyping
+from vap_lsp.analysis.model.typing import KindTyping, untyped_field_note
 from vap_lsp.cel.ast import Call, Comprehension, Expr, Ident, Literal, Select, StructExpr
 from vap_lsp.cel.types import FieldDecl, ObjectType, Type
 from vap_lsp.features.cel_context import CelContext, cel_context_at, qualified
@@ -145,11 +145,8 @@ def _field_markdown(ctx: CelContext, node: Select) -> str:
         return "\n\n".join(
             [
                 _code(f"{node.field}: untyped (Quantity)"),
-                f"Field of `{owner_type.name}` its schema declares without a type, as every Quantity "
-                f"is (`oneOf: [string, number]`): the API server's type checker leaves it out of "
-                f"`{owner_type.name}` and warns `undefined field '{node.field}'`. Objects at admission "
-                f"have it (a quantity string, or a map of them). Select it from `dyn(...)` to end "
-                f"the warning.",
+                f"Field of `{owner_type.name}`: {untyped_field_note(node.field)} (the API server's "
+                f"type checker warns `undefined field '{node.field}'`; select it from `dyn(...)`).",
             ]
         )
     return _code(f"{node.field}: {type_text(typ)}")

@@ -26,6 +26,7 @@ from vap_lsp.analysis.model.context import SERVER_TYPE_CHECKED, IssueKey, Policy
 from vap_lsp.analysis.model.matching import GVK
 from vap_lsp.analysis.model.narrowing import Guard, written_span
 from vap_lsp.analysis.model.sites import ExpressionSite
+from vap_lsp.analysis.model.typing import untyped_field_note
 from vap_lsp.cancel import checkpoint
 from vap_lsp.cel.ast import Expr, Select
 from vap_lsp.cel.compile import CompileIssue, CompileResult
@@ -98,18 +99,7 @@ def type_check(context: PolicyContext) -> Iterator[Diagnostic]:
             if entry.unguarded:
                 text = f"{site.field}: type checking against {kinds_text(entry.unguarded)}: {position}"
                 untyped = untyped_field(result, issue)
-                related = (
-                    ()
-                    if untyped is None
-                    else (
-                        Related(
-                            span,
-                            f"'{untyped}' is in the schema without a type, as every Quantity is: the "
-                            "type checker cannot see it, objects at admission have it; dyn() around "
-                            "the object it is selected from ends the warning",
-                        ),
-                    )
-                )
+                related = () if untyped is None else (Related(span, untyped_field_note(untyped)),)
                 yield Diagnostic(
                     span, Severity.WARNING, "cel-type-check", text, field=site.field, related=related
                 )

@@ -191,20 +191,22 @@ class View:
     def environment(self, site: ExpressionSite) -> Environment:
         """The environment of `site` (a variable sees the earlier variables, others all)."""
         pt = self.context
+        visible = self._visible(site)
+        return _environment(
+            pt.version, site.kind, pt.has_params, self.object_type, self.params_type, visible, self.mode,
+            self.name == "type-check", self.name == "precise", (id(self.object_type), id(self.params_type)),
+        )  # fmt: skip
+
+    def _visible(self, site: ExpressionSite) -> tuple[tuple[str, Type], ...] | None:
+        """The variables `site` sees, as declared to it (a variable: the earlier ones); None when
+        the policy has none."""
         declared = self._declared
         for s, name, t in self.variables[len(declared) :]:
             declared.append((variable_index(s), name, self.declared(t)))
         if site.kind is ExpressionKind.VARIABLE:
             index = variable_index(site)
-            visible: tuple[tuple[str, Type], ...] | None = tuple((n, t) for i, n, t in declared if i < index)
-        elif pt.has_variables:
-            visible = tuple((n, t) for _, n, t in declared)
-        else:
-            visible = None
-        return _environment(
-            pt.version, site.kind, pt.has_params, self.object_type, self.params_type, visible, self.mode,
-            self.name == "type-check", self.name == "precise", (id(self.object_type), id(self.params_type)),
-        )  # fmt: skip
+            return tuple((n, t) for i, n, t in declared if i < index)
+        return tuple((n, t) for _, n, t in declared) if self.context.has_variables else None
 
     def result(self, site: ExpressionSite) -> CompileResult:
         """The compile result of `site` in this view (cached here and in the compile cache)."""
@@ -235,12 +237,7 @@ class View:
         names = parse_expression(text, env).identifiers()
         if "object" in names or "oldObject" in names or self.object_type.name in names:
             return None
-        visible = tuple(
-            (n, t)
-            for i, n, t in self._declared
-            if site.kind is not ExpressionKind.VARIABLE or i < variable_index(site)
-        )
-        return ("kind-free-compile", _site_key(site), trim, visible, id(self.params_type))
+        return ("kind-free-compile", _site_key(site), trim, self._visible(site), id(self.params_type))
 
     def reachability(self, site: ExpressionSite) -> Reachability:
         """Which nodes of `site`'s compile result in this view can run for the view's kind
@@ -849,8 +846,7 @@ class PolicyContext:
         variables and mutations never run there (`matchconditions/matcher.go`: all must be true):
         `has(object.spec.securityContext)` as a matchCondition guards every read of it. A
         condition narrowing cannot decide, or that is an error there, rules nothing out."""
-        conditions = [s for s in self.sites if s.kind is ExpressionKind.MATCH_CONDITION]
-        if not conditions or not operations:
+        if not self._match_conditions() or not operations:
             return False
         key = ("conditions-rule-out", kind.gvk, path, operations)
         return self.derived(key, functools.partial(self._conditions_rule_out, kind, path, operations))
@@ -860,11 +856,14 @@ class PolicyContext:
         absent = replace(facts, absent=facts.absent | {path})
         return all(self._false_condition(kind, absent, op) is not None for op in operations)
 
+    def _match_conditions(self) -> list[ExpressionSite]:
+        return [s for s in self.sites if s.kind is ExpressionKind.MATCH_CONDITION]
+
     def _false_condition(self, kind: KindTyping, facts: Facts, operation: str) -> ExpressionSite | None:
         """The first matchCondition narrowing decides false for `kind`'s requests with `operation`
         (and `facts`' other knowledge), or None. `namespaceObject` is null there: matchConditions
         run without the namespace (`matchconditions/matcher.go`)."""
-        conditions = [s for s in self.sites if s.kind is ExpressionKind.MATCH_CONDITION]
+        conditions = self._match_conditions()
         if not conditions:
             return None
         single = replace(
@@ -917,11 +916,8 @@ class PolicyContext:
     def variables_read(self, site: ExpressionSite) -> frozenset[str] | None:
         """The variables `site`'s text selects (`variables.<name>`); None when it may read one
         another way (`variables[...]`, `variables` alone), so every visible one counts."""
-        text = site.text
-        names = frozenset(_VARIABLE_READ.findall(text))
-        if text.count("variables") != len(_VARIABLE_READ.findall(text)):
-            return None
-        return names
+        found = _VARIABLE_READ.findall(site.text)
+        return frozenset(found) if site.text.count("variables") == len(found) else None
 
     def _variable_readers(self) -> dict[str, list[ExpressionSite]]:
         readers: dict[str, list[ExpressionSite]] = {}

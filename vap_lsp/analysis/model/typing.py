@@ -131,6 +131,18 @@ def spec_name(root: MappingNode) -> str | None:
     return name.value if isinstance(name, ScalarNode) and name.value else None
 
 
+def untyped_field_note(name: str) -> str:
+    """What to tell a user about a field its schema declares without a type (a Quantity, a map
+    of them: `resources.limits`): `SchemaDeclType` leaves it out of the type, so the server's type
+    checker warns `undefined field`, though objects at admission have it. One wording for the
+    warning's related information, hover and completion."""
+    return (
+        f"'{name}' is in the schema without a type, as every Quantity is: the type checker cannot "
+        "see it, objects at admission have it; dyn() around the object it is selected from ends "
+        "the warning"
+    )
+
+
 def variable_index(site: ExpressionSite) -> int:
     """Position of a variable in `spec.variables` (path `spec.variables[i].expression`)."""
     index = site.path[2] if len(site.path) > 2 else None
