@@ -121,3 +121,44 @@ def test_an_issue_is_placed_without_walking_the_expression_again() -> None:
     # issues): finding their guards must not walk the AST once per issue.
     calls = _counts(policy(8))
     assert calls["walk"] <= 3 * len(ROOTS)  # was hundreds: one walk per issue
+
+
+VARIABLES = """\
+  variables:
+    - name: spec
+      expression: >-
+        object.kind == 'Pod' ? object.spec : object.kind == 'CronJob' ?
+        object.spec.jobTemplate.spec.template.spec : object.kind == 'PodTemplate' ?
+        object.template.spec : object.spec.template.spec
+    - name: v0
+      expression: >-
+        variables.spec.containers.all(c, !has(c.securityContext) || c.securityContext.privileged != true)
+"""
+
+
+def chained(variables: int) -> str:
+    """A kind-dispatching variable (a type-check issue for every kind: `undefined field
+    'template'` on a Pod), then `variables` chained variables each reading the one before."""
+    chain = "".join(
+        f"    - name: v{i}\n      expression: >-\n        variables.v{i - 1} && "
+        "variables.spec.containers.all(c, !has(c.securityContext) || c.securityContext.runAsUser != 0)\n"
+        for i in range(1, variables)
+    )
+    validation = f"  validations:\n    - expression: variables.v{variables - 1}\n"
+    return HEADER.removesuffix("  validations:\n") + VARIABLES + chain + validation
+
+
+def test_a_chain_of_variables_is_not_walked_per_link_to_place_the_first_ones_issue() -> None:
+    # Whether `spec` runs for a kind (lazily evaluated: only when a read of it can run) used to
+    # take each reader's whole narrowing, which took its readers', down the chain: a walk of
+    # every variable for every kind and view. A read that can run settles it on its path alone.
+    def walks(text: str) -> int:
+        clear_caches()
+        with counting((context, "reachability"), (narrowing, "reachability")) as calls:
+            diagnostics = analyse_text(text).diagnostics
+        assert [d.code for d in diagnostics if d.severity.name in ("ERROR", "WARNING")] == []
+        return calls["reachability"]
+
+    short, long = walks(chained(5)), walks(chained(20))
+    assert long == short  # was 15 more per kind and view
+

@@ -46,11 +46,10 @@ def optional_fields(context: PolicyContext) -> Iterator[Diagnostic]:
         view = context.type_check(kind)
         for site, result in view.results():
             checkpoint()
-            reach = view.reachability(site)
             # A Quantity field the type leaves out (`resources.limits`) is the server's warning
             # but no failure at admission: the other reads are still worth a hint.
             runs = any(
-                issue.start < 0 or reach.guard_at(issue.start - result.offset) is None
+                issue.start < 0 or view.reachability(site).guard_at(issue.start - result.offset) is None
                 for issue in result.issues
                 if issue.phase != "result" and untyped_field(result, issue) is None
             )
@@ -58,8 +57,8 @@ def optional_fields(context: PolicyContext) -> Iterator[Diagnostic]:
                 continue
             point = Point(context.policy, context.site_facts(kind, site).operations)
             found = optional_field_reads(
-                site, result, result.checked, subjects, point, context.version, reach,
-                partial(_absent_guard, view, site),
+                site, result, result.checked, subjects, point, context.version,
+                partial(view.reachability, site), partial(_absent_guard, view, site),
             )  # fmt: skip
             for read in found:
                 at = (site.path, read.span.start)
@@ -123,7 +122,7 @@ def optional_field_reads(
     subjects: Mapping[str, Subject | None],
     point: Point,
     version: str,
-    reach: Reachability | None = None,
+    reach: Callable[[], Reachability] | None = None,
     absent_guard: Callable[[str, Select, frozenset[str]], bool] | None = None,
 ) -> list[FieldRead]:
     """Fields of the schema-typed roots read without `has()`/`.?` (the first read of each path
@@ -150,9 +149,8 @@ def optional_field_reads(
     # has() macros keep their original call; the expanded test-only select is what we saw above.
     reads: list[FieldRead] = []
     seen: set[str] = set()
+    narrowing: Reachability | None = None
     for node in selects:
-        if reach is not None and reach.guard_of(node) is not None:
-            continue  # a branch that cannot run for this kind
         ref = checked.references.get(node.id)
         decl = ref.field if ref is not None else None
         if decl is None or ref is None:
@@ -165,6 +163,10 @@ def optional_field_reads(
         root = path.split(".", 1)[0]
         if root not in _SCHEMA_ROOTS:
             continue  # variables' fields are inferred, not optional
+        if reach is not None:
+            narrowing = narrowing or reach()
+            if narrowing.guard_of(node) is not None:
+                continue  # a branch that cannot run for this kind
         owner = subjects.get(root)
         fields = type_path(ref.owner, node.field, owner.type_name) if owner is not None else None
         if fields is None:

@@ -57,11 +57,10 @@ def precise_check(context: PolicyContext) -> list[Diagnostic]:
                 continue
             checkpoint()
             result = view.result(site)
-            reach = view.reachability(site)
             for issue in result.issues:
                 if issue.phase != "check" or issue_key(site, issue) in server_keys:
                     continue
-                if reach.guard_at(issue.start - result.offset) is not None:
+                if view.reachability(site).guard_at(issue.start - result.offset) is not None:
                     continue  # a branch that cannot run for this kind
                 through = _certain_finding(view.environment(site), result, issue, by_name)
                 if through:

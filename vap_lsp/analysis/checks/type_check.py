@@ -71,14 +71,14 @@ def _problems(context: PolicyContext) -> dict[IssueKey, _Found]:
         view = context.type_check(kind)
         for site, result in view.results():
             checkpoint()
-            reach = view.reachability(site)
             for issue in result.issues:
                 if issue.phase == "result":
                     continue  # the type checker does not check result types
                 key = issue_key(site, issue)
                 if key in reported:
                     continue
-                guard = reach.guard_at(issue.start - result.offset) if issue.start >= 0 else None
+                at = issue.start - result.offset
+                guard = view.reachability(site).guard_at(at) if issue.start >= 0 else None
                 entry = found.setdefault(key, _Found(site, result, issue))
                 if guard is None:
                     entry.unguarded.append(kind.gvk)

@@ -152,9 +152,10 @@ class _SiteCache:
     results: dict[SiteKey, CompileResult] = field(default_factory=dict)
     reach: dict[SiteKey, Reachability] = field(default_factory=dict)
     absent: dict[tuple[SiteKey, int, str, frozenset[str] | None], bool] = field(default_factory=dict)
+    unread: dict[SiteKey, Guard | None] = field(default_factory=dict)
 
     def size(self) -> int:
-        return len(self.results) + len(self.reach) + len(self.absent)
+        return len(self.results) + len(self.reach) + len(self.absent) + len(self.unread)
 
 
 @dataclass
@@ -316,20 +317,34 @@ class View:
     def _unread(self, site: ExpressionSite) -> Guard | None:
         """Variables are evaluated lazily (on first read): one read only in branches a guard rules
         out for this kind never runs for it. The guard of its first read, or None when some read
-        can run, it is never read, or its name is defined twice."""
+        can run, it is never read, or its name is defined twice. Cached: a chain of variables
+        asks it of each reader in turn."""
+        key = self._narrowing_key(site)
+        if key in self._cache.unread:
+            return self._cache.unread[key]
+        return self._cache.unread.setdefault(key, self._first_read_guard(site))
+
+    def _first_read_guard(self, site: ExpressionSite) -> Guard | None:
         name = site.name
         sites = self.context.sites
         if name is None or sum(1 for s in sites if s.kind is ExpressionKind.VARIABLE and s.name == name) > 1:
             return None
-        first: Guard | None = None
+        reads: list[tuple[ExpressionSite, list[Select]]] = []
         for reader in self.context.variable_readers().get(name, ()):
             if reader is site:
                 continue
             if reader.kind is ExpressionKind.VARIABLE and variable_index(reader) < variable_index(site):
                 continue
             nodes = self.result(reader).parsed.selections("variables").get(name)
-            if not nodes:
-                continue
+            if nodes:
+                reads.append((reader, nodes))
+        # A read that can run settles it without the readers' whole narrowing (a walk of each
+        # reader, and of each of theirs down a chain of variables): its path and whether the
+        # reader runs.
+        if any(self._can_run(reader, node) for reader, nodes in reads for node in nodes):
+            return None
+        first: Guard | None = None
+        for reader, nodes in reads:
             reach = self.reachability(reader)
             for node in nodes:
                 guard = reach.guard_of(node)
@@ -339,6 +354,28 @@ class View:
         if first is None:
             return None
         return Guard(first.condition, f"{first.text}, where variables.{name} is read")
+
+    def _can_run(self, site: ExpressionSite, node: Expr) -> bool:
+        """`self.reachability(site).guard_of(node) is None`, deciding only the conditions on the
+        way to `node` (`narrowing.guarded`) once `site` itself runs for the view's kind."""
+        if self.kind is None:
+            return True
+        if self.context.unmatched(self.kind) is not None or (
+            site.kind is not ExpressionKind.MATCH_CONDITION and self.context.conditions_exclude(self.kind)
+        ):
+            return False
+        if site.kind is ExpressionKind.VARIABLE and self._unread(site) is not None:
+            return False
+        result = self.result(site)
+        checked = result.checked
+        return not guarded(
+            result.parsed,
+            self.context.site_facts(self.kind, site),
+            self.context.variable_asts(site),
+            node,
+            checked.type_of if checked is not None else None,
+            functools.partial(self.context.guaranteed, self.kind, checked) if checked is not None else None,
+        )
 
     def guard(self, site: ExpressionSite, node: Expr) -> Guard | None:
         """The guard that keeps `node` (of `site`'s compile result in this view) from running

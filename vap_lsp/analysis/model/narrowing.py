@@ -243,7 +243,9 @@ class _Evaluator:
         self.optimistic = optimistic
         """Read the kind of `object`/`oldObject` where it is null as the kind (for what fails at
         that null root anyway: `reachability`)."""
-        self.variables = {name: _Variable(parsed) for name, parsed in variables.items()}
+        self.asts = variables
+        self.variables: dict[str, _Variable] = {}
+        """The state of each variable read so far (an evaluator reads few of a long policy's)."""
         self.type_of = type_of
         self.present = present
         self.read: dict[str, str] = {}
@@ -394,7 +396,12 @@ class _Evaluator:
 
     def _variable(self, name: str) -> Value:
         var = self.variables.get(name)
-        if var is None or var.parsed.ast is None:
+        if var is None:
+            parsed = self.asts.get(name)
+            if parsed is None:
+                return UNKNOWN
+            var = self.variables[name] = _Variable(parsed)
+        if var.parsed.ast is None:
             return UNKNOWN
         if var.state == 1:
             self._cycle = True
@@ -1001,6 +1008,8 @@ class NullFlow:
         self.facts = facts
         self._parsed = {id(s): p for s, p in sites}
         self._reaches: dict[int, list[Reachability]] = {}
+        self._variable_reaches: dict[tuple[int, Facts, int], tuple[ParsedExpr, object, Reachability]] = {}
+        """By the variable's parse, the class and its readers' variables (kept alive here)."""
 
     @property
     def excluded(self) -> bool:
@@ -1027,8 +1036,12 @@ class NullFlow:
             return None
         variables = self.variables_of(site)
         found: list[tuple[Expr, Expr]] = []
-        for reach, facts in zip(self._reach(site, parsed), self.facts, strict=True):
-            guarded = _guarded_by(reach)
+        for index, facts in enumerate(self.facts):
+
+            def guarded(node: Expr, index: int = index) -> bool:
+                # The class's narrowing, computed only once a read holding the root is found.
+                return self._reach(site, parsed)[index].guard_of(node) is not None
+
             found.extend(self._reads(parsed, parsed.ast, {}, guarded, facts, variables))
         return min(found, key=lambda read: read[1].start, default=None)
 
@@ -1053,9 +1066,9 @@ class NullFlow:
                 operand = node.operand
             elif isinstance(node, Call) and node.function == "_[_]" and node.args:
                 operand = node.args[0]
-            if operand is not None and not skip(node):
+            if operand is not None:
                 via = self._holds(operand, scope, skip, facts, variables, frozenset())
-                if via is not None:
+                if via is not None and not skip(node):
                     yield node, via
             if not isinstance(node, Comprehension):
                 stack.extend((child, scope, skip) for child in children(node))
@@ -1126,10 +1139,24 @@ class NullFlow:
             parsed = variables.get(node.field)
             if parsed is None or parsed.ast is None:
                 return None
-            reach = reachability(parsed, facts, variables, for_kind=False)
+            reach = self._variable_reach(parsed, facts, variables)
             inner = self._holds(parsed.ast, {}, _guarded_by(reach), facts, variables, seen | {node.field})
             return node if inner is not None else None
         return None
+
+    def _variable_reach(
+        self, parsed: ParsedExpr, facts: Facts, variables: Mapping[str, ParsedExpr]
+    ) -> Reachability:
+        """A variable's narrowing for one class of requests, once per flow and the variables its
+        reads resolve to (maps sharing a `VariableAsts` store resolve every name alike): each
+        read of `variables.x.f` asks it."""
+        scope = variables.evaluated if isinstance(variables, VariableAsts) else variables
+        key = (id(parsed), facts, id(scope))
+        hit = self._variable_reaches.get(key)
+        if hit is None:
+            hit = (parsed, scope, reachability(parsed, facts, variables, for_kind=False))
+            self._variable_reaches[key] = hit
+        return hit[2]
 
     def _reads_variable(self, site: ExpressionSite, name: str) -> bool:
         """Whether `site` reads `variables.<name>` where the root can be null."""
