@@ -162,3 +162,16 @@ def test_a_chain_of_variables_is_not_walked_per_link_to_place_the_first_ones_iss
     short, long = walks(chained(5)), walks(chained(20))
     assert long == short  # was 15 more per kind and view
 
+
+def test_a_variable_reading_alike_typed_variables_is_compiled_once_for_all_kinds() -> None:
+    # Each chained variable reads `variables.spec`, a PodSpec for all nine kinds (named
+    # `Pod.spec`, `Deployment.spec.template.spec`, ...): one compile at create time, one for the
+    # type-check views (it names no kind-typed root) and one for the precise views, whatever the
+    # number of kinds. It was one precise compile per kind (9).
+    def compiles(text: str) -> int:
+        clear_caches()
+        with counting((cel_compile, "check")) as calls:
+            analyse_text(text)
+        return calls["check"]
+
+    assert compiles(chained(20)) - compiles(chained(5)) == 3 * 15

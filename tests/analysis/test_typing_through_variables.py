@@ -245,6 +245,34 @@ def test_a_kind_dispatching_variable_is_typed_per_kind() -> None:
     assert [str(t) for _, _, t in typing.precise(deployment).variables] == ["Deployment.spec.template.spec"]
 
 
+def test_kinds_alike_but_for_names_share_a_compile_and_each_shows_its_own_types() -> None:
+    # `variables.podSpec` is a PodSpec for both kinds, named `Pod.spec` and
+    # `Deployment.spec.template.spec`: an expression reading it compiles once for both
+    # (`View._alike`), unless what it says names the kind's types (an issue, an object result).
+    checks = [
+        "- expression: variables.podSpec.containers.all(c, c.name != '')\n",
+        "- expression: \"variables.podSpec.containers.all(c, c.namez != '')\"\n",
+        "- expression: \"variables.podSpec.containers.exists(c, c.image == 'x')\"\n",
+    ]
+    text, diags = _check("".join(checks), KIND_DISPATCH)
+    (d,) = diags  # the typo, for both kinds, each compiled on its own
+    assert "undefined field 'namez'" in d.message
+    assert "typed from /v1, Kind=Pod; apps/v1, Kind=Deployment" in d.message
+    _, objects = parse_text(text)
+    (obj,) = objects
+    typing = policy_context(obj.node, PolicyKind.VAP, to_python(obj.node)["spec"], "1.34")
+    pod, deployment = typing.kinds
+    first, typo, _ = [s for s in typing.sites if s.field.startswith("spec.validations")]
+    assert typing.precise(pod).result(first) is typing.precise(deployment).result(first)
+    assert typing.precise(pod).result(typo) is not typing.precise(deployment).result(typo)
+    # what shows types to a user (hover, completion) takes the kind's own compile
+    own = typing.precise(deployment).own_result(first)
+    assert own.checked is not None and own.checked.output_type.name == "bool"
+    names = {str(t) for t in own.checked.types.values()}
+    assert "Deployment.spec.template.spec.containers.@idx" in names
+    assert not any(n.startswith("Pod.") for n in names)
+
+
 def test_the_servers_view_does_not_narrow_a_kind_dispatching_variable() -> None:
     # The server types a variable that fails to compile as dyn: comparing it with a string is
     # no server warning, though vap-lsp's own view types the Deployment branch as int.

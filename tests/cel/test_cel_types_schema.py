@@ -314,3 +314,73 @@ def test_raw_names_kept_for_escaped_fields() -> None:
 )
 def test_escape_field_name(raw: str, escaped: str | None) -> None:
     assert escape_field_name(raw) == escaped
+
+
+# --- shapes: object types alike but for their names ---------------------------------------------
+
+SHAPES = {
+    "X": {
+        "type": "object",
+        "properties": {
+            "a": {"$ref": "A", "description": "an A"},
+            "b": {"$ref": "B", "description": "a B"},
+            "c": {"$ref": "A", "description": "another A"},
+            "d": {"allOf": [{"$ref": "A"}], "default": {}},
+            "inline": {"type": "object", "properties": {"v": {"type": "integer"}}},
+        },
+    },
+    "A": {"type": "object", "properties": {"b": {"$ref": "B"}, "v": {"type": "integer"}}},
+    "B": {"type": "object", "properties": {"a": {"$ref": "A"}, "w": {"type": "string"}}},
+}
+
+
+def _object(obj: t.Type | None, *path: str) -> t.ObjectType:
+    found = field_type(obj, *path) if path else obj
+    assert isinstance(found, t.ObjectType)
+    return found
+
+
+def test_one_definition_reached_by_two_paths_has_one_shape_whatever_the_description() -> None:
+    x = schema_to_type({"$ref": "X"}, resolver(SHAPES), "X", resource_root=False)
+    a, c = _object(x, "a"), _object(x, "c")
+    assert (a.name, c.name) == ("X.a", "X.c")
+    assert a.shape is not None and a.shape == c.shape
+    assert t.shape_of(t.list_of(a)) == t.shape_of(t.list_of(c))
+    assert t.shape_of(t.list_of(a)) != t.shape_of(t.list_of(_object(x, "b")))
+    # beside the reference, anything but a description may change the conversion
+    assert _object(x, "d").shape != a.shape
+    # an inline object stands for itself: another conversion's, of the same name, is not alike
+    again = schema_to_type({"$ref": "X"}, resolver(SHAPES), "X", resource_root=False)
+    inline = _object(x, "inline")
+    assert inline.shape is None and inline == _object(again, "inline")
+    assert t.shape_of(inline) == t.shape_of(inline) != t.shape_of(_object(again, "inline"))
+    assert t.shape_of(t.list_of(t.STRING)) == t.list_of(t.STRING)
+
+
+def test_a_definition_cut_as_a_cycle_on_one_path_has_another_shape() -> None:
+    # X.a.b is a B whose `a` is cut (A is on the path: an empty object); X.b's `a` is a whole A.
+    x = schema_to_type({"$ref": "X"}, resolver(SHAPES), "X", resource_root=False)
+    ab, b = _object(x, "a", "b"), _object(x, "b")
+    assert set(ab.fields) == set(b.fields) == {"a", "w"}
+    assert field_type(ab, "a").fields == {}  # type: ignore[union-attr]
+    assert set(field_type(b, "a").fields) == {"b", "v"}  # type: ignore[union-attr]
+    assert ab.shape != b.shape
+    # ...while the same definition reached without a relevant cycle is alike
+    assert _object(x, "a", "b").shape == _object(x, "c", "b").shape
+
+
+def test_built_in_kinds_share_shapes_by_definition() -> None:
+    from vap_lsp.analysis.model.matching import GVK, object_type
+
+    pod = object_type("1.34", GVK("", "v1", "Pod"))
+    deployment = object_type("1.34", GVK("apps", "v1", "Deployment"))
+    revision = object_type("1.34", GVK("apps", "v1", "ControllerRevision"))
+    pod_spec = _object(pod, "spec")
+    template_spec = _object(deployment, "spec", "template", "spec")
+    assert pod_spec.name != template_spec.name
+    assert pod_spec.shape == template_spec.shape
+    containers = [field_type(spec, "containers") for spec in (pod_spec, template_spec)]
+    assert containers[0] is not None and containers[1] is not None
+    assert t.shape_of(containers[0]) == t.shape_of(containers[1])
+    assert _object(revision, "metadata").shape == _object(pod, "metadata").shape
+    assert _object(deployment, "spec").shape != pod_spec.shape

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -234,7 +235,7 @@ class ParsedExpr:
     positions: dict[int, int] = field(default_factory=dict)
     _at_location: dict[int, list[Expr]] | None = field(default=None, repr=False)
     _parents: dict[int, Expr] | None = field(default=None, repr=False)
-    _identifiers: frozenset[str] | None = field(default=None, repr=False)
+    _identifiers: dict[str, int] | None = field(default=None, repr=False)
     _selections: dict[str, dict[str, list[Select]]] = field(default_factory=dict, repr=False)
 
     def selections(self, root: str) -> dict[str, list[Select]]:
@@ -249,14 +250,26 @@ class ParsedExpr:
             self._selections[root] = found
         return found
 
-    def identifiers(self) -> frozenset[str]:
+    def identifiers(self) -> AbstractSet[str]:
         """The names of the identifiers the expression reads (iteration variables included),
         found on first use: narrowing asks it for every class of requests of every view."""
+        return self._identifier_counts().keys()
+
+    def _identifier_counts(self) -> dict[str, int]:
         found = self._identifiers
         if found is None:
-            found = frozenset(n.name for n in self.walk() if isinstance(n, Ident))
+            found = {}
+            for n in self.walk():
+                if isinstance(n, Ident):
+                    found[n.name] = found.get(n.name, 0) + 1
             self._identifiers = found
         return found
+
+    def reads_whole(self, root: str) -> bool:
+        """Whether the identifier `root` is read other than by selecting a field of it
+        (`variables` passed whole: every field of its type may matter)."""
+        selected = sum(len(nodes) for nodes in self.selections(root).values())
+        return selected < self._identifier_counts().get(root, 0)
 
     def location(self, node: Node) -> int:
         """Offset at which cel-go would report an issue about ``node``."""

@@ -17,7 +17,7 @@ import functools
 import json
 import re
 from collections import ChainMap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -28,6 +28,7 @@ from vap_lsp.cel.library import kubernetes as k8slib
 from vap_lsp.cel.library.decls import BASE_TYPES as _BASE_TYPES
 from vap_lsp.cel.library.decls import FunctionDecl, MacroDecl, NamedTypes, Overload, Since, minor_of
 from vap_lsp.cel.types import DYN, FieldDecl, ObjectType, Type
+from vap_lsp.lru import LruCache
 
 Mode = Literal["new", "stored"]
 """`new`: NewExpressions env (create, or update of a changed expression); `stored`: the
@@ -690,7 +691,12 @@ def schema_to_type(
 
 
 def _convert(
-    schema: Schema, resolve: Resolver, visited: frozenset[str], name: str, root: bool
+    schema: Schema,
+    resolve: Resolver,
+    visited: frozenset[str],
+    name: str,
+    root: bool,
+    shape: Callable[[], Hashable | None] | None = None,
 ) -> Type | None:
     if is_int_or_string(schema):
         return DYN
@@ -713,6 +719,7 @@ def _convert(
             lambda: _object_fields(schema, resolve, visited, name),
             description=str(schema.get("description") or ""),
             preserves_unknown_fields=_is_true(schema, "x-kubernetes-preserve-unknown-fields"),
+            shape=shape,
         )
     if kind == "string":
         return _STRING_FORMATS.get(str(schema.get("format") or ""), t.STRING)
@@ -722,8 +729,55 @@ def _convert(
 def _convert_child(child: Schema, resolve: Resolver, visited: frozenset[str], name: str) -> Type | None:
     resolved, child_visited = deref_schema(child, resolve, visited)
     return _convert(
-        resolved, resolve, child_visited, name, _is_true(resolved, "x-kubernetes-embedded-resource")
+        resolved,
+        resolve,
+        child_visited,
+        name,
+        _is_true(resolved, "x-kubernetes-embedded-resource"),
+        functools.partial(_shape, child, resolve, visited),
     )
+
+
+def _shape(child: Schema, resolve: Resolver, visited: frozenset[str]) -> Hashable | None:
+    """What the conversion of a `$ref`-holding `child` depends on but names (`ObjectType.shape`):
+    the definition, what the schema says beside the reference (a description aside), and the
+    definitions on the path that it can lead back to (a cycle is cut there). None when `child`
+    is no reference, or one cut as a cycle."""
+    ref = _ref_of(child)
+    if ref is None or str(ref["$ref"]) in visited:
+        return None
+    target = str(ref["$ref"])
+    beside = _json_text({k: v for k, v in child.items() if k != "description"})
+    return (resolve, beside, visited & _refs_reachable(resolve, target))
+
+
+# The definitions each definition can lead to, by resolver (one per Kubernetes version) and name.
+_REACHABLE: LruCache[tuple[Resolver, str], frozenset[str]] = LruCache(8192)
+
+
+def _refs_reachable(resolve: Resolver, ref: str) -> frozenset[str]:
+    """`ref` and every definition its schema can reach through `$ref`s."""
+    key = (resolve, ref)
+    found = _REACHABLE.get(key)
+    if found is not None:
+        return found
+    seen = {ref}
+    pending = [ref]
+    while pending:
+        stack: list[Any] = [resolve({"$ref": pending.pop()})]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Mapping):
+                name = node.get("$ref")
+                if isinstance(name, str) and name not in seen:
+                    seen.add(name)
+                    pending.append(name)
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    reachable = frozenset(seen)
+    _REACHABLE.put(key, reachable)
+    return reachable
 
 
 def _json_text(value: Any) -> str:

@@ -15,7 +15,7 @@ Two printers exist because cel-go has two: `format_cel_type` (checker errors:
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -124,13 +124,17 @@ class ObjectType(Type):
     declared explicitly (Kubernetes' schemaless `Object.*` types accept any field as `dyn`).
     `preserves_unknown_fields`: the schema has `x-kubernetes-preserve-unknown-fields`; the type
     checker sees only the declared fields, but stored objects may hold any other.
+    `shape`: what makes two object types alike but for their names (and their own description):
+    the same definition converted alike (`Pod.spec.containers.@idx` and
+    `Deployment.spec.template.spec.containers.@idx` are both `Container`); None when unknown.
     """
 
-    __slots__ = ("_cache", "_thunk", "description", "open_field_type", "preserves_unknown_fields")
+    __slots__ = ("_cache", "_shape", "_thunk", "description", "open_field_type", "preserves_unknown_fields")
 
     description: str
     open_field_type: Type | None
     preserves_unknown_fields: bool
+    _shape: Hashable | Callable[[], Hashable | None] | None
     _thunk: FieldThunk | None
     _cache: list[FieldTable]
 
@@ -143,8 +147,10 @@ class ObjectType(Type):
         description: str = "",
         open_field_type: Type | None = None,
         preserves_unknown_fields: bool = False,
+        shape: Hashable | Callable[[], Hashable | None] | None = None,
     ) -> None:
         super().__init__(Kind.STRUCT, name)
+        object.__setattr__(self, "_shape", shape)
         object.__setattr__(self, "description", description)
         object.__setattr__(self, "open_field_type", open_field_type)
         object.__setattr__(self, "preserves_unknown_fields", preserves_unknown_fields)
@@ -179,6 +185,15 @@ class ObjectType(Type):
         return self._resolved()[2]
 
     @property
+    def shape(self) -> Hashable | None:
+        """`shape`, worked out on first use (a thunk may walk the definitions it can reach)."""
+        found = self._shape
+        if callable(found):
+            found = found()
+            object.__setattr__(self, "_shape", found)
+        return found
+
+    @property
     def is_resolved(self) -> bool:
         """Whether the field map has been computed (for tests of laziness)."""
         return bool(self._cache)
@@ -196,6 +211,20 @@ class ObjectType(Type):
         if found is None and self.open_field_type is not None:
             return FieldDecl(self.open_field_type)
         return found
+
+
+def shape_of(typ: Type) -> Hashable:
+    """What `typ` is but for the names of the object types in it: equal for types that differ
+    only by them (`list(Pod.spec.containers.@idx)` and
+    `list(Deployment.spec.template.spec.containers.@idx)`); `typ` itself when it names no
+    object type. An object type without a `shape` stands for itself (a library type, a kind's
+    root, an inline schema)."""
+    if isinstance(typ, ObjectType):
+        return ("shape", typ.shape) if typ.shape is not None else ("itself", id(typ), typ)
+    if not typ.params:
+        return typ
+    params = tuple(shape_of(p) for p in typ.params)
+    return typ if params == typ.params else (typ.kind, typ.name, params)
 
 
 # CEL reserved words (`pkg/cel/escaping.go` celReservedSymbols; also `validation.go` isCELIdentifier).

@@ -150,7 +150,7 @@ class CelContext:
             return self
         view = self.policy.context.precise(kind)
         return CelContext(
-            self.policy, self.site, self.index, view.environment(self.site), view.result(self.site), kind
+            self.policy, self.site, self.index, view.environment(self.site), view.own_result(self.site), kind
         )
 
     def narrowed(self, parsed: ParsedExpr, offset: int) -> CelContext:

@@ -86,7 +86,7 @@ from vap_lsp.cel.ast import Call, Expr, Ident, ParsedExpr, Select
 from vap_lsp.cel.checker import CheckedExpr
 from vap_lsp.cel.compile import CompileIssue, CompileResult, compile_expression, parse_expression
 from vap_lsp.cel.environment import Environment, ExpressionKind, Mode, build_environment, variable_field_type
-from vap_lsp.cel.types import DYN, Kind, ObjectType, Type
+from vap_lsp.cel.types import DYN, Kind, ObjectType, Type, shape_of
 from vap_lsp.golang.strings import trim_space_offset
 from vap_lsp.lru import LruCache
 from vap_lsp.policy.kinds import PolicyKind
@@ -218,14 +218,24 @@ class View:
         checkpoint()  # a newer edit's analysis does not wait for this one's expressions
         env = self.environment(site)
         trim = site.kind in TRIMMED
+        compile_here = functools.partial(compile_expression, site.text, env, trim=trim)
         shared = self._kind_free(site, env, trim)
-        if shared is None:
-            result = compile_expression(site.text, env, trim=trim)
+        if shared is not None:
+            result = self.context.derived(shared, compile_here)
         else:
-            result = self.context.derived(
-                shared, functools.partial(compile_expression, site.text, env, trim=trim)
-            )
+            alike = self._alike(site, env, trim)
+            result = self.context.derived(alike, compile_here) if alike is not None else compile_here()
+            if alike is not None and not _names_no_kind(result):
+                result = compile_here()
         return self._cache.results.setdefault(key, result)
+
+    def own_result(self, site: ExpressionSite) -> CompileResult:
+        """`site` compiled in this view's own environment: its types named for this view's kind,
+        for what shows them (`result` may be another kind's compile, alike but for names)."""
+        result = self.result(site)
+        if self.name != "precise":
+            return result
+        return compile_expression(site.text, self.environment(site), trim=site.kind in TRIMMED)
 
     def _kind_free(self, site: ExpressionSite, env: Environment, trim: bool) -> Hashable | None:
         """In the type-check views, an expression that names no kind-typed root (`object`,
@@ -239,6 +249,25 @@ class View:
         if "object" in names or "oldObject" in names or self.object_type.name in names:
             return None
         return ("kind-free-compile", _site_key(site), trim, self._visible(site), id(self.params_type))
+
+    def _alike(self, site: ExpressionSite, env: Environment, trim: bool) -> Hashable | None:
+        """In the precise views, an expression that names no kind-typed root compiles alike, but
+        for type names, for the kinds whose variables it reads have types of the same shapes
+        (`variables.containers` of a Pod and of a Deployment are both lists of `Container`): a
+        key for them to share one compile, or None. What names the kind's types is not shared
+        (`_names_no_kind`)."""
+        if self.name != "precise" or self.kind is None or not isinstance(self.object_type, ObjectType):
+            return None
+        text = trim_space_offset(site.text)[0] if trim else site.text
+        parsed = parse_expression(text, env)
+        names = parsed.identifiers()
+        if "object" in names or "oldObject" in names or self.object_type.name in names:
+            return None
+        visible = self._visible(site) or ()
+        read = parsed.selections("variables")
+        whole = parsed.reads_whole("variables")
+        shapes = tuple((n, shape_of(t)) for n, t in visible if whole or n in read)
+        return ("alike-compile", _site_key(site), trim, shapes, id(self.params_type))
 
     def reachability(self, site: ExpressionSite) -> Reachability:
         """Which nodes of `site`'s compile result in this view can run for the view's kind
@@ -391,6 +420,18 @@ class View:
 
 _VARIABLE_READ = re.compile(r"\bvariables\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 """`variables.<name>` in an expression's text (CEL allows spaces around the dot)."""
+
+
+def _names_no_kind(result: CompileResult) -> bool:
+    """Whether a compile says nothing in the names of a kind's types: no issue (its message may
+    name them) and a result type without object types of a kind's schema."""
+    return not result.issues and result.checked is not None and not _kind_typed(result.checked.output_type)
+
+
+def _kind_typed(typ: Type) -> bool:
+    if isinstance(typ, ObjectType):
+        return typ.shape is not None
+    return any(_kind_typed(p) for p in typ.params)
 
 
 def _same_shape(a: Type, b: Type) -> bool:
@@ -1115,8 +1156,8 @@ class PolicyContext:
         return self.precise().environment(site)
 
     def compile(self, site: ExpressionSite) -> CompileResult:
-        """The precise compile result of `site` (cached)."""
-        return self.precise().result(site)
+        """The precise compile result of `site`, its types named for the primary kind (cached)."""
+        return self.precise().own_result(site)
 
 
 # With the reads of the index the model made (replayed on a hit: `workspace.recording`). An entry

@@ -53,9 +53,11 @@ class GVK:
         return f"{self.group}/{self.version}" if self.group else self.version
 
 
+@functools.lru_cache(maxsize=64)
 def _resolver(schema_set: SchemaSet, *, quantity_as_string: bool = False) -> Any:
     """`$ref`s resolved in the version's definitions; with `quantity_as_string` (the cost
-    estimate's sizes) a Quantity is the string it is at run time."""
+    estimate's sizes) a Quantity is the string it is at run time. One per version: the object
+    types converted with it are alike across kinds (`ObjectType.shape` names the resolver)."""
 
     def resolve(schema: Mapping[str, Any]) -> Mapping[str, Any]:
         ref = schema.get("$ref")
