@@ -242,11 +242,7 @@ class View:
         `oldObject`, the kind's type) compiles alike for every kind: its environments differ only
         in the type of `object`, the variables it sees are declared as the server declares them
         (object types read as `dyn`), so the kinds share one result (a key for it). None otherwise."""
-        if self.name != "type-check" or self.kind is None or not isinstance(self.object_type, ObjectType):
-            return None
-        text = trim_space_offset(site.text)[0] if trim else site.text
-        names = parse_expression(text, env).identifiers()
-        if "object" in names or "oldObject" in names or self.object_type.name in names:
+        if self.name != "type-check" or self._without_kind_roots(site, env, trim) is None:
             return None
         return ("kind-free-compile", _site_key(site), trim, self._visible(site), id(self.params_type))
 
@@ -256,18 +252,25 @@ class View:
         (`variables.containers` of a Pod and of a Deployment are both lists of `Container`): a
         key for them to share one compile, or None. What names the kind's types is not shared
         (`_names_no_kind`)."""
-        if self.name != "precise" or self.kind is None or not isinstance(self.object_type, ObjectType):
-            return None
-        text = trim_space_offset(site.text)[0] if trim else site.text
-        parsed = parse_expression(text, env)
-        names = parsed.identifiers()
-        if "object" in names or "oldObject" in names or self.object_type.name in names:
+        parsed = self._without_kind_roots(site, env, trim) if self.name == "precise" else None
+        if parsed is None:
             return None
         visible = self._visible(site) or ()
         read = parsed.selections("variables")
         whole = parsed.reads_whole("variables")
         shapes = tuple((n, shape_of(t)) for n, t in visible if whole or n in read)
         return ("alike-compile", _site_key(site), trim, shapes, id(self.params_type))
+
+    def _without_kind_roots(self, site: ExpressionSite, env: Environment, trim: bool) -> ParsedExpr | None:
+        """`site` parsed, when this view types `object` as a kind and the expression names no
+        kind-typed root (`object`, `oldObject`, the kind's type); None otherwise."""
+        if self.kind is None or not isinstance(self.object_type, ObjectType):
+            return None
+        parsed = parse_expression(trim_space_offset(site.text)[0] if trim else site.text, env)
+        names = parsed.identifiers()
+        if "object" in names or "oldObject" in names or self.object_type.name in names:
+            return None
+        return parsed
 
     def reachability(self, site: ExpressionSite) -> Reachability:
         """Which nodes of `site`'s compile result in this view can run for the view's kind
