@@ -36,6 +36,7 @@ from vap_lsp.cel.ast import (
 )
 from vap_lsp.cel.checker import CheckedExpr, container_candidates, qualified_name, shadowing_fixed
 from vap_lsp.cel.environment import Environment
+from vap_lsp.cel.library import ext as ext_decls
 from vap_lsp.cel.library.decls import Overload
 from vap_lsp.cel.runtime import extlib, k8s
 from vap_lsp.cel.runtime.cost import LIST_CREATE, MAP_CREATE, STRUCT_CREATE, call_cost, is_unit_cost
@@ -45,6 +46,7 @@ from vap_lsp.cel.runtime.values import (
     CelError,
     CostLimitExceeded,
     Duration,
+    GoPanic,
     LibraryValue,
     Optional,
     Timestamp,
@@ -54,6 +56,7 @@ from vap_lsp.cel.runtime.values import (
     cel_equals,
     cel_hash_key,
     format_key,
+    lister_conversion_panic,
     map_get,
     no_such_overload,
     normalize,
@@ -555,7 +558,7 @@ def _traced(nid: int, fn: Fn) -> Fn:
         except CelError as err:
             ctx.frame.values[nid] = TracedError(err.message)  # type: ignore[union-attr]
             raise
-        except CostLimitExceeded as exc:
+        except (CostLimitExceeded, GoPanic) as exc:
             ctx.frame.values[nid] = TracedError(exc.message)  # type: ignore[union-attr]
             raise
         ctx.frame.values[nid] = v  # type: ignore[union-attr]
@@ -885,8 +888,10 @@ class _Planner:
         self._compile_constant_regex(e, function, arg_fns)
 
         pre = extlib.PRE_CHECKS.get(function)
+        single = ref.overload_ids[0] if ref is not None and len(ref.overload_ids) == 1 else None
+        tracked = ext_decls.LISTER_TRACKED.get(single) if single is not None else None
 
-        if len(candidates) == 1 and len(arg_fns) == 2:
+        if len(candidates) == 1 and len(arg_fns) == 2 and tracked is None:
             only = candidates[0]
             m0, m1 = only.matchers
             impl = only.impl
@@ -914,8 +919,8 @@ class _Planner:
 
         by_types: dict[tuple[type, ...], _Candidate] = {}
 
-        def call(ctx: _Ctx) -> Value:
-            args = [a(ctx) for a in arg_fns]
+        def call(ctx: _Ctx, given: list[Value] | None = None) -> Value:
+            args = [a(ctx) for a in arg_fns] if given is None else given
             key = tuple(map(type, args))
             chosen = by_types.get(key)
             if chosen is None:
@@ -942,7 +947,28 @@ class _Planner:
                 )
             return result
 
-        return call
+        if tracked is None:
+            return call
+        held = tracked
+
+        def lister_tracked(ctx: _Ctx) -> Value:
+            # cel-go evaluates every argument, then its cost tracker asserts one is a list
+            # (`library.ext.LISTER_TRACKED`): a panic however the call went, else the first error.
+            args: list[Value] = []
+            failed: CelError | None = None
+            for a in arg_fns:
+                try:
+                    args.append(a(ctx))
+                except CelError as err:
+                    args.append(err)
+                    failed = failed or err
+            if not isinstance(args[held], list):
+                raise lister_conversion_panic(args[held])
+            if failed is not None:
+                raise failed
+            return call(ctx, args)
+
+        return lister_tracked
 
     def plan_logic(self, e: Call, is_and: bool) -> Fn:
         left, right = (self.plan(a) for a in e.args)
@@ -1387,6 +1413,8 @@ def evaluate(
             cost_limit_exceeded=True,
             variables_cost=ctx.extra_cost,
         )
+    except GoPanic as exc:
+        result = EvalResult(error=exc.message, cost=ctx.cost + ctx.extra_cost, variables_cost=ctx.extra_cost)
     except RecursionError:
         result = EvalResult(
             error="max recursion depth exceeded",

@@ -15,6 +15,8 @@ pkg/cel/environment/base.go` adds them (see `decls` for the version model):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from vap_lsp.cel.library.decls import (
     BASE_TYPES,
     Library,
@@ -169,6 +171,19 @@ _LISTS_ROWS: list[Row] = [
         "the elements without duplicates, first occurrences kept",
     ),
 ]
+
+LISTER_TRACKED: Mapping[str, int] = {
+    "list_distinct": 0,
+    **{f"list_{spec.partition('=')[0]}_sort": 0 for spec in _SORTABLE},
+    **{f"list_{spec.partition('=')[0]}_sortByAssociatedKeys": 1 for spec in _SORTABLE},
+}
+"""Overloads whose runtime cost ext.lists v3 tracks by asserting one argument is a list
+(ext/lists.go `trackListDistinct`, `trackListSort`: the receiver; `trackListSortBy`: the keys),
+with that argument's index. The tracker runs whatever the call returned, on its arguments'
+values: an error there (`[1/0].sort()`) or a value that is no list (`dyn(1).distinct()`) panics,
+and the program's Eval recovers the panic as the expression's error (`runtime.values.GoPanic`).
+Only when the checker resolved the call to that one overload: `dyn(x).sort()` has eight
+candidates and no tracker."""
 
 LISTS = Library(
     name="ext.lists",

@@ -122,6 +122,8 @@ class Quantity(LibraryValue):
     """`resource.Quantity`: its exact value and the format it was parsed in (`BinarySI`,
     `DecimalSI`, `DecimalExponent`), which its text (`String()`) and a sum keep."""
 
+    go_type = "cel.Quantity"
+
     __slots__ = ("format", "value")
     cel_type = "kubernetes.Quantity"
 
@@ -180,6 +182,8 @@ IMPLS["quantity_sub_int"] = lambda a, b: Quantity(a.value - b, a.format)
 class URL(LibraryValue):
     """`apiservercel.URL`: Go's `*url.URL` as `url.Parse` read it (after `ParseRequestURI`
     accepted the text); two URLs are equal when Go writes them the same (`URL.String()`)."""
+
+    go_type = "cel.URL"
 
     __slots__ = ("parsed",)
     cel_type = "kubernetes.URL"
@@ -248,6 +252,7 @@ def _parse_addr(raw: str) -> Address:
 
 
 class IP(LibraryValue):
+    go_type = "cel.IP"
     __slots__ = ("addr",)
     cel_type = "net.IP"
 
@@ -300,6 +305,7 @@ IMPLS["ip_to_string"] = lambda ip: str(ip.addr)
 
 
 class CIDR(LibraryValue):
+    go_type = "cel.CIDR"
     __slots__ = ("addr", "prefix")
     cel_type = "net.CIDR"
 
@@ -378,6 +384,7 @@ IMPLS["cidr_to_string"] = lambda c: c.to_cel_string()
 
 
 class Semver(LibraryValue):
+    go_type = "cel.Semver"
     __slots__ = ("build", "major", "minor", "patch", "pre")
     cel_type = "kubernetes.Semver"
 
@@ -602,6 +609,7 @@ _FORMATS: dict[str, tuple[str, Check, int]] = {
 
 
 class NamedFormat(LibraryValue):
+    go_type = "cel.Format"
     __slots__ = ("max_regex_size", "name", "validate")
     cel_type = "kubernetes.NamedFormat"
 
@@ -767,6 +775,7 @@ class Authorizer(Protocol):
 
 
 class AuthorizerValue(LibraryValue):
+    go_type = "library.authorizerVal"
     __slots__ = ("impl", "service_account")
     cel_type = "kubernetes.authorization.Authorizer"
 
@@ -782,6 +791,7 @@ class AuthorizerValue(LibraryValue):
 
 
 class PathCheck(LibraryValue):
+    go_type = "library.pathCheckVal"
     __slots__ = ("authz", "path")
     cel_type = "kubernetes.authorization.PathCheck"
 
@@ -793,6 +803,7 @@ class PathCheck(LibraryValue):
 
 
 class GroupCheck(LibraryValue):
+    go_type = "library.groupCheckVal"
     __slots__ = ("authz", "group")
     cel_type = "kubernetes.authorization.GroupCheck"
 
@@ -805,6 +816,7 @@ class GroupCheck(LibraryValue):
 
 @dataclass(frozen=True)
 class ResourceCheck(LibraryValue):
+    go_type = "library.resourceCheckVal"
     authz: AuthorizerValue
     group: str
     resource: str
@@ -823,6 +835,7 @@ class ResourceCheck(LibraryValue):
 
 
 class DecisionValue(LibraryValue):
+    go_type = "library.decisionVal"
     __slots__ = ("decision",)
     cel_type = "kubernetes.authorization.Decision"
 

@@ -37,6 +37,7 @@ __all__ = [
     "CelError",
     "CostLimitExceeded",
     "Duration",
+    "GoPanic",
     "LibraryValue",
     "Optional",
     "Timestamp",
@@ -51,6 +52,8 @@ __all__ = [
     "format_key",
     "from_python",
     "go_equals",
+    "go_value_type",
+    "lister_conversion_panic",
     "no_such_overload",
     "num_compare",
     "size_of",
@@ -82,6 +85,52 @@ class CostLimitExceeded(Exception):
 
     def __init__(self) -> None:
         super().__init__(self.message)
+
+
+class GoPanic(Exception):
+    """Not a CEL error value: a Go panic inside cel-go or Kubernetes' library, which the program's
+    `Eval` recovers as `internal error: <panic>` (cel-go cel/program.go, its deferred
+    `recover`). It aborts the whole evaluation like `CostLimitExceeded`: `||`, `&&` and macros do
+    not absorb it."""
+
+    def __init__(self, panic: str) -> None:
+        self.message = f"internal error: {panic}"
+        super().__init__(self.message)
+
+
+def lister_conversion_panic(value: object) -> GoPanic:
+    """The panic of a Go assertion `v.(traits.Lister)` on a value that is no list, as Go words
+    it: the value's dynamic Go type and the first method of the interface (sorted by name) that
+    type lacks; a value that can be added (`traits.Adder`) lacks `Contains`, any other `Add`."""
+    go_type = go_value_type(value)
+    adder = go_type in ("types.Int", "types.Uint", "types.Double", "types.String", "types.Bytes",
+                        "types.Duration", "types.Timestamp")  # fmt: skip
+    missing = "Contains" if adder else "Add"
+    return GoPanic(f"interface conversion: {go_type} is not traits.Lister: missing method {missing}")
+
+
+def go_value_type(value: object) -> str:
+    """The Go type cel-go holds a runtime value in (`%T`; what a Go panic names): `*types.Err`
+    for an error, `*types.baseMap` for a JSON or literal map, `types.Int`, ... A library value's
+    own `go_type`; Kubernetes 1.37's typed values are reflected (`*common.reflectSchemalessTyped...`)."""
+    if isinstance(value, CelError):
+        return "*types.Err"
+    if value is None:
+        return "types.Null"
+    if isinstance(value, bool):
+        return "types.Bool"
+    if isinstance(value, UintType):
+        return "types.Uint"
+    if isinstance(value, TypedStruct):
+        return "*common.reflectSchemalessTypedStruct"
+    if isinstance(value, TypedMap):
+        return "*common.reflectSchemalessTypedMap"
+    if isinstance(value, TypedList):
+        return "*common.reflectSchemalessTypedList"
+    for python, go in _GO_TYPES:
+        if isinstance(value, python):
+            return go
+    return str(getattr(value, "go_type", "") or type(value).__name__)
 
 
 def no_such_overload() -> CelError:
@@ -191,6 +240,9 @@ class LibraryValue:
 
     __slots__ = ()
     cel_type = "object"
+    go_type = ""
+    """The Go type the library's value is (`cel.Quantity`, `library.authorizerVal`): what a Go
+    panic names (`go_value_type`)."""
 
     def equals(self, other: object) -> bool:
         return self == other
@@ -538,3 +590,19 @@ def to_python(v: Value) -> object:
     if isinstance(v, LibraryValue):
         return str(v)
     return v
+
+
+_GO_TYPES: tuple[tuple[type, str], ...] = (
+    (int, "types.Int"),
+    (float, "types.Double"),
+    (str, "types.String"),
+    (bytes, "types.Bytes"),
+    (Duration, "types.Duration"),
+    (Timestamp, "types.Timestamp"),
+    (Optional, "*types.Optional"),
+    (TypeValue, "*types.Type"),
+    (dict, "*types.baseMap"),
+    (list, "*types.baseList"),
+)
+"""cel-go's Go type for each runtime value class (after the cases `go_value_type` tells apart
+first: bool and uint are ints here, Kubernetes 1.37's typed values are dicts and lists)."""
