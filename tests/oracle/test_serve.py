@@ -8,9 +8,11 @@ import json
 import ssl
 import urllib.error
 import urllib.request
+from typing import Any
 
 import pytest
 import yaml
+from pod_create_cases import AFFINITY, GATED, KEY, apparmor_pod, evaluated
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +78,39 @@ def test_the_served_version(server: tuple[str, str]) -> None:
     request = urllib.request.Request(url + "/version", headers={"Authorization": f"Bearer {token}"})
     with urllib.request.urlopen(request, context=context) as response:
         assert json.loads(response.read())["minor"] == "37"
+
+
+# --- a Pod's PrepareForCreate, as the server stores it ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["gated", "affinity", "apparmor", "apparmor-padded", "apparmor-pod-profile"],
+)
+def test_a_created_pod_is_prepared_as_vap_lsp_prepares_it(server: tuple[str, str], name: str) -> None:
+    """tests/defaulting/test_pod_prepare_for_create.py's pods, created (dry run) on the real
+    server: the stored pod's status, affinity, spread constraints and containers are what
+    vap-lsp's validating admission sees (what runs after it, the server's own timestamps aside)."""
+    pods: dict[str, Any] = {
+        "gated": yaml.safe_load(GATED),
+        "affinity": yaml.safe_load(AFFINITY),
+        "apparmor": apparmor_pod({KEY + "c": "localhost/k8s-nginx", KEY + "i": "runtime/default"}),
+        "apparmor-padded": apparmor_pod({KEY + "c": "localhost/ x ", KEY + "i": "unconfined"}),
+        "apparmor-pod-profile": apparmor_pod({KEY + "c": "runtime/default"}, pod_profile="RuntimeDefault"),
+    }
+    pod = pods[name]
+    pod["metadata"]["name"] = f"prepared-{name}"
+    stored = _post(server, "/api/v1/namespaces/default/pods?dryRun=All", pod)
+    assert stored.get("kind") == "Pod", stored
+    ours = evaluated(yaml.safe_dump(pod), "1.37")
+    for side in (stored, ours):
+        for condition in side["status"].get("conditions", []):
+            condition.pop("lastTransitionTime")
+    assert ours["status"] == stored["status"]
+    for field in ("affinity", "topologySpreadConstraints"):
+        assert ours["spec"].get(field) == stored["spec"].get(field), field
+    for group in ("containers", "initContainers"):  # (volume mounts: the admission plugins')
+        contexts = [
+            [c.get("securityContext") for c in side["spec"].get(group, [])] for side in (ours, stored)
+        ]
+        assert contexts[0] == contexts[1], group

@@ -14,7 +14,9 @@ The order (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`, `upd
    `generateName`, the registry's `BeginCreate` hook (a Service's cluster IPs, IP families and
    node ports: `vap_lsp.defaulting.service`), then `rest.BeforeCreate`: the strategy's
    `PrepareForCreate` (status reset for kinds with a status subresource, generation 1 for
-   kinds that track it, a Pod's phase Pending and QoS class, a Namespace's finalizer, a
+   kinds that track it, a Pod's phase Pending and QoS class, its SchedulingGated condition,
+   label keys merged into its affinity and spread selectors and AppArmor annotations copied to
+   its containers' fields, a Namespace's finalizer, a
    DaemonSet's template generation 1, seen in its annotation, a Job's generated selector) and the
    built-in validation (`vap_lsp.defaulting.validation`); on update the `BeginUpdate` hook
    (a Service keeps its stored allocations) and `rest.BeforeUpdate`, which keeps uid,
@@ -178,6 +180,100 @@ _JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
 _JOB_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
 
 
+def _prepare_pod(obj: JsonDict, spec: JsonDict, meta: JsonDict, kubernetes_minor: int, stamp: str) -> None:
+    """A Pod's `PrepareForCreate` (`pkg/registry/core/pod/strategy.go`): status Pending with
+    its QoS class, the `SchedulingGated` condition of a pod with scheduling gates
+    (`applySchedulingGatedCondition`), `matchLabelKeys`/`mismatchLabelKeys` merged into the
+    label selectors of its affinity terms (`mutatePodAffinity`, MatchLabelKeysInPodAffinity:
+    1.31 on) and of its topology spread constraints (`mutateTopologySpreadConstraints`,
+    MatchLabelKeysInPodTopologySpreadSelectorMerge: 1.34 on), and the deprecated AppArmor
+    annotations copied to the containers' fields (`applyAppArmorVersionSkew`)."""
+    status: JsonDict = {"phase": "Pending", "qosClass": _qos_class(spec, kubernetes_minor)}
+    if spec.get("schedulingGates"):
+        status["conditions"] = [
+            {
+                "type": "PodScheduled",
+                "status": "False",
+                "lastProbeTime": None,
+                "lastTransitionTime": stamp,
+                "reason": "SchedulingGated",
+                "message": "Scheduling is blocked due to non-empty scheduling gates",
+            }
+        ]
+    obj["status"] = status
+    labels = _dict(meta.get("labels"))
+    affinity = _dict(spec.get("affinity"))
+    if kubernetes_minor >= 31:
+        for side in ("podAffinity", "podAntiAffinity"):
+            terms = _dict(affinity.get(side))
+            for term in _items(terms.get("requiredDuringSchedulingIgnoredDuringExecution")):
+                _merge_label_keys(term, labels, mismatch=True)
+            for weighted in _items(terms.get("preferredDuringSchedulingIgnoredDuringExecution")):
+                _merge_label_keys(_dict(weighted.get("podAffinityTerm")), labels, mismatch=True)
+    if kubernetes_minor >= 34:
+        for constraint in _items(spec.get("topologySpreadConstraints")):
+            _merge_label_keys(constraint, labels, mismatch=False)
+    _apparmor_annotations_to_fields(spec, meta)
+
+
+def _items(value: object) -> list[JsonDict]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _merge_label_keys(term: JsonDict, labels: JsonDict, *, mismatch: bool) -> None:
+    """`applyLabelKeysToLabelSelector`: each key of `matchLabelKeys` (`In`) and, for affinity
+    terms, `mismatchLabelKeys` (`NotIn`) that the pod's labels have, as a requirement on the
+    pod's value; nothing without a label selector (a nil selector matches nothing)."""
+    selector = term.get("labelSelector")
+    if not isinstance(selector, dict):
+        return
+    keys = [("matchLabelKeys", "In")] + ([("mismatchLabelKeys", "NotIn")] if mismatch else [])
+    for field, operator in keys:
+        for key in term.get(field) or ():
+            if isinstance(key, str) and isinstance(labels.get(key), str):
+                expressions = selector.setdefault("matchExpressions", [])
+                if isinstance(expressions, list):
+                    expressions.append({"key": key, "operator": operator, "values": [labels[key]]})
+
+
+_APPARMOR_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
+
+
+def _apparmor_annotations_to_fields(spec: JsonDict, meta: JsonDict) -> None:
+    """`applyAppArmorVersionSkew`: a container's deprecated annotation becomes its
+    `securityContext.appArmorProfile` when it has none, the annotation converts to a valid
+    profile (`podutil.ApparmorFieldForAnnotation`, `ValidateAppArmorProfileField`) and that
+    differs from the pod's; never on a Windows pod."""
+    if _dict(spec.get("os")).get("name") == "windows":
+        return
+    annotations = _dict(meta.get("annotations"))
+    pod_profile = _dict(spec.get("securityContext")).get("appArmorProfile")
+    for group in ("initContainers", "containers", "ephemeralContainers"):
+        for container in _items(spec.get(group)):
+            annotation = annotations.get(f"{_APPARMOR_PREFIX}{container.get('name')}")
+            context = container.get("securityContext")
+            own = context.get("appArmorProfile") if isinstance(context, dict) else None
+            if not isinstance(annotation, str) or own is not None:
+                continue
+            profile = _apparmor_field(annotation)
+            if profile is None or profile == pod_profile:
+                continue
+            if not isinstance(context, dict):
+                context = container["securityContext"] = {}
+            context["appArmorProfile"] = profile
+
+
+def _apparmor_field(annotation: str) -> JsonDict | None:
+    if annotation == "unconfined":
+        return {"type": "Unconfined"}
+    if annotation == "runtime/default":
+        return {"type": "RuntimeDefault"}
+    name = annotation.removeprefix("localhost/")
+    if name == annotation or not name or name.strip() != name or len(name.encode()) > 4095:
+        return None  # no profile, or one validation rejects (padded, longer than PATH_MAX - 1)
+    return {"type": "Localhost", "localhostProfile": name}
+
+
 def _generate_job_selector(spec: JsonDict, meta: JsonDict) -> None:
     """A Job's `PrepareForCreate` (`generateSelectorIfNeeded`, `pkg/registry/batch/job/strategy.go`,
     the same v1.30 to v1.37): unless `manualSelector`, the template gets the job-name and
@@ -240,7 +336,7 @@ def before_validating(
             meta["generation"] = 1
         spec = obj.get("spec")
         if (group, kind) == ("", "Pod") and isinstance(spec, dict):
-            obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec, kubernetes_minor)}
+            _prepare_pod(obj, spec, meta, kubernetes_minor, stamp)
         if builtin and (group, kind) == ("apps", "DaemonSet"):
             current = template_generation(obj)
             if current is not None:
