@@ -194,6 +194,12 @@ class ObjectType(Type):
         return found
 
     @property
+    def from_schema(self) -> bool:
+        """Whether the type was converted from a schema (a kind's, a CRD's: its fields worked out
+        on first use), so named by its place in that schema; a library's types are declared."""
+        return self._thunk is not None
+
+    @property
     def is_resolved(self) -> bool:
         """Whether the field map has been computed (for tests of laziness)."""
         return bool(self._cache)

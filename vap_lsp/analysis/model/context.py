@@ -433,7 +433,7 @@ def _names_no_kind(result: CompileResult) -> bool:
 
 def _kind_typed(typ: Type) -> bool:
     if isinstance(typ, ObjectType):
-        return typ.shape is not None
+        return typ.from_schema
     return any(_kind_typed(p) for p in typ.params)
 
 
