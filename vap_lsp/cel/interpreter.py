@@ -6,11 +6,12 @@ closure calls. Errors are Python exceptions (`CelError`) caught where CEL absorb
 (`false && error`, `true || error`, `@not_strictly_false`, comprehension accumulators).
 
 Function calls dispatch on the overload ids the checker recorded (the candidates that matched
-statically), choosing the first whose parameter kinds match the runtime arguments, exactly as
-cel-go's dynamic dispatch does; without a checked AST every overload of the name is a
-candidate. Costs follow cel-go's `CostTracker` with Kubernetes' options (`has()` costs 0,
-`OptOptimize` folds constant list/map literals and conversions of constants to cost-0
-constants) and `library/cost.go` for library calls.
+statically), choosing the first whose parameter types match the runtime arguments, as cel-go's
+type guards and dynamic dispatch do; without a checked AST every overload of the name is a
+candidate. When none fits, the call answers as cel-go binds the function (`library.binding`,
+worded by `values.overload_error`). Costs follow cel-go's `CostTracker` with Kubernetes' options
+(`has()` costs 0, `OptOptimize` folds constant list/map literals and conversions of constants to
+cost-0 constants) and `library/cost.go` for library calls.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from vap_lsp.cel.ast import (
 from vap_lsp.cel.checker import CheckedExpr, container_candidates, qualified_name, shadowing_fixed
 from vap_lsp.cel.environment import Environment
 from vap_lsp.cel.library import ext as ext_decls
-from vap_lsp.cel.library.decls import Overload
+from vap_lsp.cel.library.decls import UNGUARDED as UNGUARDED_BINDING
+from vap_lsp.cel.library.decls import BindingStyle, Overload
 from vap_lsp.cel.runtime import extlib, k8s
 from vap_lsp.cel.runtime.cost import LIST_CREATE, MAP_CREATE, STRUCT_CREATE, call_cost, is_unit_cost
 from vap_lsp.cel.runtime.stdlib import IMPLS, MutableList
@@ -60,6 +62,7 @@ from vap_lsp.cel.runtime.values import (
     map_get,
     no_such_overload,
     normalize,
+    overload_error,
     to_python,
     type_name,
 )
@@ -366,6 +369,8 @@ for _o in lib.all_overloads():
     _BY_FUNCTION.setdefault(_o.function, []).append(_o)
 
 Matcher = Callable[[Value], bool] | None
+Fail = Callable[[Sequence[Value]], CelError]
+"""A call's answer when no overload fits its runtime arguments (`values.overload_error`)."""
 
 _KIND_MATCHERS: dict[Kind, Matcher] = {
     Kind.INT: lambda v: type(v) is int,
@@ -383,19 +388,44 @@ _KIND_MATCHERS: dict[Kind, Matcher] = {
 }
 
 
-def _matcher(t: Type) -> Matcher:
+def _matcher(t: Type, guard: bool = False) -> Matcher:
+    """Whether a runtime value fits parameter type `t`: its kind; as a type guard (`guard`: cel-go's
+    `IsAssignableRuntimeType`, common/types/types.go), also the first element of a list and the
+    first entry of a map against the element types that are not `dyn` or a type parameter."""
     if t.kind in (Kind.DYN, Kind.ANY, Kind.TYPE_PARAM, Kind.ERROR, Kind.UNSPECIFIED):
         return None
     base = _KIND_MATCHERS.get(t.kind)
     if isinstance(t, WrapperType) and base is not None:
         inner = base
         return lambda v: v is None or inner(v)
+    if guard and t.kind is Kind.LIST:
+        elem = _matcher(t.elem_type, True)
+        if elem is not None:
+            return lambda v: isinstance(v, (list, tuple)) and (not v or elem(normalize(v[0])))
+    if guard and t.kind is Kind.MAP:
+        key, value = _matcher(t.key_type, True), _matcher(t.elem_type, True)
+        if key is not None or value is not None:
+            return lambda v: isinstance(v, Mapping) and (not v or _first_entry_fits(v, key, value))
     if base is not None:
         return base
     if t.kind is Kind.OPAQUE and t.name == "optional_type":
         return lambda v: type(v) is Optional
     name = t.name
     return lambda v: isinstance(v, LibraryValue) and v.cel_type == name
+
+
+def _inspects_elements(t: Type) -> bool:
+    """Whether a type guard of `t` looks at a list's or map's first element (`_matcher`)."""
+    if t.kind is Kind.LIST:
+        return _matcher(t.elem_type, True) is not None
+    if t.kind is Kind.MAP:
+        return _matcher(t.key_type, True) is not None or _matcher(t.elem_type, True) is not None
+    return False
+
+
+def _first_entry_fits(m: Mapping[Any, Value], key: Matcher, value: Matcher) -> bool:
+    k = next(iter(m))
+    return (key is None or key(normalize(k))) and (value is None or value(normalize(m[k])))
 
 
 @dataclass(frozen=True)
@@ -405,6 +435,9 @@ class _Candidate:
     matchers: tuple[Matcher, ...]
     impl: Callable[..., Value]
     unit_cost: bool
+    by_kind: bool
+    """Whether its matchers look at the arguments' Python types only (no list element), so that
+    a dispatch can be cached by them."""
 
 
 _CANDIDATES: dict[tuple[str, Go | None], _Candidate | None] = {}
@@ -443,29 +476,36 @@ def _candidate(overload: Overload, library: bool = True, go: Go = NEWEST) -> _Ca
             or k8s.IMPLS.get(overload.id)
             or _extension_impls().get(overload.id)
         )
+        style = lib.binding(overload.function).style
+        guard = style is BindingStyle.OVERLOADS
+        if style is BindingStyle.UNGUARDED:
+            matchers: tuple[Matcher, ...] = tuple(None for _ in overload.params)  # the impl decides
+        else:
+            matchers = tuple(_matcher(p, guard) for p in overload.params)
         found = (
             None
             if impl is None
             else _Candidate(
                 overload.id,
                 overload.function,
-                tuple(_matcher(p) for p in overload.params),
+                matchers,
                 impl,
                 is_unit_cost(overload.function, overload.id, library=library),
+                not (guard and any(_inspects_elements(p) for p in overload.params)),
             )
         )
         cache[key] = found
     return found  # type: ignore[return-value]
 
 
-def _dispatch(candidates: Sequence[_Candidate], args: list[Value]) -> _Candidate:
+def _dispatch(candidates: Sequence[_Candidate], args: list[Value], fail: Fail) -> _Candidate:
     for c in candidates:
         for m, a in zip(c.matchers, args, strict=True):
             if m is not None and not m(a):
                 break
         else:
             return c
-    raise no_such_overload()
+    raise fail(args)
 
 
 _REGEX_OPTIMIZED = frozenset({"matches", "find", "findAll"})
@@ -475,21 +515,6 @@ builds the program: `matches` under OptOptimize, Kubernetes' `find`/`findAll` (`
 _TYPE_CONVERSIONS = frozenset(
     {"bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"}
 )
-_TYPE_NAMES = {
-    "bool": "bool",
-    "bytes": "bytes",
-    "double": "double",
-    "int": "int",
-    "uint": "uint",
-    "string": "string",
-    "list": "list",
-    "map": "map",
-    "null_type": "null_type",
-    "type": "type",
-    "google.protobuf.Duration": "google.protobuf.Duration",
-    "google.protobuf.Timestamp": "google.protobuf.Timestamp",
-    "optional_type": "optional_type",
-}
 
 
 # --- the planner -------------------------------------------------------------------------------
@@ -598,23 +623,25 @@ class _Planner:
         decl = self.env.find_function(function)
         return decl.overload(overload_id) if decl is not None else None
 
-    def _compile_constant_regex(self, e: Call, function: str, arg_fns: Sequence[Fn]) -> None:
+    def _compile_constant_regex(self, e: Call, function: str, arg_fns: Sequence[Fn]) -> bool:
         """cel-go's `CompileRegexConstants`: a constant pattern (a literal, or a conversion
         OptOptimize folded: `dyn('(')`) of `matches` (OptOptimize's `MatchesRegexOptimization`)
         and of Kubernetes' `find`/`findAll` (`library.Regex`'s program options) is compiled while
-        the program is built; a pattern Go's `regexp` rejects fails the build."""
+        the program is built; a pattern Go's `regexp` rejects fails the build. Whether the call
+        is so optimised (interpreter/decorators.go `decRegexOptimizer`)."""
         if function not in _REGEX_OPTIMIZED or len(arg_fns) < 2 or len(e.args) < 1:
-            return
+            return False
         pattern = arg_fns[1]
         if not isinstance(pattern, _Const) or not isinstance(pattern.value, str):
-            return
+            return False
         if function != "matches" and self.env.find_function(function) is None:
-            return
+            return False
         try:
             regexp.compile(pattern.value)
         except regexp.RegexpError as exc:
             node = e.args[0] if e.target is not None else e.args[min(1, len(e.args) - 1)]
             self.build_errors.append((node.id, str(exc)))
+        return True
 
     def is_local(self, name: str) -> bool:
         return any(name in s for s in self.scopes)
@@ -684,14 +711,14 @@ class _Planner:
             return local
         ref = self.refs.get(e.id)
         if ref is not None and ref.kind == "type":
-            return _Const(TypeValue(_TYPE_NAMES.get(ref.name, ref.name)))
+            return _Const(TypeValue(ref.name))
         if (
             ref is None
             and not self.checked
             and self.env.find_variable(name) is None
             and self.env.find_type_identifier(name) is not None
         ):
-            return _Const(TypeValue(_TYPE_NAMES.get(name, name)))
+            return _Const(TypeValue(name))
         if ref is not None and ref.kind == "variable":
             return self._variable(ref.name)
         container = self.env.container
@@ -715,7 +742,7 @@ class _Planner:
     def plan_select(self, e: Select) -> Fn:
         ref = self.refs.get(e.id)
         if ref is not None and ref.kind == "type" and not e.test_only:
-            return _Const(TypeValue(_TYPE_NAMES.get(ref.name, ref.name)))
+            return _Const(TypeValue(ref.name))
         if not e.test_only and not e.optional:
             dotted: str | None = None
             if ref is not None and ref.kind == "variable":
@@ -867,25 +894,31 @@ class _Planner:
         candidates = [c for c in (_candidate(o, library, self.go) for o in overloads) if c is not None]
         arg_fns = ([self.plan(target)] if target is not None else []) + [self.plan(a) for a in e.args]
         if not candidates:
-            missing = CelError(f"no such overload: {function}")
+            # No implementation (a parsed-only call of an undeclared function): cel-go plans the
+            # call without one, and evalVarArgs names the call's node from v0.20.
+            call_id = None if lib.cel_go_before(self.env.minor, (0, 20)) else e.id
 
             def unknown(ctx: _Ctx) -> Value:
-                for a in arg_fns:
-                    a(ctx)
-                raise missing
+                raise overload_error(None, function, [a(ctx) for a in arg_fns], call_id=call_id)
 
             return unknown
+
+        binding = lib.binding(function)
+        if self._compile_constant_regex(e, function, arg_fns):
+            # interpreter.RegexOptimization's call, a plain implementation, replaces the guards
+            binding = UNGUARDED_BINDING
+
+        def fail(args: Sequence[Value]) -> CelError:
+            return overload_error(binding, function, args)
 
         # OptOptimize: a type conversion of a constant is folded into a cost-0 constant.
         if function in _TYPE_CONVERSIONS and len(arg_fns) == 1 and isinstance(arg_fns[0], _Const):
             try:
                 args0 = [arg_fns[0].value]
-                return _Const(_dispatch(candidates, args0).impl(*args0))
+                return _Const(_dispatch(candidates, args0, fail).impl(*args0))
             except CelError as err:
                 self.build_errors.append((e.id, err.message))
                 return _ErrorConst(err)
-
-        self._compile_constant_regex(e, function, arg_fns)
 
         pre = extlib.PRE_CHECKS.get(function)
         single = ref.overload_ids[0] if ref is not None and len(ref.overload_ids) == 1 else None
@@ -902,7 +935,7 @@ class _Planner:
                 x = a0(ctx)
                 y = a1(ctx)
                 if (m0 is not None and not m0(x)) or (m1 is not None and not m1(y)):
-                    raise no_such_overload()
+                    raise fail((x, y))
                 if pre is not None:
                     pre(ctx, [x, y])
                 try:
@@ -918,14 +951,15 @@ class _Planner:
             return call2
 
         by_types: dict[tuple[type, ...], _Candidate] = {}
+        cache = all(c.by_kind for c in candidates)  # else a list's element decides too
 
         def call(ctx: _Ctx, given: list[Value] | None = None) -> Value:
             args = [a(ctx) for a in arg_fns] if given is None else given
             key = tuple(map(type, args))
             chosen = by_types.get(key)
             if chosen is None:
-                chosen = _dispatch(candidates, args)  # matchers only look at types: cache by them
-                if len(by_types) < 64:
+                chosen = _dispatch(candidates, args, fail)
+                if cache and len(by_types) < 64:
                     by_types[key] = chosen
             if pre is not None:
                 pre(ctx, args)

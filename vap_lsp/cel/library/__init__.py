@@ -14,11 +14,15 @@ from types import MappingProxyType
 from vap_lsp.cel.library import ext, kubernetes
 from vap_lsp.cel.library.decls import (
     ALWAYS,
+    OVERLOADS,
+    Binding,
+    BindingStyle,
     FunctionDecl,
     Library,
     MacroDecl,
     Overload,
     Since,
+    Trait,
     minor_of,
     version_str,
 )
@@ -78,6 +82,15 @@ def all_overloads(*, patch_types: bool = True) -> Iterable[Overload]:
         if library.patch_types_only and not patch_types:
             continue
         yield from library.overloads
+
+
+_BINDINGS: dict[str, Binding] = {name: b for library in LIBRARIES for name, b in library.bindings.items()}
+
+
+def binding(function: str) -> Binding:
+    """How cel-go binds `function` (`Library.bindings`; per overload unless its library says
+    otherwise): what a call of it answers when no overload fits its runtime arguments."""
+    return _BINDINGS.get(function, OVERLOADS)
 
 
 def all_macros() -> Iterable[MacroDecl]:
@@ -155,13 +168,17 @@ __all__ = [
     "NEWEST_MINOR",
     "OLDEST_MINOR",
     "TYPE_IDENTIFIERS",
+    "Binding",
+    "BindingStyle",
     "FunctionDecl",
     "Library",
     "MacroDecl",
     "Overload",
     "Since",
+    "Trait",
     "all_macros",
     "all_overloads",
+    "binding",
     "function_introduced_in",
     "functions_for",
     "library_summary",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum, IntFlag
 
 from vap_lsp.cel import types as t
 from vap_lsp.cel.types import Type
@@ -136,6 +137,68 @@ class Overload:
         return f"{prefix}{self.function}({', '.join(params)}) -> {t.format_cel_type(self.result)}"
 
 
+class Trait(IntFlag):
+    """cel-go's operand traits (common/types/traits/traits.go), the capabilities a runtime type
+    declares in its trait mask (common/types/types.go); a singleton binding names the one its
+    first argument must have."""
+
+    NONE = 0
+    ADDER = 1 << 0
+    COMPARER = 1 << 1
+    CONTAINER = 1 << 2
+    DIVIDER = 1 << 3
+    FIELD_TESTER = 1 << 4
+    INDEXER = 1 << 5
+    ITERABLE = 1 << 6
+    ITERATOR = 1 << 7
+    MATCHER = 1 << 8
+    MODDER = 1 << 9
+    MULTIPLIER = 1 << 10
+    NEGATOR = 1 << 11
+    RECEIVER = 1 << 12
+    SIZER = 1 << 13
+    SUBTRACTOR = 1 << 14
+    LISTER = ADDER | CONTAINER | INDEXER | ITERABLE | SIZER
+    """traits.ListerType."""
+
+
+class BindingStyle(Enum):
+    """How a function's implementation is bound in cel-go, which decides what a call answers when
+    its runtime arguments fit no overload."""
+
+    OVERLOADS = "overloads"
+    """Each overload has its own binding (`UnaryBinding`/`BinaryBinding`/`FunctionBinding`):
+    common/decls/decls.go guards each with its runtime signature (`matchesRuntime*Signature`:
+    kinds, and the first element of a list or entry of a map) and answers `MaybeNoSuchOverload`,
+    `no such overload: <function>(<argument type names>)`. Every Kubernetes library function."""
+    UNGUARDED = "unguarded"
+    """Overloads with bindings under `decls.DisableTypeGuards(true)`: the first overload of the
+    call's arity runs whatever the arguments, and its implementation answers."""
+    SINGLETON = "singleton"
+    """`decls.Singleton*Binding`: one implementation for every overload, run when the first
+    argument has the binding's operand trait (interpreter/interpretable.go `evalUnary`,
+    `evalBinary`); else a receiver (string, timestamp, duration) is asked (`Receive`: plain
+    `no such overload`), and anything else is `no such overload: <function>`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """A function's binding style, declared beside the function in its library (`Library.bindings`;
+    a function not listed there has `OVERLOADS`)."""
+
+    style: BindingStyle
+    trait: Trait = Trait.NONE
+    """For a singleton: the operand trait its first argument must have (0: none asked)."""
+
+
+OVERLOADS = Binding(BindingStyle.OVERLOADS)
+UNGUARDED = Binding(BindingStyle.UNGUARDED)
+
+
+def singleton(trait: Trait = Trait.NONE) -> Binding:
+    return Binding(BindingStyle.SINGLETON, trait)
+
+
 @dataclass(frozen=True, slots=True)
 class FunctionDecl:
     """A CEL function and its overloads, in declaration order (order decides result types
@@ -189,6 +252,8 @@ class Library:
     macros: tuple[MacroDecl, ...] = ()
     patch_types_only: bool = False
     """Declared only where Kubernetes adds MAP patch types (mutations' expressions)."""
+    bindings: Mapping[str, Binding] = field(default_factory=dict)
+    """The binding style of the library's functions that are not bound per overload (`OVERLOADS`)."""
 
 
 # --- Signature parsing -------------------------------------------------------------------------

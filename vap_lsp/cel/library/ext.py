@@ -19,12 +19,15 @@ from collections.abc import Mapping
 
 from vap_lsp.cel.library.decls import (
     BASE_TYPES,
+    UNGUARDED,
     Library,
     MacroDecl,
     NamedTypes,
     Row,
     Since,
+    Trait,
     build_overloads,
+    singleton,
     templated,
 )
 
@@ -199,6 +202,14 @@ LISTS = Library(
             Since(compat=34),
         ),
     ),
+    # ext/lists.go (v0.22 on): `sort` and `@sortByAssociatedKeys` are singletons asking
+    # traits.ListerType of the list; `flatten` disables the type guards and answers
+    # `no such overload: <Type>.flatten(...)` itself; the others are bound per overload.
+    bindings={
+        "sort": singleton(Trait.LISTER),
+        "@sortByAssociatedKeys": singleton(Trait.LISTER),
+        "flatten": UNGUARDED,
+    },
 )
 
 _TWO_VAR = Since(compat=32)

@@ -17,12 +17,16 @@ from __future__ import annotations
 
 from vap_lsp.cel.library.decls import (
     BASE_TYPES,
+    UNGUARDED,
+    Binding,
     Library,
     MacroDecl,
     NamedTypes,
     Row,
     Since,
+    Trait,
     build_overloads,
+    singleton,
 )
 
 _NAMED = NamedTypes(BASE_TYPES)
@@ -232,6 +236,39 @@ def _accessor_rows() -> list[Row]:
     return rows
 
 
+# How standard.go binds each function (the same from cel-go v0.17 to v0.29): the operators, `size`
+# and `matches` with `decls.Singleton*Binding` and the operand trait named there, `contains`,
+# `endsWith` and `startsWith` under `decls.DisableTypeGuards(true)` (`types.StringContains`… answer
+# plain `no such overload`); every other function (conversions, time accessors,
+# `@not_strictly_false`) per overload.
+_BINDINGS: dict[str, Binding] = {
+    "_?_:_": singleton(),
+    "_&&_": singleton(),
+    "_||_": singleton(),
+    "!_": singleton(),
+    "_==_": singleton(),
+    "_!=_": singleton(),
+    "_+_": singleton(Trait.ADDER),
+    "_/_": singleton(Trait.DIVIDER),
+    "_%_": singleton(Trait.MODDER),
+    "_*_": singleton(Trait.MULTIPLIER),
+    "-_": singleton(Trait.NEGATOR),
+    "_-_": singleton(Trait.SUBTRACTOR),
+    "_<_": singleton(Trait.COMPARER),
+    "_<=_": singleton(Trait.COMPARER),
+    "_>_": singleton(Trait.COMPARER),
+    "_>=_": singleton(Trait.COMPARER),
+    "_[_]": singleton(Trait.INDEXER),
+    "@in": singleton(),
+    "size": singleton(Trait.SIZER),
+    "type": singleton(),
+    "dyn": singleton(),
+    "matches": singleton(Trait.MATCHER),
+    "contains": UNGUARDED,
+    "endsWith": UNGUARDED,
+    "startsWith": UNGUARDED,
+}
+
 STDLIB = Library(
     name="stdlib",
     source="google/cel-go common/stdlib/standard.go",
@@ -256,6 +293,7 @@ STDLIB = Library(
             "filter", 2, True, "keeps the elements/keys satisfying the predicate: `l.filter(x, p)`", "stdlib"
         ),
     ),
+    bindings=_BINDINGS,
 )
 
 # Identifiers the standard library declares for type names (`stdTypes` in standard.go): `int`,

@@ -24,6 +24,7 @@ from vap_lsp.cel.runtime.values import (
     format_key,
     map_get,
     type_name,
+    type_string,
 )
 from vap_lsp.golang.strings import trim_space
 
@@ -132,7 +133,16 @@ def _slice(lst: Value, start: int, end: int) -> list[Value]:
     return list(lst[start:end])
 
 
-def _flatten(lst: Value, depth: int = 1) -> list[Value]:
+def _flatten_call(lst: Value, *depth: Value) -> list[Value]:
+    """`l.flatten()`, `l.flatten(depth)`: unguarded (decls.DisableTypeGuards, ext/lists.go), so the
+    implementation answers other arguments, naming their runtime types (`Type.String`)."""
+    if not isinstance(lst, (list, tuple)) or (depth and type(depth[0]) is not int):
+        shown = ", ".join(type_string(d) for d in depth)
+        raise CelError(f"no such overload: {type_string(lst)}.flatten({shown})")
+    return _flatten(lst, depth[0] if depth else 1)
+
+
+def _flatten(lst: Value, depth: int) -> list[Value]:
     if depth < 0:
         raise CelError("level must be non-negative")
     out: list[Value] = []
@@ -186,8 +196,8 @@ def _range(n: int) -> list[int]:
 
 
 IMPLS["list_slice"] = _slice
-IMPLS["list_flatten"] = _flatten
-IMPLS["list_flatten_int"] = _flatten
+IMPLS["list_flatten"] = _flatten_call
+IMPLS["list_flatten_int"] = _flatten_call
 IMPLS["list_distinct"] = _distinct
 IMPLS["lists_range"] = _range
 IMPLS["list_reverse"] = lambda lst: list(reversed(lst))

@@ -247,9 +247,29 @@ def _int_to_duration(v: int) -> Duration:
 
 # --- strings and regex ---------------------------------------------------------------------------
 
-IMPLS["contains_string"] = lambda s, sub: sub in s
-IMPLS["ends_with_string"] = lambda s, suf: s.endswith(suf)
-IMPLS["starts_with_string"] = lambda s, pre: s.startswith(pre)
+# `contains`, `endsWith` and `startsWith` run unguarded (decls.DisableTypeGuards):
+# types.StringContains/StringEndsWith/StringStartsWith check their arguments themselves.
+
+
+@_reg("contains_string")
+def _contains(s: Value, sub: Value) -> bool:
+    if type(s) is not str or type(sub) is not str:
+        raise no_such_overload()
+    return sub in s
+
+
+@_reg("ends_with_string")
+def _ends_with(s: Value, suffix: Value) -> bool:
+    if type(s) is not str or type(suffix) is not str:
+        raise no_such_overload()
+    return s.endswith(suffix)
+
+
+@_reg("starts_with_string")
+def _starts_with(s: Value, prefix: Value) -> bool:
+    if type(s) is not str or type(prefix) is not str:
+        raise no_such_overload()
+    return s.startswith(prefix)
 
 
 def compile_regex(pattern: str) -> Any:

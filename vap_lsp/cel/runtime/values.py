@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from celpy.celtypes import UintType
+
+from vap_lsp.cel.library.decls import Binding, BindingStyle, Trait
 
 __all__ = [
     "INT64_MAX",
@@ -56,9 +58,12 @@ __all__ = [
     "lister_conversion_panic",
     "no_such_overload",
     "num_compare",
+    "overload_error",
     "size_of",
     "to_python",
+    "traits_of",
     "type_name",
+    "type_string",
 ]
 
 Value = Any
@@ -134,6 +139,8 @@ def go_value_type(value: object) -> str:
 
 
 def no_such_overload() -> CelError:
+    """cel-go's `types.NoSuchOverloadErr`: what an implementation answers for arguments it does
+    not take (`MaybeNoSuchOverloadErr`, the operand traits' methods, `ValOrErr`)."""
     return CelError("no such overload")
 
 
@@ -272,17 +279,89 @@ _NAMES: dict[type, str] = {
 
 
 def type_name(v: Value) -> str:
-    """The CEL type name of a runtime value, as `type(v)` prints it."""
+    """The CEL type name of a runtime value (cel-go `v.Type().TypeName()`), as `type(v)` and
+    `no such overload: f(<type names>)` print it. Kubernetes 1.37's schemaless typed values are
+    `map` and `list` (valuesschemalesstyped.go: `Type()` is `types.MapType`/`types.ListType`), as
+    the JSON objects of earlier versions are; a library value names its type (`net.IP`,
+    `kubernetes.Quantity`, a MAP `Object{...}`'s type)."""
     name = _NAMES.get(type(v))
     if name is not None:
         return name
     if isinstance(v, LibraryValue):
         return v.cel_type
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return "list"
-    if isinstance(v, dict):
+    if isinstance(v, Mapping):
         return "map"
     return type(v).__name__
+
+
+_PARAMETERISED = {"list": "list(dyn)", "map": "map(dyn, dyn)", "optional_type": "optional_type(dyn)"}
+
+
+def type_string(v: Value) -> str:
+    """cel-go's `%v` of a value's runtime type (`Type.String`): its name, and the `dyn`
+    parameters of the runtime list, map and optional types (`list(dyn)`)."""
+    name = type_name(v)
+    return _PARAMETERISED.get(name, name)
+
+
+_NUMBER = Trait.ADDER | Trait.COMPARER | Trait.DIVIDER | Trait.MULTIPLIER | Trait.SUBTRACTOR
+_TIME = Trait.ADDER | Trait.COMPARER | Trait.RECEIVER | Trait.SUBTRACTOR
+_TRAITS: dict[str, Trait] = {
+    "bool": Trait.COMPARER | Trait.NEGATOR,
+    "bytes": Trait.ADDER | Trait.COMPARER | Trait.SIZER,
+    "double": _NUMBER | Trait.NEGATOR,
+    "google.protobuf.Duration": _TIME | Trait.NEGATOR,
+    "int": _NUMBER | Trait.MODDER | Trait.NEGATOR,
+    "list": Trait.LISTER,
+    "map": Trait.CONTAINER | Trait.INDEXER | Trait.ITERABLE | Trait.SIZER,
+    "string": Trait.ADDER | Trait.COMPARER | Trait.MATCHER | Trait.RECEIVER | Trait.SIZER,
+    "google.protobuf.Timestamp": _TIME,
+    "uint": _NUMBER | Trait.MODDER,
+}
+"""The trait masks of cel-go's runtime types (common/types/types.go, the same from v0.17 to v0.29);
+null, type and optional values have none, and so have Kubernetes' library types as far as any
+binding asks (`types.NewTypeValue`, `cel.OpaqueType`; object types carry only FieldTester and
+Indexer)."""
+
+
+def traits_of(v: Value) -> Trait:
+    """The operand traits of a runtime value's type (cel-go `v.Type().HasTrait`)."""
+    if isinstance(v, LibraryValue):
+        return Trait.NONE
+    return _TRAITS.get(type_name(v), Trait.NONE)
+
+
+def overload_error(
+    binding: Binding | None, function: str, args: Sequence[Value], *, call_id: int | None = None
+) -> CelError:
+    """What a call of `function` answers when none of its overloads fits its runtime `args`, by
+    how the function is bound (`binding`; None: cel-go's dispatcher has no implementation of it):
+
+    * per overload: `no such overload: <function>(<type names>)` (common/decls/decls.go
+      `MaybeNoSuchOverload` from the guards `guardedUnaryOp`/`guardedBinaryOp`/
+      `guardedFunctionOp` and the dispatch over several overloads);
+    * a singleton whose operand trait the first argument has, or a receiver (string, timestamp,
+      duration: its `Receive` knows none of these functions), or guards disabled: the
+      implementation answers, plain `no such overload`;
+    * otherwise interpreter/interpretable.go `evalUnary`/`evalBinary`: `no such overload:
+      <function>`, and `evalVarArgs` (three arguments or more) adds the call's node id from
+      cel-go v0.20, which the caller passes as `call_id` then."""
+    if binding is not None and binding.style is BindingStyle.OVERLOADS:
+        return CelError(f"no such overload: {function}({', '.join(type_name(a) for a in args)})")
+    if binding is not None and binding.style is BindingStyle.UNGUARDED:
+        return no_such_overload()
+    traits = traits_of(args[0]) if args else Trait.NONE
+    if binding is not None and traits & binding.trait == binding.trait:
+        return no_such_overload()
+    if traits & Trait.RECEIVER:
+        return no_such_overload()
+    if not args:
+        return CelError(f"no such overload: {function}()")
+    if call_id is not None and len(args) > 2:
+        return CelError(f"no such overload: {function} {call_id}")
+    return CelError(f"no such overload: {function}")
 
 
 def _double_vs_integer(d: float, i: int, unsigned: bool) -> int:
