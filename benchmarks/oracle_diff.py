@@ -12,11 +12,13 @@ known, not yet fixed classes (listed in tests/oracle/test_differential.py); anyt
 "unexplained".
 
 Usage: python benchmarks/oracle_diff.py [--cel 10000] [--run 10000] [--seed 0] [--show 3]
+(`VAP_ORACLE=<binary>` uses that oracle instead of building one, as tests/oracle does.)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -56,7 +58,8 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=3)
     args = parser.parse_args()
     t = time.perf_counter()
-    binary = build_oracle()
+    given = os.environ.get("VAP_ORACLE")
+    binary = Path(given) if given else build_oracle()
     print(f"oracle: {binary} (built or found in {time.perf_counter() - t:.1f} s)")
     oracle = Oracle(binary)
     total = 0

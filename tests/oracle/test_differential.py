@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,29 +57,7 @@ def check_both(oracle: Oracle, files: list[Path]) -> Tally:
     return tally
 
 
-_OVERLOAD = re.compile(r"no such overload: [^\s(]+\([^)]*\)")
-
-
-def _open_error_text(d: Divergence) -> bool:
-    """Open divergences in error wording only (the same verdicts): cel-go's function dispatch
-    says `no such overload: string(map)` where vap-lsp says `no such overload`
-    (common/decls/decls.go `MaybeNoSuchOverload`). See the report of issue 34."""
-    if d.kind not in ("run-warnings", "run-audit-annotations", "run-message", "cel-error-text"):
-        return False
-
-    def norm(value: object) -> str:
-        return _OVERLOAD.sub("no such overload", json.dumps(value, sort_keys=True))
-
-    if d.kind == "run-message":  # one of our denials is the server's first: compare each
-        return any(norm(m) == norm(t) for m in d.ours for t in d.theirs)
-    return norm(d.ours) == norm(d.theirs)
-
-
 def _open(d: Divergence) -> bool:
-    return _open_cost(d) or _open_error_text(d)
-
-
-def _open_cost(d: Divergence) -> bool:
     """An open divergence: cel-go prices a call whose arguments are two field selections from
     the values left on its cost tracker's stack (interpreter/runtimecost.go: qualifier values are
     pushed and never popped, "TODO: Push identifiers on to the stack before observing constant
