@@ -3,11 +3,13 @@
 
 ext.lists v3 (Kubernetes 1.34 on) tracks the runtime cost of `distinct()`, `sort()` and
 `sortBy()` by asserting an argument is a list (ext/lists.go `trackListDistinct`,
-`trackListSort`: the receiver; `trackListSortBy`: the keys). The tracker runs on the values of
-the call's arguments whatever the call returned, so an argument that failed or is no list
-panics, in Go's words: `interface conversion: <its Go type> is not traits.Lister: missing method
-<the first of the interface's methods, by name, it lacks>`. Only where the checker resolved the
-call to that one overload (`dyn(x).sort()` has eight candidates and no tracker).
+`trackListSort`: the receiver; `trackListSortBy`: the keys), and of `flatten(depth)` by asserting
+the depth is an int (`trackListFlatten`). The tracker runs on the values of the call's arguments
+whatever the call returned, so an argument that failed or is of another type panics, in Go's
+words: `interface conversion: <its Go type> is not traits.Lister: missing method <the first of
+the interface's methods, by name, it lacks>`, `interface conversion: ref.Val is <its Go type>,
+not types.Int`. Only where the checker resolved the call to that one overload (`dyn(x).sort()`
+has eight candidates and no tracker).
 
 Each case: an expression over a Pod (`object`, typed `dyn`, as a validation's) and the
 evaluation error at 1.36 (JSON-shaped objects) and 1.37 (schemaless typed objects). Run by
@@ -102,6 +104,26 @@ CASES = [
         _panic("*types.Optional"),
         _panic("*types.Optional"),
     ),
+    Case(
+        "flatten with a depth that is a string",
+        "[1].flatten(dyn('a'))",
+        "internal error: interface conversion: ref.Val is types.String, not types.Int",
+        "internal error: interface conversion: ref.Val is types.String, not types.Int",
+    ),
+    Case(
+        "flatten with a depth that failed",
+        "[[1]].flatten(dyn(1/0))",
+        "internal error: interface conversion: ref.Val is *types.Err, not types.Int",
+        "internal error: interface conversion: ref.Val is *types.Err, not types.Int",
+    ),
+    Case(
+        "flatten with a double depth",
+        "[[1]].flatten(dyn(1.0))",
+        "internal error: interface conversion: ref.Val is types.Double, not types.Int",
+        "internal error: interface conversion: ref.Val is types.Double, not types.Int",
+    ),
+    Case("flatten of a list that failed", "dyn(1/0).flatten(1)", "division by zero", "division by zero"),
+    Case("flatten with an int depth", "[[1]].flatten(1) == [1]", None, None),
     # Not tracked: several overloads for a dyn receiver or keys, or a list that is one.
     Case("sort of a dyn receiver that failed", "dyn(1/0).sort()", "division by zero", "division by zero"),
     Case("sort of a string", "dyn('a').sort()", "no such overload", "no such overload"),

@@ -55,10 +55,10 @@ from vap_lsp.cel.runtime.values import (
     TypeValue,
     UintType,
     Value,
+    assertion_panic,
     cel_equals,
     cel_hash_key,
     format_key,
-    lister_conversion_panic,
     map_get,
     no_such_overload,
     normalize,
@@ -922,7 +922,7 @@ class _Planner:
 
         pre = extlib.PRE_CHECKS.get(function)
         single = ref.overload_ids[0] if ref is not None and len(ref.overload_ids) == 1 else None
-        tracked = ext_decls.LISTER_TRACKED.get(single) if single is not None else None
+        tracked = ext_decls.TRACKER_ASSERTIONS.get(single) if single is not None else None
 
         if len(candidates) == 1 and len(arg_fns) == 2 and tracked is None:
             only = candidates[0]
@@ -983,11 +983,11 @@ class _Planner:
 
         if tracked is None:
             return call
-        held = tracked
+        held, asserted = tracked
 
-        def lister_tracked(ctx: _Ctx) -> Value:
-            # cel-go evaluates every argument, then its cost tracker asserts one is a list
-            # (`library.ext.LISTER_TRACKED`): a panic however the call went, else the first error.
+        def cost_tracked(ctx: _Ctx) -> Value:
+            # cel-go evaluates every argument, then its cost tracker asserts one's Go type
+            # (`library.ext.TRACKER_ASSERTIONS`): a panic however the call went, else the first error.
             args: list[Value] = []
             failed: CelError | None = None
             for a in arg_fns:
@@ -996,13 +996,14 @@ class _Planner:
                 except CelError as err:
                     args.append(err)
                     failed = failed or err
-            if not isinstance(args[held], list):
-                raise lister_conversion_panic(args[held])
+            panic = assertion_panic(args[held], asserted)
+            if panic is not None:
+                raise panic
             if failed is not None:
                 raise failed
             return call(ctx, args)
 
-        return lister_tracked
+        return cost_tracked
 
     def plan_logic(self, e: Call, is_and: bool) -> Fn:
         left, right = (self.plan(a) for a in e.args)

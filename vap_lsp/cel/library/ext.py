@@ -175,18 +175,20 @@ _LISTS_ROWS: list[Row] = [
     ),
 ]
 
-LISTER_TRACKED: Mapping[str, int] = {
-    "list_distinct": 0,
-    **{f"list_{spec.partition('=')[0]}_sort": 0 for spec in _SORTABLE},
-    **{f"list_{spec.partition('=')[0]}_sortByAssociatedKeys": 1 for spec in _SORTABLE},
+TRACKER_ASSERTIONS: Mapping[str, tuple[int, str]] = {
+    "list_distinct": (0, "traits.Lister"),
+    **{f"list_{spec.partition('=')[0]}_sort": (0, "traits.Lister") for spec in _SORTABLE},
+    **{f"list_{spec.partition('=')[0]}_sortByAssociatedKeys": (1, "traits.Lister") for spec in _SORTABLE},
+    "list_flatten_int": (1, "types.Int"),
 }
-"""Overloads whose runtime cost ext.lists v3 tracks by asserting one argument is a list
-(ext/lists.go `trackListDistinct`, `trackListSort`: the receiver; `trackListSortBy`: the keys),
-with that argument's index. The tracker runs whatever the call returned, on its arguments'
-values: an error there (`[1/0].sort()`) or a value that is no list (`dyn(1).distinct()`) panics,
-and the program's Eval recovers the panic as the expression's error (`runtime.values.GoPanic`).
-Only when the checker resolved the call to that one overload: `dyn(x).sort()` has eight
-candidates and no tracker."""
+"""Overloads whose runtime cost ext.lists v3 tracks by a Go type assertion on one argument
+(ext/lists.go `trackListDistinct`, `trackListSort`: the receiver is a list; `trackListSortBy`:
+the keys; `trackListFlatten`: the depth is an int), with that argument's index and the asserted
+type. The tracker runs whatever the call returned, on its arguments' values: an error there
+(`[1/0].sort()`) or a value of another type (`dyn(1).distinct()`, `[[1]].flatten(dyn('a'))`)
+panics, and the program's Eval recovers the panic as the expression's error
+(`runtime.values.assertion_panic`). Only when the checker resolved the call to that one
+overload: `dyn(x).sort()` has eight candidates and no tracker."""
 
 LISTS = Library(
     name="ext.lists",

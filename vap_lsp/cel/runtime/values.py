@@ -49,13 +49,13 @@ __all__ = [
     "TypedStruct",
     "UintType",
     "Value",
+    "assertion_panic",
     "cel_equals",
     "cel_hash_key",
     "format_key",
     "from_python",
     "go_equals",
     "go_value_type",
-    "lister_conversion_panic",
     "no_such_overload",
     "num_compare",
     "overload_error",
@@ -103,15 +103,22 @@ class GoPanic(Exception):
         super().__init__(self.message)
 
 
-def lister_conversion_panic(value: object) -> GoPanic:
-    """The panic of a Go assertion `v.(traits.Lister)` on a value that is no list, as Go words
-    it: the value's dynamic Go type and the first method of the interface (sorted by name) that
-    type lacks; a value that can be added (`traits.Adder`) lacks `Contains`, any other `Add`."""
+def assertion_panic(value: object, asserted: str) -> GoPanic | None:
+    """The panic of a Go type assertion on a CEL value, None when it holds, as Go words it:
+    `v.(traits.Lister)` on a value that is no list names the value's dynamic Go type and the
+    first method of the interface (by name) that type lacks (one that can be added,
+    `traits.Adder`, lacks `Contains`, any other `Add`); `v.(types.Int)` names both types."""
     go_type = go_value_type(value)
-    adder = go_type in ("types.Int", "types.Uint", "types.Double", "types.String", "types.Bytes",
-                        "types.Duration", "types.Timestamp")  # fmt: skip
-    missing = "Contains" if adder else "Add"
-    return GoPanic(f"interface conversion: {go_type} is not traits.Lister: missing method {missing}")
+    if asserted == "traits.Lister":
+        if isinstance(value, list):
+            return None
+        adder = go_type in ("types.Int", "types.Uint", "types.Double", "types.String", "types.Bytes",
+                            "types.Duration", "types.Timestamp")  # fmt: skip
+        missing = "Contains" if adder else "Add"
+        return GoPanic(f"interface conversion: {go_type} is not traits.Lister: missing method {missing}")
+    if go_type == asserted:
+        return None
+    return GoPanic(f"interface conversion: ref.Val is {go_type}, not {asserted}")
 
 
 def go_value_type(value: object) -> str:
