@@ -124,6 +124,28 @@ CASES = [
     ),
     Case("flatten of a list that failed", "dyn(1/0).flatten(1)", "division by zero", "division by zero"),
     Case("flatten with an int depth", "[[1]].flatten(1) == [1]", None, None),
+    # cel-go evaluates both operands of a binary call (evalBinary, evalEq) before it returns the
+    # first's error: a panic on the right ends the evaluation. Not so for three arguments or
+    # more (evalVarArgs) and list literals (evalList): the first error returns at once.
+    Case("the right operand of == panics after the left failed", "object.nope == [1/0].sort()", ERR, ERR),
+    Case(
+        "the right operand of + panics after the left failed",
+        "object.nope + dyn(1).distinct()",
+        _panic("types.Int", "Contains"),
+        _panic("types.Int", "Contains"),
+    ),
+    Case(
+        "a later argument of three is not evaluated",
+        "object.metadata.name.replace(object.nope, dyn(dyn(1).distinct()))",
+        "no such key: nope",
+        "no such key: nope",
+    ),
+    Case(
+        "nor a later element of a list",
+        "[dyn(object.nope), dyn(dyn(1).distinct())]",
+        "no such key: nope",
+        "no such key: nope",
+    ),
     # Not tracked: several overloads for a dyn receiver or keys, or a list that is one.
     Case("sort of a dyn receiver that failed", "dyn(1/0).sort()", "division by zero", "division by zero"),
     Case("sort of a string", "dyn('a').sort()", "no such overload", "no such overload"),

@@ -16,6 +16,7 @@ cost-0 constants) and `library/cost.go` for library calls.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -498,6 +499,19 @@ def _candidate(overload: Overload, library: bool = True, go: Go = NEWEST) -> _Ca
     return found  # type: ignore[return-value]
 
 
+def _operands(ctx: _Ctx, first: Fn, second: Fn) -> tuple[Value, Value]:
+    """Both operands of a binary call as cel-go evaluates them (interpretable.go `evalBinary`,
+    `evalEq`, `evalNe`): the second also when the first failed, so that its cost counts and its
+    panic (`GoPanic`) or a cost limit ends the evaluation, then the first's error."""
+    try:
+        x = first(ctx)
+    except CelError as err:
+        with contextlib.suppress(CelError):
+            second(ctx)
+        raise err from None
+    return x, second(ctx)
+
+
 def _dispatch(candidates: Sequence[_Candidate], args: list[Value], fail: Fail) -> _Candidate:
     for c in candidates:
         for m, a in zip(c.matchers, args, strict=True):
@@ -932,8 +946,7 @@ class _Planner:
             oid, fname, unit = only.overload_id, only.function, only.unit_cost
 
             def call2(ctx: _Ctx) -> Value:
-                x = a0(ctx)
-                y = a1(ctx)
+                x, y = _operands(ctx, a0, a1)
                 if (m0 is not None and not m0(x)) or (m1 is not None and not m1(y)):
                     raise fail((x, y))
                 if pre is not None:
@@ -953,8 +966,15 @@ class _Planner:
         by_types: dict[tuple[type, ...], _Candidate] = {}
         cache = all(c.by_kind for c in candidates)  # else a list's element decides too
 
+        binary = arg_fns if len(arg_fns) == 2 else None
+
         def call(ctx: _Ctx, given: list[Value] | None = None) -> Value:
-            args = [a(ctx) for a in arg_fns] if given is None else given
+            if given is not None:
+                args = given
+            elif binary is not None:
+                args = list(_operands(ctx, binary[0], binary[1]))
+            else:
+                args = [a(ctx) for a in arg_fns]  # evalVarArgs: the first error returns at once
             key = tuple(map(type, args))
             chosen = by_types.get(key)
             if chosen is None:
