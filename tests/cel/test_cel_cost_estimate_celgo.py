@@ -413,3 +413,26 @@ def test_cel_go_v0_22_leaves_nested_literal_lists_unbounded() -> None:
     checked = check(conformance_parse("[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))", env), env)
     found = estimate_cost(checked, HintSizes({}), kubernetes_version="1.32", presence_test_cost=1)
     assert found.cost == CostEstimate(157, (1 << 64) - 1)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # checker/cost.go ExtQuoteString: ResultSize {sz.Min + 2, sz.Max*2 + 2} in plain uint64
+        # arithmetic: for a string of unknown size (`request.operation`) the max wraps to 0.
+        ("strings.quote(request.operation) == strings.quote(request.operation)", (4, 3689348814741910532)),
+        # StringToBytes: {sz.Min, sz.Max * 4}, which wraps too.
+        ("bytes(request.operation) == bytes(request.operation)", (5, 5534023222112865796)),
+    ],
+)
+def test_go_uint64_arithmetic_wraps_where_cel_go_writes_it_plainly(
+    expression: str, expected: tuple[int, int]
+) -> None:
+    # The figures kube-apiserver's compile gives (`vap-oracle cel`, Kubernetes 1.37); the same at 1.34.
+    from vap_lsp.admission.playground import PlaygroundInputs, evaluate_expression
+
+    for version in ("1.34", "1.37"):
+        estimate = evaluate_expression(
+            expression, PlaygroundInputs(version, builtin_admission=False)
+        ).to_json()
+        assert (estimate["cost"]["estimate"]["min"], estimate["cost"]["estimate"]["max"]) == expected

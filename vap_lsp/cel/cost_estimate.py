@@ -90,6 +90,12 @@ def _mul(x: int, y: int) -> int:
     return min(x * y, MAX_U64)
 
 
+def _wrapping(x: int) -> int:
+    """Go's uint64 arithmetic where cel-go writes it plainly (`sz.Max*2 + 2` in checker/cost.go):
+    it wraps around, `math.MaxUint64*2 + 2` is 0, where the estimator's helpers saturate."""
+    return x & MAX_U64
+
+
 def _by_factor(x: int, factor: float) -> int:
     """cel-go `multiplyByCostFactor`: float64 product rounded up, saturating at 2^64-1."""
     xf = float(x)
@@ -633,7 +639,8 @@ class _Coster:
         if overload == "string_to_bytes" and len(args) == 1:
             sz = size(args[0])
             return _CallEstimate(
-                sz.multiply_by_cost_factor(STRING_FACTOR).add(arg_sum), SizeEstimate(sz.min, _mul(sz.max, 4))
+                sz.multiply_by_cost_factor(STRING_FACTOR).add(arg_sum),
+                SizeEstimate(sz.min, _wrapping(sz.max * 4)),
             )
         if overload == "bytes_to_string" and len(args) == 1:
             sz = size(args[0])
@@ -642,7 +649,7 @@ class _Coster:
             )
         if overload == "strings_quote" and len(args) == 1:
             sz = size(args[0])
-            quoted = SizeEstimate(_add(sz.min, 2), _add(_mul(sz.max, 2), 2))
+            quoted = SizeEstimate(_wrapping(sz.min + 2), _wrapping(sz.max * 2 + 2))
             return _CallEstimate(sz.multiply_by_cost_factor(STRING_FACTOR).add(arg_sum), quoted)
         if overload in ("starts_with_string", "ends_with_string") and len(args) == 1:
             return _CallEstimate(size(args[0]).multiply_by_cost_factor(STRING_FACTOR).add(arg_sum))
