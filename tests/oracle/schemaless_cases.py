@@ -95,6 +95,19 @@ CASES = [
     # The literal list is cel-go's (baseList.Equal): only a False between elements decides, so the
     # error between the struct and 1 counts as equal.
     Case("[struct] == [int]", _ELEMENTS, f"{DENIED}invalid", None),
+    # So is a comprehension's result: its mutable list is made immutable (a baseList) as it ends.
+    Case(
+        "filter([struct]) == [string]",
+        "object.spec.template.spec.containers.filter(c, true) == ['a']",
+        f"{DENIED}invalid",
+        None,
+    ),
+    Case(
+        "map([struct]) == map([string])",
+        "object.spec.template.spec.containers.map(c, c) == object.metadata.labels.map(k, k)",
+        f"{DENIED}invalid",
+        None,
+    ),
     # request is an AdmissionRequest; its userInfo a struct.
     Case("request struct == string", _USER, f"{DENIED}invalid", error(_USER)),
     # namespaceObject is a *v1.Namespace; its labels a Go map.

@@ -503,13 +503,14 @@ def _equal(a: Value, b: Value) -> bool | CelError:
         if len(a) != len(b):
             return False
         return all(_equal(x, y) is True for x, y in zip(a, b, strict=True))
-    if ta is list or ta is tuple:
-        # cel-go baseList.Equal: only an element comparison that is False decides; an error
-        # between elements (a typed element) counts as equal
+    if isinstance(a, (list, tuple)):
+        # cel-go baseList.Equal (literals and comprehension results alike: a mutable list is
+        # made immutable as the comprehension ends): only an element comparison that is False
+        # decides; an error between elements (a typed element) counts as equal
         if not isinstance(b, (list, tuple)) or len(a) != len(b):
             return False
         return all(go_equals(x, y) is not False for x, y in zip(a, b, strict=True))
-    if ta is dict:
+    if isinstance(a, dict):
         # cel-go baseMap.Equal, the same way
         if not isinstance(b, dict) or len(a) != len(b):
             return False
