@@ -1006,7 +1006,8 @@ class _Planner:
         held, asserted = tracked
 
         def cost_tracked(ctx: _Ctx) -> Value:
-            # cel-go evaluates every argument, then its cost tracker asserts one's Go type
+            # cel-go evaluates every argument (the tracked overloads take one or two: evalUnary,
+            # evalBinary, as `_operands`), then its cost tracker asserts one's Go type
             # (`library.ext.TRACKER_ASSERTIONS`): a panic however the call went, else the first error.
             args: list[Value] = []
             failed: CelError | None = None

@@ -11,15 +11,11 @@ from fractions import Fraction
 from typing import Any
 
 from vap_lsp.apimachinery.quantity import QuantityError, format_quantity, is_binary, parse_quantity
-from vap_lsp.defaulting.rules import CORE, JsonDict, child_map, copy_json
-
-
-def _dicts(v: Any) -> list[JsonDict]:
-    return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+from vap_lsp.defaulting.rules import CORE, JsonDict, child_map, copy_json, maps_in
 
 
 def _requests_from_limits(containers: Any) -> None:
-    for c in _dicts(containers):
+    for c in maps_in(containers):
         res = c.get("resources")
         if not isinstance(res, dict) or not isinstance(res.get("limits"), dict) or not res["limits"]:
             continue
@@ -31,8 +27,8 @@ def _requests_from_limits(containers: Any) -> None:
 
 
 def _host_network_ports(containers: Any) -> None:
-    for c in _dicts(containers):
-        for port in _dicts(c.get("ports")):
+    for c in maps_in(containers):
+        for port in maps_in(c.get("ports")):
             if port.get("hostPort") in (None, 0) and isinstance(port.get("containerPort"), int):
                 port["hostPort"] = port["containerPort"]
 
@@ -70,12 +66,12 @@ def _aggregate_requests(spec: JsonDict, name: str) -> str | None:
     texts: list[str] = []
     try:
         total = Fraction(0)
-        for c in _dicts(spec.get("containers")):
+        for c in maps_in(spec.get("containers")):
             if name in _requests(c):
                 texts.append(str(_requests(c)[name]))
                 total += parse_quantity(texts[-1])
         sidecars, init_max = Fraction(0), Fraction(0)
-        for c in _dicts(spec.get("initContainers")):
+        for c in maps_in(spec.get("initContainers")):
             own = _requests(c).get(name)
             value = Fraction(0)
             if own is not None:
@@ -131,7 +127,7 @@ def service(obj: JsonDict) -> None:
     if not isinstance(spec, dict) or spec.get("type") != "LoadBalancer" or not isinstance(status, dict):
         return
     lb = status.get("loadBalancer")
-    for ingress in _dicts(lb.get("ingress") if isinstance(lb, dict) else None):
+    for ingress in maps_in(lb.get("ingress") if isinstance(lb, dict) else None):
         if ingress.get("ip") and ingress.get("ipMode") is None:
             ingress["ipMode"] = "VIP"
 

@@ -90,6 +90,11 @@ def as_list(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
+def maps_in(v: Any) -> list[JsonDict]:
+    """The maps of `v` when it is a list (containers, ports, terms): other items are skipped."""
+    return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+
 def child_map(parent: JsonDict, key: str) -> JsonDict | None:
     """`parent[key]` as a map, created empty when absent or null (Go sets a nil map before
     writing into it); None when it holds another type, which stays as written."""

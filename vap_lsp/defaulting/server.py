@@ -41,7 +41,7 @@ import uuid
 from datetime import UTC, datetime
 
 from vap_lsp.defaulting.conversion import set_template_generation, template_generation
-from vap_lsp.defaulting.rules import JsonDict, child_list, child_map
+from vap_lsp.defaulting.rules import JsonDict, child_list, child_map, maps_in
 from vap_lsp.defaulting.service import allocate_create, allocate_update
 
 # Kinds whose registry strategy sets metadata.generation = 1 on create and bumps it when the
@@ -152,10 +152,7 @@ def _qos_class(spec: JsonDict, kubernetes_minor: int) -> str:
         named = [k for part in ("requests", "limits") for k in _dict(pod_level.get(part))]
         if kubernetes_minor < 37 or any(k in _QOS_RESOURCES or k.startswith("hugepages-") for k in named):
             return _requirements_qos([pod_level])
-    containers: list[JsonDict] = []
-    for key in ("containers", "initContainers"):
-        listed = spec.get(key)
-        containers += [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
+    containers = [c for key in ("containers", "initContainers") for c in maps_in(spec.get(key))]
     return _requirements_qos([_dict(c.get("resources")) for c in containers])
 
 
@@ -206,18 +203,14 @@ def _prepare_pod(obj: JsonDict, spec: JsonDict, meta: JsonDict, kubernetes_minor
     if kubernetes_minor >= 31:
         for side in ("podAffinity", "podAntiAffinity"):
             terms = _dict(affinity.get(side))
-            for term in _items(terms.get("requiredDuringSchedulingIgnoredDuringExecution")):
+            for term in maps_in(terms.get("requiredDuringSchedulingIgnoredDuringExecution")):
                 _merge_label_keys(term, labels, mismatch=True)
-            for weighted in _items(terms.get("preferredDuringSchedulingIgnoredDuringExecution")):
+            for weighted in maps_in(terms.get("preferredDuringSchedulingIgnoredDuringExecution")):
                 _merge_label_keys(_dict(weighted.get("podAffinityTerm")), labels, mismatch=True)
     if kubernetes_minor >= 34:
-        for constraint in _items(spec.get("topologySpreadConstraints")):
+        for constraint in maps_in(spec.get("topologySpreadConstraints")):
             _merge_label_keys(constraint, labels, mismatch=False)
     _apparmor_annotations_to_fields(spec, meta)
-
-
-def _items(value: object) -> list[JsonDict]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _merge_label_keys(term: JsonDict, labels: JsonDict, *, mismatch: bool) -> None:
@@ -249,7 +242,7 @@ def _apparmor_annotations_to_fields(spec: JsonDict, meta: JsonDict) -> None:
     annotations = _dict(meta.get("annotations"))
     pod_profile = _dict(spec.get("securityContext")).get("appArmorProfile")
     for group in ("initContainers", "containers", "ephemeralContainers"):
-        for container in _items(spec.get(group)):
+        for container in maps_in(spec.get(group)):
             annotation = annotations.get(f"{_APPARMOR_PREFIX}{container.get('name')}")
             context = container.get("securityContext")
             own = context.get("appArmorProfile") if isinstance(context, dict) else None

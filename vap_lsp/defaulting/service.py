@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from vap_lsp.defaulting.rules import JsonDict
+from vap_lsp.defaulting.rules import JsonDict, maps_in
 
 SERVICE_CIDR = "10.96.0.0/12"
 """The service CIDR placeholders come from (kubeadm's default; the real range is a flag)."""
@@ -93,8 +93,7 @@ def _int(v: Any) -> int:
 
 
 def _ports(spec: JsonDict) -> list[JsonDict]:
-    ports = spec.get("ports")
-    return [p for p in ports if isinstance(p, dict)] if isinstance(ports, list) else []
+    return maps_in(spec.get("ports"))
 
 
 def _strings(v: Any) -> list[str] | None:

@@ -232,9 +232,8 @@ class View:
     def own_result(self, site: ExpressionSite) -> CompileResult:
         """`site` compiled in this view's own environment: its types named for this view's kind,
         for what shows them (`result` may be another kind's compile, alike but for names)."""
-        result = self.result(site)
         if self.name != "precise":
-            return result
+            return self.result(site)
         return compile_expression(site.text, self.environment(site), trim=site.kind in TRIMMED)
 
     def _kind_free(self, site: ExpressionSite, env: Environment, trim: bool) -> Hashable | None:
@@ -297,9 +296,7 @@ class View:
             unread = self._unread(site) if site.kind is ExpressionKind.VARIABLE else None
             if unread is not None:
                 found = found.all_guarded(unread)
-            unmatched = self.context.unmatched(self.kind)
-            if unmatched is None and site.kind is not ExpressionKind.MATCH_CONDITION:
-                unmatched = self.context.conditions_exclude(self.kind)
+            unmatched = self.context.site_unmatched(self.kind, site)
             if unmatched is not None and result.parsed.ast is not None:
                 found = found.all_guarded(Guard(result.parsed.ast, unmatched))
         return self._cache.reach.setdefault(key, found)
@@ -392,9 +389,7 @@ class View:
         way to `node` (`narrowing.guarded`) once `site` itself runs for the view's kind."""
         if self.kind is None:
             return True
-        if self.context.unmatched(self.kind) is not None or (
-            site.kind is not ExpressionKind.MATCH_CONDITION and self.context.conditions_exclude(self.kind)
-        ):
+        if self.context.site_unmatched(self.kind, site) is not None:
             return False
         if site.kind is ExpressionKind.VARIABLE and self._unread(site) is not None:
             return False
@@ -894,6 +889,15 @@ class PolicyContext:
         DELETE) or that narrowing cannot decide keeps the operation."""
         return self._conditions(kind)[0]
 
+    def site_unmatched(self, kind: KindTyping, site: ExpressionSite) -> str | None:
+        """Why `site` runs for no request of `kind` (the guard text), or None: no request of the
+        kind reaches the policy (`unmatched`), or, for all but matchConditions, the
+        matchConditions let none through (`conditions_exclude`)."""
+        unmatched = self.unmatched(kind)
+        if unmatched is None and site.kind is not ExpressionKind.MATCH_CONDITION:
+            unmatched = self.conditions_exclude(kind)
+        return unmatched
+
     def conditions_exclude(self, kind: KindTyping) -> str | None:
         """Why the matchConditions let no request of `kind` through (the guard text: which
         conditions are false), or None when some can get through."""
@@ -1074,13 +1078,11 @@ class PolicyContext:
         it can run, no guard rules the node out); all of them without a node."""
         path = parsed.node_at(offset)
         variables = self.variable_asts(site)
-        condition = site.kind is ExpressionKind.MATCH_CONDITION
         return [
             kind
             for kind in self.kinds
             if kind.has_schema
-            and self.unmatched(kind) is None
-            and (condition or self.conditions_exclude(kind) is None)
+            and self.site_unmatched(kind, site) is None
             and not (site.kind is ExpressionKind.VARIABLE and self._never_runs(kind, site))
             and (
                 not path

@@ -110,11 +110,10 @@ def assertion_panic(value: object, asserted: str) -> GoPanic | None:
     `traits.Adder`, lacks `Contains`, any other `Add`); `v.(types.Int)` names both types."""
     go_type = go_value_type(value)
     if asserted == "traits.Lister":
-        if isinstance(value, list):
+        traits = traits_of(value)
+        if traits & Trait.LISTER == Trait.LISTER:
             return None
-        adder = go_type in ("types.Int", "types.Uint", "types.Double", "types.String", "types.Bytes",
-                            "types.Duration", "types.Timestamp")  # fmt: skip
-        missing = "Contains" if adder else "Add"
+        missing = "Contains" if traits & Trait.ADDER else "Add"
         return GoPanic(f"interface conversion: {go_type} is not traits.Lister: missing method {missing}")
     if go_type == asserted:
         return None
